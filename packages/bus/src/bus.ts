@@ -1,0 +1,503 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AgentEvent,
+  type Catalog,
+  catalog,
+  type ErrorCode,
+  ErrorCodeSchema,
+  type Message,
+  messageSchema,
+  type RequestScope,
+  type RequestSubjectName,
+  resolveSubject,
+  STREAMS,
+  type ServiceName,
+  type StreamKey,
+  type StreamSubjectName,
+  TERMINAL_EVENT_TYPES,
+} from '@munim/contracts';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { z } from 'zod';
+import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
+import { childTraceparent } from './trace.ts';
+
+type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
+type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
+
+/** Minimal structured logger the bus writes to (pino fits). */
+export interface BusLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** What a handler learns about the message besides its data. */
+export interface MessageContext {
+  subject: string;
+  /** W3C trace context of the message, to pass on to what it causes. */
+  traceparent: string | undefined;
+  /** JetStream delivery attempt (1 for request/reply). */
+  deliveryCount: number;
+  /** JetStream stream sequence (0 for request/reply). */
+  seq: number;
+}
+
+export interface PublishOptions {
+  params?: Record<string, string>;
+  /** JetStream dedupe id; defaults to the envelope id. */
+  msgID?: string;
+  traceparent?: string | undefined;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name shared by every instance of the service. */
+  durable: string;
+  /** Messages handled at once by this instance. */
+  concurrency?: number;
+  ackWaitMs?: number;
+  maxDeliver?: number;
+  /** Called when a message failed its last delivery, so the request still ends. */
+  onGiveUp?: (message: Message<unknown>, error: unknown) => Promise<void>;
+}
+
+export interface RunningConsumer {
+  /** Stops pulling, waits for in-flight handlers. */
+  stop(): Promise<void>;
+}
+
+export interface FollowedEvent {
+  /** Stream sequence: the SSE id, and where a resumed stream starts after. */
+  seq: number;
+  message: Message<AgentEvent>;
+}
+
+export interface Following extends AsyncIterable<FollowedEvent> {
+  stop(): Promise<void>;
+}
+
+const ReplyEnvelope = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: z.object({ code: ErrorCodeSchema, message: z.string() }) }),
+]);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The typed bus: every publish, request, consume and follow goes through the catalog,
+ * parses with the subject's schema on both sides and carries the envelope and trace context.
+ */
+export class Bus {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly prefix: string;
+  readonly service: ServiceName;
+  readonly log: BusLogger | undefined;
+  private readonly messageSchemas = new Map<string, z.ZodType>();
+
+  constructor(opts: {
+    nc: NatsConnection;
+    jsm: JetStreamManager;
+    prefix: string;
+    service: ServiceName;
+    log?: BusLogger;
+  }) {
+    this.nc = opts.nc;
+    this.jsm = opts.jsm;
+    this.js = jetstream(opts.nc);
+    this.prefix = opts.prefix;
+    this.service = opts.service;
+    this.log = opts.log;
+  }
+
+  static async create(opts: { nc: NatsConnection; prefix: string; service: ServiceName; log?: BusLogger }) {
+    const jsm = await jetstreamManager(opts.nc);
+    return new Bus({ ...opts, jsm });
+  }
+
+  /** The concrete subject of a catalog entry. */
+  subject(name: keyof Catalog, params?: Record<string, string>): string {
+    return resolveSubject(this.prefix, catalog[name].subject, params);
+  }
+
+  /** The concrete name of a stream: `<PREFIX>_<NAME>`. */
+  streamName(key: StreamKey): string {
+    return `${this.prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
+  }
+
+  /** Creates or updates the streams; safe to call from every instance at start. */
+  async ensureStreams(opts: { eventsMaxAgeMs?: number } = {}): Promise<void> {
+    for (const key of Object.keys(STREAMS) as StreamKey[]) {
+      const def = STREAMS[key];
+      const name = this.streamName(key);
+      const config = {
+        name,
+        subjects: def.subjects.map((s) => `${this.prefix}.${s}`),
+        retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+        storage: StorageType.File,
+        duplicate_window: 120 * 1_000_000_000,
+        max_age: key === 'events' ? (opts.eventsMaxAgeMs ?? 7 * 24 * 3600 * 1000) * 1_000_000 : 0,
+      };
+      try {
+        await this.jsm.streams.info(name);
+        await this.jsm.streams.update(name, {
+          subjects: config.subjects,
+          max_age: config.max_age,
+          duplicate_window: config.duplicate_window,
+        });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        try {
+          await this.jsm.streams.add(config);
+        } catch (addError) {
+          // Another instance created it first.
+          if (!/already in use|exists/i.test(String(addError))) throw addError;
+        }
+      }
+    }
+  }
+
+  private schemaFor(name: keyof Catalog): z.ZodType {
+    let schema = this.messageSchemas.get(name);
+    if (!schema) {
+      schema = messageSchema(catalog[name].schema);
+      this.messageSchemas.set(name, schema);
+    }
+    return schema;
+  }
+
+  private envelope<N extends keyof Catalog>(name: N, scope: RequestScope, data: DataOf<N>): Message<DataOf<N>> {
+    const message = {
+      id: randomUUID(),
+      requestId: scope.requestId,
+      conversationId: scope.conversationId,
+      entityId: scope.entityId,
+      orgId: scope.orgId,
+      service: this.service,
+      ts: new Date().toISOString(),
+      data,
+    };
+    const parsed = this.schemaFor(name).safeParse(message);
+    if (!parsed.success) {
+      throw new MalformedMessageError(catalog[name].subject, describeIssues(parsed.error.issues), {
+        cause: parsed.error,
+      });
+    }
+    return parsed.data as Message<DataOf<N>>;
+  }
+
+  private headers(traceparent: string | undefined): MsgHdrs {
+    const h = natsHeaders();
+    h.set('traceparent', childTraceparent(traceparent));
+    return h;
+  }
+
+  /** Publishes to a JetStream subject after parsing the message; resolves when the stream has it. */
+  async publish<N extends StreamSubjectName>(
+    name: N,
+    scope: RequestScope,
+    data: DataOf<N>,
+    opts: PublishOptions = {},
+  ): Promise<{ seq: number; duplicate: boolean; message: Message<DataOf<N>> }> {
+    const message = this.envelope(name, scope, data);
+    const ack = await this.js.publish(this.subject(name, opts.params), encoder.encode(JSON.stringify(message)), {
+      msgID: opts.msgID ?? message.id,
+      headers: this.headers(opts.traceparent),
+    });
+    return { seq: ack.seq, duplicate: ack.duplicate, message };
+  }
+
+  /** Emits one event of a request, on the request's own subject. */
+  emit(scope: RequestScope, event: AgentEvent, traceparent?: string) {
+    return this.publish('requestEvents', scope, event, { params: { requestId: scope.requestId }, traceparent });
+  }
+
+  /** Calls a request/reply subject; throws {@link RequestFailedError} on timeout, no responder or error reply. */
+  async request<N extends RequestSubjectName>(
+    name: N,
+    scope: RequestScope,
+    data: DataOf<N>,
+    opts: { timeoutMs: number; params?: Record<string, string>; traceparent?: string | undefined },
+  ): Promise<ReplyOf<N>> {
+    const message = this.envelope(name, scope, data);
+    const subject = this.subject(name, opts.params);
+    let reply: Uint8Array;
+    try {
+      const msg = await this.nc.request(subject, encoder.encode(JSON.stringify(message)), {
+        timeout: opts.timeoutMs,
+        headers: this.headers(opts.traceparent),
+      });
+      reply = msg.data;
+    } catch (error) {
+      const text = String(error);
+      if (/503|no responders/i.test(text)) {
+        throw new RequestFailedError('SERVICE_UNAVAILABLE', `no ${catalog[name].queue} instance is running`, {
+          cause: error,
+        });
+      }
+      if (/timeout/i.test(text)) {
+        throw new RequestFailedError('TIMEOUT', `${catalog[name].queue} did not answer within ${opts.timeoutMs} ms`, {
+          cause: error,
+        });
+      }
+      throw new RequestFailedError('SERVICE_UNAVAILABLE', `request to ${subject} failed: ${text}`, { cause: error });
+    }
+    const envelope = ReplyEnvelope.safeParse(parseJson(reply));
+    if (!envelope.success) throw new RequestFailedError('MALFORMED_MESSAGE', `malformed reply on ${subject}`);
+    if (!envelope.data.ok) throw new RequestFailedError(envelope.data.error.code, envelope.data.error.message);
+    const parsed = (catalog[name].reply as z.ZodType).safeParse(envelope.data.data);
+    if (!parsed.success) {
+      throw new RequestFailedError(
+        'MALFORMED_MESSAGE',
+        `malformed reply on ${subject}: ${describeIssues(parsed.error.issues)}`,
+      );
+    }
+    return parsed.data as ReplyOf<N>;
+  }
+
+  /** Serves a request/reply subject in its queue group; a malformed request gets a MALFORMED_MESSAGE reply. */
+  serve<N extends RequestSubjectName>(
+    name: N,
+    handler: (message: Message<DataOf<N>>, ctx: MessageContext) => Promise<ReplyOf<N>>,
+    opts: { params?: Record<string, string>; queue?: string } = {},
+  ): Subscription {
+    const def = catalog[name];
+    const subject = this.subject(name, opts.params);
+    const inFlight = new Set<Promise<void>>();
+    const sub = this.nc.subscribe(subject, {
+      queue: opts.queue ?? def.queue,
+      callback: (err, msg) => {
+        if (err) {
+          this.log?.error({ err, subject }, 'subscription error');
+          return;
+        }
+        const task = (async () => {
+          const respond = (body: unknown) => {
+            if (msg.reply) msg.respond(encoder.encode(JSON.stringify(body)));
+          };
+          const parsed = this.schemaFor(name).safeParse(parseJson(msg.data));
+          if (!parsed.success) {
+            const detail = describeIssues(parsed.error.issues);
+            this.log?.warn({ subject, detail }, 'malformed request rejected');
+            respond({ ok: false, error: { code: 'MALFORMED_MESSAGE', message: `malformed ${def.subject}: ${detail}` } });
+            return;
+          }
+          try {
+            const data = await handler(parsed.data as Message<DataOf<N>>, {
+              subject: msg.subject,
+              traceparent: msg.headers?.get('traceparent') || undefined,
+              deliveryCount: 1,
+              seq: 0,
+            });
+            const checked = (def.reply as z.ZodType).parse(data);
+            respond({ ok: true, data: checked });
+          } catch (error) {
+            const code: ErrorCode = error instanceof HandlerError ? error.code : 'INTERNAL';
+            if (!(error instanceof HandlerError)) this.log?.error({ err: error, subject }, 'request handler failed');
+            respond({ ok: false, error: { code, message: error instanceof Error ? error.message : String(error) } });
+          }
+        })();
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+      },
+    });
+    return sub;
+  }
+
+  /** Makes sure the durable consumer of a stream subject exists with the given settings. */
+  private async ensureConsumer(name: StreamSubjectName, opts: ConsumeOptions): Promise<string> {
+    const def = catalog[name];
+    const stream = this.streamName(def.stream);
+    const config = {
+      durable_name: opts.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${this.prefix}.${def.subject.replace(/\{\w+\}/g, '*').replace(/\.\*$/, '.>')}`,
+      ack_wait: (opts.ackWaitMs ?? 30_000) * 1_000_000,
+      max_deliver: opts.maxDeliver ?? 5,
+      max_ack_pending: 1000,
+    };
+    try {
+      await this.jsm.consumers.info(stream, opts.durable);
+      await this.jsm.consumers.update(stream, opts.durable, {
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+      });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      try {
+        await this.jsm.consumers.add(stream, config);
+      } catch (addError) {
+        if (!/already in use|exists/i.test(String(addError))) throw addError;
+      }
+    }
+    return stream;
+  }
+
+  /**
+   * Consumes a JetStream subject through a durable consumer shared by all instances.
+   * Malformed messages are terminated (with an `error` event for their request); a handler
+   * that throws gets the message redelivered with backoff, up to `maxDeliver`.
+   */
+  async consume<N extends StreamSubjectName>(
+    name: N,
+    handler: (message: Message<DataOf<N>>, ctx: MessageContext) => Promise<void>,
+    opts: ConsumeOptions,
+  ): Promise<RunningConsumer> {
+    const stream = await this.ensureConsumer(name, opts);
+    const consumer = await this.js.consumers.get(stream, opts.durable);
+    const concurrency = opts.concurrency ?? 8;
+    const maxDeliver = opts.maxDeliver ?? 5;
+    const messages = await consumer.consume({ max_messages: concurrency });
+    const inFlight = new Set<Promise<void>>();
+
+    const handle = async (msg: JsMsg) => {
+      const raw = parseJson(msg.data);
+      const parsed = this.schemaFor(name).safeParse(raw);
+      if (!parsed.success) {
+        const detail = describeIssues(parsed.error.issues);
+        this.log?.warn({ subject: msg.subject, detail }, 'malformed message terminated');
+        msg.term(detail);
+        await this.reportMalformed(raw, `${catalog[name].subject}: ${detail}`);
+        return;
+      }
+      const message = parsed.data as Message<DataOf<N>>;
+      const keepAlive = setInterval(() => msg.working(), Math.max(1000, (opts.ackWaitMs ?? 30_000) / 3));
+      try {
+        await handler(message, {
+          subject: msg.subject,
+          traceparent: msg.headers?.get('traceparent') || undefined,
+          deliveryCount: msg.info.deliveryCount,
+          seq: msg.seq,
+        });
+        msg.ack();
+      } catch (error) {
+        const last = msg.info.deliveryCount >= maxDeliver;
+        this.log?.error(
+          { err: error, subject: msg.subject, requestId: message.requestId, attempt: msg.info.deliveryCount, last },
+          'handler failed',
+        );
+        if (last) {
+          try {
+            await opts.onGiveUp?.(message as Message<unknown>, error);
+          } finally {
+            msg.term('handler failed on its last delivery');
+          }
+        } else {
+          msg.nak(Math.min(30_000, 500 * 2 ** (msg.info.deliveryCount - 1)));
+        }
+      } finally {
+        clearInterval(keepAlive);
+      }
+    };
+
+    const loop = (async () => {
+      for await (const msg of messages) {
+        const task = handle(msg).catch((error) => this.log?.error({ err: error }, 'message handling crashed'));
+        inFlight.add(task);
+        void task.finally(() => inFlight.delete(task));
+        if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      }
+    })();
+
+    return {
+      stop: async () => {
+        messages.stop();
+        await loop.catch(() => undefined);
+        await Promise.allSettled([...inFlight]);
+      },
+    };
+  }
+
+  /** A malformed message that still names its request ends that request with an error event. */
+  private async reportMalformed(raw: unknown, detail: string): Promise<void> {
+    const scope = z
+      .object({ requestId: z.string(), conversationId: z.string(), entityId: z.string(), orgId: z.string() })
+      .safeParse(raw);
+    if (!scope.success) return;
+    try {
+      await this.emit(scope.data, {
+        type: 'error',
+        payload: { code: 'MALFORMED_MESSAGE', message: `The request could not be processed: ${detail}` },
+      });
+    } catch (error) {
+      this.log?.warn({ err: error }, 'could not report malformed message');
+    }
+  }
+
+  /**
+   * Follows the events of one request from the stream: the past ones first, then live,
+   * ending after its `complete` or `error`. `afterSeq` resumes after an SSE `Last-Event-ID`.
+   */
+  async follow(requestId: string, opts: { afterSeq?: number } = {}): Promise<Following> {
+    const filter = this.subject('requestEvents', { requestId });
+    const consumer = await this.js.consumers.get(this.streamName('events'), {
+      filter_subjects: filter,
+      ...(opts.afterSeq
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.afterSeq + 1 }
+        : { deliver_policy: DeliverPolicy.All }),
+    });
+    const messages = await consumer.consume({ max_messages: 256 });
+    const schema = this.schemaFor('requestEvents');
+    const log = this.log;
+    async function* iterate(): AsyncGenerator<FollowedEvent> {
+      for await (const msg of messages) {
+        const parsed = schema.safeParse(parseJson(msg.data));
+        if (!parsed.success) {
+          log?.warn({ subject: msg.subject, seq: msg.seq }, 'skipping malformed event');
+          continue;
+        }
+        const message = parsed.data as Message<AgentEvent>;
+        yield { seq: msg.seq, message };
+        if (TERMINAL_EVENT_TYPES.includes(message.data.type)) return;
+      }
+    }
+    const iterator = iterate();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      stop: async () => {
+        messages.stop();
+        await iterator.return(undefined);
+      },
+    };
+  }
+
+  /** Whether a request's events are in the stream at all (for replay of unknown ids). */
+  async hasEvents(requestId: string): Promise<boolean> {
+    try {
+      const stored = await this.jsm.streams.getMessage(this.streamName('events'), {
+        last_by_subj: this.subject('requestEvents', { requestId }),
+      });
+      return stored !== null;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return /not found|404|10014|10059|10037/i.test(
+    `${String(error)} ${(error as { code?: unknown })?.code ?? ''} ${(error as { api_error?: { err_code?: number } })?.api_error?.err_code ?? ''}`,
+  );
+}

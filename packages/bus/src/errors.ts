@@ -1,0 +1,39 @@
+import type { ErrorCode } from '@munim/contracts';
+
+/** A message did not match its subject's schema. */
+export class MalformedMessageError extends Error {
+  override name = 'MalformedMessageError';
+  readonly subject: string;
+  constructor(subject: string, detail: string, options?: ErrorOptions) {
+    super(`malformed message on ${subject}: ${detail}`, options);
+    this.subject = subject;
+  }
+}
+
+/** A request/reply call failed: no responder, timeout, or an error reply. */
+export class RequestFailedError extends Error {
+  override name = 'RequestFailedError';
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A handler's failure with a code the caller may act on; other errors reply as INTERNAL. */
+export class HandlerError extends Error {
+  override name = 'HandlerError';
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Renders a zod-style issue list as one line naming each offending path. */
+export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : '(root)'}: ${issue.message}`)
+    .join('; ');
+}

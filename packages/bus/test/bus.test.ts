@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent, Message, QuerySubmitted } from '@munim/contracts';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Bus, MalformedMessageError, RequestFailedError } from '../src/index.ts';
+
+const prefix = `t${randomUUID().slice(0, 8)}`;
+let bus: Bus;
+const scope = () => ({ requestId: randomUUID(), conversationId: 'c1', entityId: 'e1', orgId: 'o1' });
+
+beforeAll(async () => {
+  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  bus = await Bus.create({ nc, prefix, service: 'gateway' });
+  await bus.ensureStreams();
+});
+
+afterAll(async () => {
+  for (const key of ['work', 'events'] as const) await bus.jsm.streams.delete(bus.streamName(key)).catch(() => {});
+  await bus.nc.drain();
+});
+
+describe('bus', () => {
+  it('refuses to publish a message that fails its schema', async () => {
+    await expect(
+      bus.publish('querySubmitted', scope(), { query: 42 } as unknown as QuerySubmitted),
+    ).rejects.toBeInstanceOf(MalformedMessageError);
+  });
+
+  it('delivers a published message once to one of the consumers sharing a durable', async () => {
+    const got: Message<QuerySubmitted>[] = [];
+    const a = await bus.consume('querySubmitted', async (m) => void got.push(m), { durable: 'router' });
+    const b = await bus.consume('querySubmitted', async (m) => void got.push(m), { durable: 'router' });
+    const s = scope();
+    const { message } = await bus.publish('querySubmitted', s, { query: 'show all invoices' });
+    await expect.poll(() => got.length).toBe(1);
+    expect(got[0]).toEqual(message);
+    expect(got[0]?.requestId).toBe(s.requestId);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('dedupes a republished message id', async () => {
+    const s = scope();
+    const first = await bus.publish('querySubmitted', s, { query: 'x' }, { msgID: `dup-${s.requestId}` });
+    const second = await bus.publish('querySubmitted', s, { query: 'x' }, { msgID: `dup-${s.requestId}` });
+    expect(first.duplicate).toBe(false);
+    expect(second.duplicate).toBe(true);
+  });
+
+  it('terminates a malformed message with an error event for its request and keeps consuming', async () => {
+    const got: string[] = [];
+    const c = await bus.consume('querySubmitted', async (m) => void got.push(m.data.query), { durable: 'router' });
+    const s = scope();
+    const following = await bus.follow(s.requestId);
+    await bus.js.publish(bus.subject('querySubmitted'), JSON.stringify({ ...s, data: { query: 1 } }));
+    await bus.publish('querySubmitted', s, { query: 'after' });
+    const events: AgentEvent[] = [];
+    for await (const e of following) events.push(e.message.data);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'error', payload: { code: 'MALFORMED_MESSAGE' } });
+    expect((events[0] as { payload: { message: string } }).payload.message).toContain('data.query');
+    await expect.poll(() => got).toContain('after');
+    await c.stop();
+  });
+
+  it('redelivers when the handler fails, then succeeds', async () => {
+    let attempts = 0;
+    const c = await bus.consume(
+      'queryRouted',
+      async () => {
+        attempts += 1;
+        if (attempts === 1) throw new Error('transient');
+      },
+      { durable: 'agent' },
+    );
+    await bus.publish('queryRouted', scope(), {
+      query: 'q',
+      route: {
+        path: 'llm',
+        category: 'unified',
+        confidence: 0,
+        tier: 'cheap',
+        intent: null,
+        extractedEntities: {},
+        strategy: 's',
+        toolGroups: [],
+        tools: [],
+        pipeline: [],
+        reasoning: '',
+      },
+    });
+    await expect.poll(() => attempts, { timeout: 5000 }).toBe(2);
+    await c.stop();
+  });
+
+  it('serves request/reply with typed errors', async () => {
+    const sub = bus.serve('toolsList', async () => ({ tools: [] }));
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).resolves.toEqual({ tools: [] });
+    sub.unsubscribe();
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 500 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
+    const bad = bus.serve('toolsList', async () => ({ tools: 'nope' }) as never);
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toBeInstanceOf(RequestFailedError);
+    bad.unsubscribe();
+  });
+
+  it('follows a request from the start or after a sequence, ending at complete', async () => {
+    const s = scope();
+    const seqs: number[] = [];
+    seqs.push((await bus.emit(s, { type: 'connected', payload: { requestId: s.requestId, conversationId: 'c1' } })).seq);
+    seqs.push((await bus.emit(s, { type: 'response_chunk', payload: { text: 'hi' } })).seq);
+    const live = await bus.follow(s.requestId, { afterSeq: seqs[0] });
+    const got: number[] = [];
+    const done = (async () => {
+      for await (const e of live) got.push(e.seq);
+    })();
+    seqs.push((await bus.emit(s, { type: 'error', payload: { code: 'INTERNAL', message: 'x' } })).seq);
+    await done;
+    expect(got).toEqual(seqs.slice(1));
+    expect(await bus.hasEvents(s.requestId)).toBe(true);
+    expect(await bus.hasEvents('nope')).toBe(false);
+  });
+});

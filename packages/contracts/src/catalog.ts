@@ -1,0 +1,19 @@
+import { requestEvents } from './subjects/events.ts';
+import { healthPing } from './subjects/health.ts';
+import { queryRouted, querySubmitted } from './subjects/query.ts';
+import { toolExecute, toolsList, toolValidate } from './subjects/tools.ts';
+
+/** Every subject of the system. A service names subjects only through this catalog. */
+export const catalog = {
+  querySubmitted,
+  queryRouted,
+  requestEvents,
+  toolValidate,
+  toolExecute,
+  toolsList,
+  healthPing,
+} as const;
+export type Catalog = typeof catalog;
+export type SubjectName = keyof Catalog;
+export type StreamSubjectName = { [K in SubjectName]: Catalog[K]['kind'] extends 'stream' ? K : never }[SubjectName];
+export type RequestSubjectName = { [K in SubjectName]: Catalog[K]['kind'] extends 'request' ? K : never }[SubjectName];

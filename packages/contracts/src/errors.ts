@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+/** Every error code the system reports, on the bus, in SSE `error` events and in HTTP error bodies. */
+export const ErrorCodeSchema = z.enum([
+  'BAD_REQUEST',
+  'VALIDATION_ERROR',
+  'MALFORMED_MESSAGE',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'NO_MODEL_CONFIGURED',
+  'LLM_UNAVAILABLE',
+  'LLM_ERROR',
+  'MAX_ITERATIONS',
+  'TOOL_NOT_FOUND',
+  'TOOL_BLOCKED',
+  'TOOL_TIMEOUT',
+  'TOOL_FAILED',
+  'MCP_UNAVAILABLE',
+  'SERVICE_UNAVAILABLE',
+  'TIMEOUT',
+  'INTERNAL',
+]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
+export const ErrorCode = ErrorCodeSchema.enum;
+
+/** An error as it travels: a code and a message fit for the reader (user or LLM). */
+export const ErrorInfoSchema = z.object({
+  code: ErrorCodeSchema,
+  message: z.string(),
+});
+export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
+
+/** One field-level problem, in the LLM-friendly shape of seed 002. */
+export const FieldIssueSchema = z.object({
+  field: z.string(),
+  expected: z.string(),
+  received: z.string(),
+  code: z.string(),
+  message: z.string(),
+});
+export type FieldIssue = z.infer<typeof FieldIssueSchema>;

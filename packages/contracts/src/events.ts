@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { ErrorCodeSchema, FieldIssueSchema } from './errors.ts';
+
+/** Routing paths (DESIGN §3.3). */
+export const PathSchema = z.enum(['fast', 'llm', 'cached']);
+export type Path = z.infer<typeof PathSchema>;
+
+/** Query categories of the keyword classifier (seed 003 §3.1). */
+export const CategorySchema = z.enum(['unified', 'general_chat']);
+export type Category = z.infer<typeof CategorySchema>;
+
+/** Model tiers (seed 003 §1.3). */
+export const ModelTierSchema = z.enum(['cheap', 'capable']);
+export type ModelTier = z.infer<typeof ModelTierSchema>;
+
+/** How a request ended (DESIGN §3.3 `complete.status`). */
+export const CompletionStatusSchema = z.enum(['answered', 'awaiting_confirmation', 'cancelled', 'needs_input']);
+export type CompletionStatus = z.infer<typeof CompletionStatusSchema>;
+
+export const MatchedIntentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  moduleId: z.string().nullable(),
+  confidence: z.number().min(0).max(1),
+  description: z.string().nullable(),
+});
+export type MatchedIntent = z.infer<typeof MatchedIntentSchema>;
+
+export const PipelineStepSchema = z.object({
+  tool: z.string(),
+  description: z.string(),
+  purpose: z.string(),
+});
+export type PipelineStep = z.infer<typeof PipelineStepSchema>;
+
+export const EnrichmentSchema = z.object({ type: z.string(), description: z.string() });
+
+export const McpToolResultSchema = z.object({
+  tool: z.string(),
+  input: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.string().optional(),
+  success: z.boolean(),
+});
+export type McpToolResult = z.infer<typeof McpToolResultSchema>;
+
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Payload of every SSE event type, keyed by the type (DESIGN §3.3, seed 003 §2.4, seed 000 §5). */
+export const EventPayloads = {
+  connected: z.object({ requestId: z.string(), conversationId: z.string() }),
+  understanding_started: z.object({ query: z.string() }),
+  route_started: z.object({ intentCount: z.number().int().nonnegative(), toolCount: z.number().int().nonnegative() }),
+  route_classified: z.object({
+    path: PathSchema,
+    category: CategorySchema,
+    confidence: z.number().min(0).max(1),
+    tier: ModelTierSchema.optional(),
+    reasoning: z.string().optional(),
+  }),
+  tools_filtered: z.object({
+    strategy: z.string(),
+    groups: z.array(z.string()),
+    tools: z.array(z.string()),
+    count: z.number().int().nonnegative(),
+  }),
+  intent_detecting: z.object({ intentCount: z.number().int().nonnegative() }),
+  intent_detected: z.object({ intent: MatchedIntentSchema.nullable(), confidence: z.number().min(0).max(1) }),
+  entities_extracted: z.object({ entities: z.record(z.string(), z.unknown()) }),
+  pipeline_planned: z.object({ steps: z.array(PipelineStepSchema) }),
+  pipeline_executing: z.object({ step: z.number().int().positive(), total: z.number().int().positive(), tool: z.string() }),
+  enrichments_planned: z.object({ enrichments: z.array(EnrichmentSchema) }),
+  enrichments_applying: z.object({ enrichments: z.array(z.string()) }),
+  executing_tool: z.object({ tool: z.string(), callId: z.string().optional(), args: z.unknown().optional() }),
+  tool_result: z.object({
+    tool: z.string(),
+    success: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.string().optional(),
+    callId: z.string().optional(),
+    duration_ms: z.number().nonnegative().optional(),
+    truncated: z.boolean().optional(),
+  }),
+  mode_switch: z.object({ from: CategorySchema, to: CategorySchema, reason: z.string() }),
+  write_validation: z.object({
+    tool: z.string(),
+    status: z.enum(['blocked', 'passed']),
+    missing_fields: z.array(z.string()).optional(),
+    fields_validated: z.array(z.string()).optional(),
+    errors: z.array(FieldIssueSchema).optional(),
+    message: z.string().optional(),
+    duration_ms: z.number().nonnegative(),
+  }),
+  tool_retry: z.object({ tool: z.string(), attempt: z.number().int().min(2), reason: z.string() }),
+  mcq: z.object({
+    actionId: z.string(),
+    mcq_type: z.string(),
+    tier: z.number().int().min(1).max(3),
+    question: z.string(),
+    options: z.array(z.object({ label: z.string(), value: z.string() })),
+    pending_tool: z.string(),
+    pending_args: z.record(z.string(), z.unknown()),
+    confirm_text: z.string().optional(),
+  }),
+  response_generating: z.object({ model: z.string().optional(), tier: ModelTierSchema.optional() }),
+  response_chunk: z.object({ text: z.string() }),
+  complete: z.object({
+    query: z.string(),
+    path: PathSchema,
+    category: CategorySchema,
+    matchedIntent: MatchedIntentSchema.nullable(),
+    extractedEntities: z.record(z.string(), z.unknown()),
+    reasoning: z.string(),
+    pipelineSteps: z.array(PipelineStepSchema),
+    enrichments: z.array(EnrichmentSchema),
+    responseFormat: z.string(),
+    response: z.string(),
+    mcpToolResults: z.array(McpToolResultSchema),
+    dataSources: z.array(z.string()),
+    llmModel: z.string(),
+    iterationCount: z.number().int().nonnegative(),
+    usage: UsageSchema,
+    status: CompletionStatusSchema,
+  }),
+  error: z.object({ code: ErrorCodeSchema, message: z.string() }),
+} as const;
+
+export type EventType = keyof typeof EventPayloads;
+export const EVENT_TYPES = Object.keys(EventPayloads) as EventType[];
+export const EventTypeSchema = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
+export type EventPayload<T extends EventType> = z.infer<(typeof EventPayloads)[T]>;
+
+/** Events that end a request's stream. */
+export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['complete', 'error'];
+
+type EventVariant<T extends EventType> = z.ZodObject<{ type: z.ZodLiteral<T>; payload: (typeof EventPayloads)[T] }>;
+
+function variants(): { [T in EventType]: EventVariant<T> }[EventType][] {
+  return EVENT_TYPES.map((type) => z.object({ type: z.literal(type), payload: EventPayloads[type] })) as never;
+}
+
+/** One agent event: its type and its payload. */
+export const AgentEventSchema = z.discriminatedUnion('type', variants() as [EventVariant<'connected'>, ...EventVariant<EventType>[]]);
+export type AgentEvent = { [T in EventType]: { type: T; payload: EventPayload<T> } }[EventType];

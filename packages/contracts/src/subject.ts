@@ -1,0 +1,52 @@
+import type { z } from 'zod';
+
+/** JetStream streams; names and subjects are relative to the deployment's subject prefix. */
+export const STREAMS = {
+  /** Work that must not be lost: each message is consumed once by one instance of its service. */
+  work: { name: 'WORK', subjects: ['work.>'], retention: 'workqueue' },
+  /** Every event of every request, kept for replay and for the logger. */
+  events: { name: 'EVENTS', subjects: ['events.>'], retention: 'limits' },
+} as const;
+export type StreamKey = keyof typeof STREAMS;
+
+interface SubjectBase<S extends z.ZodType> {
+  /** Subject relative to the prefix; `{name}` segments are filled from parameters. */
+  subject: string;
+  /** Schema of the message's `data`. */
+  schema: S;
+  /** What the subject carries, for readers of the catalog. */
+  description: string;
+}
+
+/** A subject whose messages are persisted in a JetStream stream. */
+export interface StreamSubject<S extends z.ZodType = z.ZodType> extends SubjectBase<S> {
+  kind: 'stream';
+  stream: StreamKey;
+}
+
+/** A request/reply subject served by a queue group. */
+export interface RequestSubject<S extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType>
+  extends SubjectBase<S> {
+  kind: 'request';
+  reply: R;
+  /** Queue group of the serving instances. */
+  queue: string;
+}
+
+export type SubjectDefinition = StreamSubject | RequestSubject;
+
+/** A subject and its schema, as one value (the only way subjects come into being). */
+export function defineSubject<const D extends SubjectDefinition>(definition: D): D {
+  return definition;
+}
+
+/** Fills `{name}` segments of a subject template and prefixes it. */
+export function resolveSubject(prefix: string, template: string, params: Record<string, string> = {}): string {
+  const filled = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`subject ${template}: missing parameter ${name}`);
+    if (!/^[A-Za-z0-9_-]+$/.test(value)) throw new Error(`subject ${template}: unsafe value for ${name}`);
+    return value;
+  });
+  return `${prefix}.${filled}`;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import {
+  CategorySchema,
+  MatchedIntentSchema,
+  ModelTierSchema,
+  PathSchema,
+  PipelineStepSchema,
+} from '../events.ts';
+import { defineSubject } from '../subject.ts';
+
+/** A user's answer to a pending confirmation (DESIGN §3.2). */
+export const McqResponseSchema = z.object({
+  actionId: z.string().min(1).max(128),
+  value: z.enum(['confirm', 'cancel']),
+  typedConfirmation: z.string().max(200).optional(),
+});
+export type McqResponse = z.infer<typeof McqResponseSchema>;
+
+/** Longest query text accepted, in characters. */
+export const MAX_QUERY_LENGTH = 4000;
+
+export const QuerySubmittedSchema = z.object({
+  query: z.string().max(MAX_QUERY_LENGTH),
+  mcqResponse: McqResponseSchema.optional(),
+});
+export type QuerySubmitted = z.infer<typeof QuerySubmittedSchema>;
+
+/** One tool call of a fast-path pipeline, with its arguments. */
+export const PlannedCallSchema = PipelineStepSchema.extend({ args: z.record(z.string(), z.unknown()) });
+export type PlannedCall = z.infer<typeof PlannedCallSchema>;
+
+/** The router's decision for a query. */
+export const RouteDecisionSchema = z.object({
+  path: PathSchema,
+  category: CategorySchema,
+  confidence: z.number().min(0).max(1),
+  tier: ModelTierSchema,
+  intent: MatchedIntentSchema.nullable(),
+  extractedEntities: z.record(z.string(), z.unknown()),
+  strategy: z.string(),
+  toolGroups: z.array(z.string()),
+  /** Tools the LLM is offered (empty for general chat). */
+  tools: z.array(z.string()),
+  /** The fast-path pipeline (empty unless path is `fast`). */
+  pipeline: z.array(PlannedCallSchema),
+  reasoning: z.string(),
+});
+export type RouteDecision = z.infer<typeof RouteDecisionSchema>;
+
+export const QueryRoutedSchema = z.object({
+  query: z.string().max(MAX_QUERY_LENGTH),
+  route: RouteDecisionSchema,
+  mcqResponse: McqResponseSchema.optional(),
+});
+export type QueryRouted = z.infer<typeof QueryRoutedSchema>;
+
+export const querySubmitted = defineSubject({
+  kind: 'stream',
+  stream: 'work',
+  subject: 'work.query.submitted',
+  schema: QuerySubmittedSchema,
+  description: 'A user query accepted by the gateway; consumed by the router.',
+});
+
+export const queryRouted = defineSubject({
+  kind: 'stream',
+  stream: 'work',
+  subject: 'work.query.routed',
+  schema: QueryRoutedSchema,
+  description: 'A query with its routing decision; consumed by the agent.',
+});

@@ -1,0 +1,4 @@
+export * from './env.ts';
+export * from './health.ts';
+export * from './lifecycle.ts';
+export * from './log.ts';
