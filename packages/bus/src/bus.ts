@@ -227,9 +227,16 @@ export class Bus {
     return { seq: ack.seq, duplicate: ack.duplicate, message };
   }
 
-  /** Emits one event of a request, on the request's own subject. */
-  emit(scope: RequestScope, event: AgentEvent, traceparent?: string) {
-    return this.publish('requestEvents', scope, event, { params: { requestId: scope.requestId }, traceparent });
+  /**
+   * Emits one event of a request, on the request's own subject. A deterministic `msgID`
+   * (e.g. `<requestId>:router:route_classified`) makes a redelivered handler's re-emit a no-op.
+   */
+  emit(scope: RequestScope, event: AgentEvent, traceparent?: string, msgID?: string) {
+    return this.publish('requestEvents', scope, event, {
+      params: { requestId: scope.requestId },
+      traceparent,
+      ...(msgID ? { msgID } : {}),
+    });
   }
 
   /** Calls a request/reply subject; throws {@link RequestFailedError} on timeout, no responder or error reply. */

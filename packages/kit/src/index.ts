@@ -2,3 +2,4 @@ export * from './env.ts';
 export * from './health.ts';
 export * from './lifecycle.ts';
 export * from './log.ts';
+export * from './tool-catalog.ts';

@@ -1,0 +1,113 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+/** The six services, in start order (the executor first: the others ask it for tools). */
+export const SERVICES = ['mcp-executor', 'validator', 'logger', 'router', 'agent', 'gateway'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface StackOptions {
+  /** Environment of every service (NATS_URL, NATS_PREFIX, DATABASE_URL, MCP_SERVER_URL, …). */
+  env: Record<string, string | undefined>;
+  /** Instances per service; 1 when not given. */
+  scale?: Partial<Record<ServiceName, number>>;
+  /** Every output line of every instance. */
+  onLine?: (instance: string, line: string, stream: 'stdout' | 'stderr') => void;
+  /** How long to wait for /readyz, in ms. */
+  readyTimeoutMs?: number;
+}
+
+export interface ServiceProcess {
+  service: ServiceName;
+  index: number;
+  name: string;
+  child: ChildProcess;
+}
+
+export interface RunningStack {
+  gatewayUrl: string;
+  processes: ServiceProcess[];
+  /** Starts one more instance of a service. */
+  spawn(service: ServiceName): ServiceProcess;
+  /** Sends a signal to one instance and waits for it to exit. */
+  kill(instance: ServiceProcess, signal?: NodeJS.Signals): Promise<void>;
+  /** SIGTERM to every instance, SIGKILL to those still running after the deadline. */
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+/** Starts every service as its own process and resolves when the gateway says all are ready. */
+export async function startStack(opts: StackOptions): Promise<RunningStack> {
+  const port = opts.env.PORT ?? '8080';
+  const gatewayUrl = `http://127.0.0.1:${port}`;
+  const processes: ServiceProcess[] = [];
+  const counters = new Map<ServiceName, number>();
+  const exits: string[] = [];
+
+  const spawnOne = (service: ServiceName): ServiceProcess => {
+    const index = (counters.get(service) ?? 0) + 1;
+    counters.set(service, index);
+    const name = `${service}#${index}`;
+    const child = spawn(process.execPath, [`services/${service}/src/main.ts`], {
+      cwd: ROOT,
+      env: { ...process.env, ...opts.env, SERVICE_INSTANCE: name },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let buffer = '';
+      child[stream]?.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        let nl = buffer.indexOf('\n');
+        while (nl >= 0) {
+          opts.onLine?.(name, buffer.slice(0, nl), stream);
+          buffer = buffer.slice(nl + 1);
+          nl = buffer.indexOf('\n');
+        }
+      });
+    }
+    child.on('exit', (code, signal) => exits.push(`${name} exited (${signal ?? code})`));
+    const proc = { service, index, name, child };
+    processes.push(proc);
+    return proc;
+  };
+
+  const kill = async (proc: ServiceProcess, signal: NodeJS.Signals = 'SIGTERM') => {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+    const exited = once(proc.child, 'exit');
+    proc.child.kill(signal);
+    await exited;
+  };
+
+  const stop = async (deadlineMs = 15_000) => {
+    const running = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+    const timer = setTimeout(() => {
+      for (const p of running) p.child.kill('SIGKILL');
+    }, deadlineMs);
+    await Promise.all(running.map((p) => kill(p)));
+    clearTimeout(timer);
+  };
+
+  for (const service of SERVICES) {
+    for (let i = 0; i < (opts.scale?.[service] ?? 1); i++) spawnOne(service);
+  }
+
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
+  let last = '';
+  while (Date.now() < deadline) {
+    if (exits.length > 0) {
+      await stop();
+      throw new Error(`a service stopped during start: ${exits.join(', ')}`);
+    }
+    try {
+      const res = await fetch(`${gatewayUrl}/readyz`);
+      last = `${res.status} ${await res.text()}`;
+      if (res.ok) return { gatewayUrl, processes, spawn: spawnOne, kill, stop };
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await stop();
+  throw new Error(`the stack was not ready in time; last /readyz: ${last}`);
+}

@@ -1,0 +1,25 @@
+import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { z } from 'zod';
+
+export const EnvSchema = BaseEnvSchema.extend({
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  /** Shown in `complete.llmModel` as `<provider>/<model>`. */
+  LLM_PROVIDER: z.string().default('openai'),
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LLM_MAX_TOKENS_CHEAP: z.coerce.number().int().positive().default(2048),
+  LLM_MAX_TOKENS_CAPABLE: z.coerce.number().int().positive().default(8192),
+  LLM_MAX_TOKENS_CHAT: z.coerce.number().int().positive().default(512),
+  MAX_ITERATIONS: z.coerce.number().int().min(1).max(50).default(10),
+  /** Blocked retries of one write tool before the agent asks the user instead (seed 000 §8). */
+  MAX_WRITE_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  VALIDATE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  EXECUTE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
+  TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
+  AGENT_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  PERSONA_NAME: z.string().default('Munim'),
+  PRODUCT_NAME: z.string().default('your books'),
+});
+export type Env = z.infer<typeof EnvSchema>;
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -1,0 +1,111 @@
+import type { Usage } from '@munim/contracts';
+import OpenAI from 'openai';
+import type {
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions/completions';
+
+export type { ChatCompletionFunctionTool, ChatCompletionMessageParam };
+
+export interface LlmConfig {
+  baseURL: string;
+  apiKey: string | undefined;
+  model: string;
+  provider: string;
+  timeoutMs: number;
+}
+
+export interface LlmToolCall {
+  id: string;
+  name: string;
+  /** The arguments exactly as the model sent them (possibly not JSON). */
+  arguments: string;
+}
+
+export interface LlmTurn {
+  content: string;
+  toolCalls: LlmToolCall[];
+  usage: Usage;
+}
+
+/** The LLM could not be reached or answered with an error. */
+export class LlmError extends Error {
+  override name = 'LlmError';
+  readonly status: number | undefined;
+  constructor(message: string, status: number | undefined, options?: ErrorOptions) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
+export interface Llm {
+  /** `<provider>/<model>`, as reported in `complete.llmModel`. */
+  readonly label: string;
+  /** One streamed chat turn; text deltas go to `onText` as they arrive. */
+  turn(input: {
+    messages: ChatCompletionMessageParam[];
+    tools?: ChatCompletionFunctionTool[];
+    maxTokens: number;
+    temperature?: number;
+    onText?: (text: string) => Promise<void>;
+  }): Promise<LlmTurn>;
+}
+
+/** Any OpenAI-compatible chat-completions endpoint, through the `openai` client (it retries 429/5xx). */
+export function createLlm(config: LlmConfig): Llm {
+  const client = new OpenAI({
+    baseURL: config.baseURL,
+    apiKey: config.apiKey ?? 'not-needed',
+    timeout: config.timeoutMs,
+    maxRetries: 2,
+  });
+  return {
+    label: `${config.provider}/${config.model}`,
+    async turn({ messages, tools, maxTokens, temperature, onText }) {
+      try {
+        const stream = await client.chat.completions.create({
+          model: config.model,
+          messages,
+          ...(tools && tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
+          max_tokens: maxTokens,
+          ...(temperature !== undefined ? { temperature } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
+        });
+        let content = '';
+        const calls = new Map<number, LlmToolCall>();
+        let usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+        for await (const chunk of stream) {
+          if (chunk.usage) {
+            usage = {
+              input_tokens: chunk.usage.prompt_tokens,
+              output_tokens: chunk.usage.completion_tokens,
+              total_tokens: chunk.usage.total_tokens,
+            };
+          }
+          const delta = chunk.choices[0]?.delta;
+          if (!delta) continue;
+          if (delta.content) {
+            content += delta.content;
+            await onText?.(delta.content);
+          }
+          for (const call of delta.tool_calls ?? []) {
+            const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+            if (call.id) entry.id = call.id;
+            if (call.function?.name) entry.name += call.function.name;
+            if (call.function?.arguments) entry.arguments += call.function.arguments;
+            calls.set(call.index, entry);
+          }
+        }
+        return {
+          content,
+          toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c),
+          usage,
+        };
+      } catch (error) {
+        const status = error instanceof OpenAI.APIError ? error.status : undefined;
+        throw new LlmError(error instanceof Error ? error.message : String(error), status, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { connectBus } from '@munim/bus';
+import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
+import { buildAgent } from './app.ts';
+import { loadEnv } from './env.ts';
+import { createLlm } from './llm.ts';
+
+await runMain('agent', async (log) => {
+  const env = loadEnv();
+  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'agent', log });
+  await bus.ensureStreams();
+  const llm =
+    env.OPENAI_BASE_URL && env.LLM_MODEL
+      ? createLlm({
+          baseURL: env.OPENAI_BASE_URL,
+          apiKey: env.OPENAI_API_KEY,
+          model: env.LLM_MODEL,
+          provider: env.LLM_PROVIDER,
+          timeoutMs: env.LLM_TIMEOUT_MS,
+        })
+      : null;
+  if (!llm) log.warn({}, 'no model configured (OPENAI_BASE_URL, LLM_MODEL): only fast-path queries will be answered');
+  const app = await buildAgent({
+    bus,
+    log,
+    llm,
+    tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.VALIDATE_TIMEOUT_MS }),
+    config: {
+      maxIterations: env.MAX_ITERATIONS,
+      maxWriteRetries: env.MAX_WRITE_RETRIES,
+      maxTokens: { cheap: env.LLM_MAX_TOKENS_CHEAP, capable: env.LLM_MAX_TOKENS_CAPABLE, chat: env.LLM_MAX_TOKENS_CHAT },
+      validateTimeoutMs: env.VALIDATE_TIMEOUT_MS,
+      executeTimeoutMs: env.EXECUTE_TIMEOUT_MS,
+      concurrency: env.AGENT_CONCURRENCY,
+      persona: { name: env.PERSONA_NAME, product: env.PRODUCT_NAME },
+    },
+  });
+  await app.start();
+  serveHealth(bus);
+  log.info({ model: llm?.label ?? null }, 'ready');
+  return {
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    stop: async () => {
+      await app.stop();
+      await bus.nc.drain();
+    },
+  };
+});

@@ -1,0 +1,14 @@
+import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { z } from 'zod';
+
+export const EnvSchema = BaseEnvSchema.extend({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
+  /** Intent confidence at or above which a query takes the fast path (seed 003 §3.2). */
+  FAST_PATH_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85),
+  INTENTS_REFRESH_MS: z.coerce.number().int().positive().default(30_000),
+  TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
+  TOOLS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  ROUTER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+});
+export type Env = z.infer<typeof EnvSchema>;
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

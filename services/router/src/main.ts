@@ -1,0 +1,42 @@
+import { connectBus } from '@munim/bus';
+import { createDb, migrateToLatest } from '@munim/db';
+import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
+import { sql } from 'kysely';
+import { buildRouter } from './app.ts';
+import { dbIntentSource } from './db-intents.ts';
+import { loadEnv } from './env.ts';
+
+await runMain('router', async (log) => {
+  const env = loadEnv();
+  const db = createDb(env.DATABASE_URL, { max: 4 });
+  await migrateToLatest(db);
+  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'router', log });
+  await bus.ensureStreams();
+  const app = await buildRouter({
+    bus,
+    log,
+    intents: dbIntentSource(db, (name, reason) => log.warn({ intent: name, reason }, 'intent skipped')),
+    tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.TOOLS_REQUEST_TIMEOUT_MS }),
+    config: {
+      fastPathThreshold: env.FAST_PATH_THRESHOLD,
+      intentsRefreshMs: env.INTENTS_REFRESH_MS,
+      concurrency: env.ROUTER_CONCURRENCY,
+    },
+  });
+  await app.start();
+  serveHealth(bus, async () => ({
+    postgres: await sql`select 1`.execute(db).then(
+      () => true,
+      () => false,
+    ),
+  }));
+  log.info({ intents: app.matcher.size }, 'ready');
+  return {
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    stop: async () => {
+      await app.stop();
+      await bus.nc.drain();
+      await db.destroy();
+    },
+  };
+});

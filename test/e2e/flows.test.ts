@@ -1,0 +1,213 @@
+import type { ChatRequest } from '@munim/scripted-llm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask, type SseEvent } from '../support/sse.ts';
+import { startSystem, type TestSystem } from '../support/stack.ts';
+
+let sys: TestSystem;
+const tenant = { entityId: 'ent-1', orgId: 'org-1' };
+
+beforeAll(async () => {
+  sys = await startSystem();
+});
+
+afterAll(async () => {
+  await sys?.stop();
+});
+
+function types(events: SseEvent[]): string[] {
+  return events.map((e) => e.event);
+}
+
+function only(events: SseEvent[], type: string): SseEvent[] {
+  return events.filter((e) => e.event === type);
+}
+
+async function routingLog(requestId: string) {
+  await expect
+    .poll(
+      async () =>
+        (await sys.db.query('select status from query_routing_logs where request_id = $1', [requestId])).rows[0]
+          ?.status,
+      { timeout: 10_000 },
+    )
+    .toMatch(/answered|needs_input|error|cancelled|awaiting_confirmation/);
+  return (await sys.db.query('select * from query_routing_logs where request_id = $1', [requestId])).rows[0];
+}
+
+/** The tool message the agent sent back for a call of `tool`, parsed. */
+function toolOutput(req: ChatRequest, tool: string): unknown {
+  const calls = req.messages.flatMap((m) =>
+    m.role === 'assistant' && 'tool_calls' in m && Array.isArray(m.tool_calls) ? m.tool_calls : [],
+  ) as { id: string; function: { name: string } }[];
+  const call = calls.filter((c) => c.function.name === tool).at(-1);
+  const message = req.messages.find((m) => m.role === 'tool' && 'tool_call_id' in m && m.tool_call_id === call?.id);
+  return JSON.parse(String(message?.content));
+}
+
+describe('one query through all six services', () => {
+  it('answers "show all invoices" on the fast path without offering the LLM any tool', async () => {
+    sys.llm?.script({ match: 'show all invoices', turns: [{ content: 'Here are all your invoices.' }] });
+    const { status, contentType, events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
+
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/^text\/event-stream/);
+    expect(events[0]?.event).toBe('connected');
+    expect(events.at(-1)?.event).toBe('complete');
+    const ids = events.map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+
+    expect(only(events, 'route_classified')[0]?.data).toMatchObject({ path: 'fast', category: 'unified' });
+    const order = types(events);
+    expect(order.indexOf('route_classified')).toBeLessThan(order.indexOf('executing_tool'));
+    expect(only(events, 'executing_tool').map((e) => e.data.tool)).toEqual(['get_all_invoices']);
+    const result = only(events, 'tool_result')[0]?.data;
+    expect(result).toMatchObject({ tool: 'get_all_invoices', success: true });
+    expect(order.indexOf('tool_result')).toBeLessThan(order.indexOf('complete'));
+
+    const complete = events.at(-1)?.data as Record<string, unknown>;
+    expect(complete).toMatchObject({ status: 'answered', path: 'fast', response: 'Here are all your invoices.' });
+    expect(complete.matchedIntent).toMatchObject({ confidence: expect.any(Number) });
+
+    const llmCalls = sys.llm?.requestsFor('show all invoices') ?? [];
+    expect(llmCalls.length).toBeGreaterThan(0);
+    for (const call of llmCalls) expect(call.body.tools ?? []).toEqual([]);
+    expect(sys.books.calls().filter((c) => c.tool === 'get_all_invoices').length).toBeGreaterThan(0);
+
+    const requestId = String(events[0]?.data.requestId);
+    const row = await routingLog(requestId);
+    expect(row).toMatchObject({ path: 'fast', category: 'unified', status: 'answered', query: 'show all invoices' });
+    expect(row.tools_used).toEqual(['get_all_invoices']);
+    const stored = await sys.db.query('select count(*)::int as n from request_events where request_id = $1', [
+      requestId,
+    ]);
+    expect(stored.rows[0].n).toBe(events.length);
+  });
+
+  it('self-corrects a payment blocked by pre-flight validation (seed 000 §2)', async () => {
+    const bank = sys.books.store.accounts.find((a) => /bank/i.test(a.Name));
+    expect(bank).toBeDefined();
+    const query = 'Record ₹5000 payment from Acme Corp';
+    sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'create_payment', arguments: { AccountId: bank?.AccountId } }] },
+        (req) => {
+          const blocked = toolOutput(req, 'create_payment') as { error: { message: string } };
+          expect(blocked.error.message).toContain('get_all_invoices');
+          const offered = (req.tools ?? []).map((t) => t.function.name);
+          expect(offered).toContain('get_all_invoices');
+          return { toolCalls: [{ name: 'get_all_invoices', arguments: { Search: 'Acme Corp' } }] };
+        },
+        (req) => {
+          const list = toolOutput(req, 'get_all_invoices') as {
+            Invoices: { InvoiceId: string; ContactName: string; AmountDue: number }[];
+          };
+          const open = list.Invoices.find((i) => i.ContactName === 'Acme Corp' && i.AmountDue >= 5000);
+          expect(open).toBeDefined();
+          return {
+            toolCalls: [
+              {
+                name: 'create_payment',
+                arguments: {
+                  AccountId: bank?.AccountId,
+                  Amount: 5000,
+                  Date: new Date().toISOString().slice(0, 10),
+                  Applications: [{ InvoiceId: open?.InvoiceId, Amount: 5000 }],
+                },
+              },
+            ],
+          };
+        },
+        { content: '✅ Payment of ₹5,000 recorded against the Acme Corp invoice.' },
+      ],
+    });
+    sys.books.resetCalls();
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+
+    expect(events.at(-1)?.event).toBe('complete');
+    expect(only(events, 'route_classified')[0]?.data).toMatchObject({ path: 'llm', category: 'unified' });
+    const validations = only(events, 'write_validation').map((e) => e.data);
+    expect(validations).toHaveLength(2);
+    expect(validations[0]).toMatchObject({ tool: 'create_payment', status: 'blocked' });
+    expect(validations[0]?.missing_fields).toEqual(expect.arrayContaining(['Amount', 'Applications']));
+    expect(validations[0]?.duration_ms).toEqual(expect.any(Number));
+    expect(validations[1]).toMatchObject({ tool: 'create_payment', status: 'passed' });
+    expect(only(events, 'tool_retry')[0]?.data).toMatchObject({ tool: 'create_payment', attempt: 2 });
+    const results = only(events, 'tool_result').map((e) => e.data);
+    expect(results.map((r) => [r.tool, r.success])).toEqual([
+      ['get_all_invoices', true],
+      ['create_payment', true],
+    ]);
+    const order = types(events);
+    expect(order.indexOf('write_validation')).toBeLessThan(order.indexOf('tool_retry'));
+    expect(order.lastIndexOf('write_validation')).toBeLessThan(order.lastIndexOf('tool_result'));
+    expect(events.at(-1)?.data).toMatchObject({ status: 'answered', iterationCount: 4 });
+
+    // The blocked call never reached the accounting system; the corrected one reached it once.
+    const payments = sys.books.calls().filter((c) => c.tool === 'create_payment');
+    expect(payments).toHaveLength(1);
+    expect(payments[0]?.args).toMatchObject({ Amount: 5000 });
+
+    const row = await routingLog(String(events[0]?.data.requestId));
+    expect(row.is_write_operation).toBe(true);
+    expect(row.guardrails_triggered).toContain('write_preflight_block');
+    expect(row.tools_used).toEqual(expect.arrayContaining(['get_all_invoices', 'create_payment']));
+    expect(row.tools_failed).toEqual(['create_payment']);
+    expect(row.llm_model).toBe('openai/scripted-model');
+    expect(row.input_tokens).toBeGreaterThan(0);
+  });
+
+  it('gives up after two blocked retries and asks the user for the missing details', async () => {
+    const query = 'record a payment for the latest invoice';
+    sys.llm?.script({
+      match: query,
+      repeat: true,
+      turns: [{ toolCalls: [{ name: 'create_payment', arguments: { Amount: 100 } }] }],
+    });
+    sys.books.resetCalls();
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+    const complete = events.at(-1);
+    expect(complete?.event).toBe('complete');
+    expect(complete?.data.status).toBe('needs_input');
+    expect(String(complete?.data.response)).toMatch(/I need a few more details/);
+    expect(only(events, 'write_validation').every((e) => e.data.status === 'blocked')).toBe(true);
+    expect(only(events, 'write_validation')).toHaveLength(3);
+    expect(sys.books.calls().filter((c) => c.tool === 'create_payment')).toHaveLength(0);
+  });
+
+  it('answers "hello" as general chat without offering tools', async () => {
+    sys.llm?.script({ match: /^hello$/i, turns: [{ content: 'Namaste! How can I help with your books today?' }] });
+    const { events } = await ask(sys.gatewayUrl, { query: 'hello', ...tenant });
+    expect(only(events, 'route_classified')[0]?.data).toMatchObject({ path: 'llm', category: 'general_chat' });
+    expect(only(events, 'tools_filtered')[0]?.data).toMatchObject({ count: 0 });
+    expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+    expect(only(events, 'response_chunk').map((e) => e.data.text).join('')).toBe(
+      'Namaste! How can I help with your books today?',
+    );
+    const calls = sys.llm?.requestsFor(/^hello$/i) ?? [];
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body.tools ?? []).toEqual([]);
+  });
+
+  it('rejects each malformed body with a 400 naming the problem and opens no stream', async () => {
+    const cases: [unknown, string][] = [
+      ['{"query": "show', 'body'],
+      [{ entityId: 'e', orgId: 'o' }, 'query'],
+      [{ query: '   ', entityId: 'e', orgId: 'o' }, 'query'],
+      [{ query: 'x'.repeat(4001), entityId: 'e', orgId: 'o' }, 'query'],
+      [{ query: 'hi', entityId: 42, orgId: 'o' }, 'entityId'],
+      [{ query: 'hi', orgId: 'o' }, 'entityId'],
+      [{ query: 'hi', entityId: 'e', orgId: 'o', extra: 1 }, 'extra'],
+      [{ entityId: 'e', orgId: 'o', mcqResponse: { actionId: 'a', value: 'confirm' } }, 'conversationId'],
+      [{ entityId: 'e', orgId: 'o', conversationId: 'c', mcqResponse: { actionId: 'a', value: 'maybe' } }, 'mcqResponse.value'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await ask(sys.gatewayUrl, body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(res.contentType).toMatch(/application\/json/);
+      expect(JSON.stringify(res.body)).toContain(field);
+      expect(res.events).toEqual([]);
+    }
+  });
+});
