@@ -6,9 +6,19 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDemoBooks } from '@munim/demo-books';
-import { type Embedded, ensureNats, SERVICES, type ServiceName, startPglite, startStack } from '@munim/devstack';
+import {
+  type Embedded,
+  ensureNats,
+  SERVICES,
+  type ServiceName,
+  startPglite,
+  startStack,
+} from '@munim/devstack';
 
-const { values } = parseArgs({ options: { scale: { type: 'string', multiple: true } }, allowPositionals: false });
+const { values } = parseArgs({
+  options: { scale: { type: 'string', multiple: true } },
+  allowPositionals: false,
+});
 const scale: Partial<Record<ServiceName, number>> = {};
 for (const entry of values.scale ?? []) {
   const [name, count] = entry.split('=');
@@ -68,7 +78,9 @@ try {
   process.exit(1);
 }
 say(`ready — gateway at ${stack.gatewayUrl}`);
-say(`try: curl -N -X POST ${stack.gatewayUrl}/v1/query -H 'content-type: application/json' -d '{"query":"show all invoices","entityId":"demo","orgId":"demo"}'`);
+say(
+  `try: curl -N -X POST ${stack.gatewayUrl}/v1/query -H 'content-type: application/json' -d '{"query":"show all invoices","entityId":"demo","orgId":"demo"}'`,
+);
 
 let stopping = false;
 const shutdown = async () => {

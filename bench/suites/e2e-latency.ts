@@ -20,14 +20,22 @@ export const e2eLatency: Suite = {
       const subject = `${sys.prefix}.bench.echo`;
       nc.subscribe(subject, { callback: (_e, m) => m.respond(m.data) });
       const payload = new TextEncoder().encode(JSON.stringify({ query: 'show all invoices' }));
-      const anchor = await sample(500, async () => void (await nc.request(subject, payload, { timeout: 1000 })), 50);
+      const anchor = await sample(
+        500,
+        async () => void (await nc.request(subject, payload, { timeout: 1000 })),
+        50,
+      );
       const anchorMs = percentile(anchor, 50);
 
       const tenant = { entityId: 'bench', orgId: 'bench' };
       const bank = sys.books.store.accounts.find((a) => /bank/i.test(a.Name))?.AccountId;
       const invoice = sys.books.store.invoices.find((i) => i.Status === 'AUTHORISED')?.InvoiceId;
       const write = 'Record ₹1 payment from Acme Corp';
-      sys.llm?.script({ match: 'show all invoices', repeat: true, turns: [{ content: 'Here are your invoices.' }] });
+      sys.llm?.script({
+        match: 'show all invoices',
+        repeat: true,
+        turns: [{ content: 'Here are your invoices.' }],
+      });
       sys.llm?.script({
         match: write,
         repeat: true,
@@ -47,7 +55,8 @@ export const e2eLatency: Suite = {
       });
       const expectComplete = async (query: string) => {
         const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
-        if (events.at(-1)?.event !== 'complete') throw new Error(`${query}: ended with ${JSON.stringify(events.at(-1))}`);
+        if (events.at(-1)?.event !== 'complete')
+          throw new Error(`${query}: ended with ${JSON.stringify(events.at(-1))}`);
       };
       const fast = await sample(RUNS, () => expectComplete('show all invoices'));
       const writeFlow = await sample(RUNS, () => expectComplete(write));

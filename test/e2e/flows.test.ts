@@ -26,8 +26,8 @@ async function routingLog(requestId: string) {
   await expect
     .poll(
       async () =>
-        (await sys.db.query('select status from query_routing_logs where request_id = $1', [requestId])).rows[0]
-          ?.status,
+        (await sys.db.query('select status from query_routing_logs where request_id = $1', [requestId]))
+          .rows[0]?.status,
       { timeout: 10_000 },
     )
     .toMatch(/answered|needs_input|error|cancelled|awaiting_confirmation/);
@@ -40,14 +40,19 @@ function toolOutput(req: ChatRequest, tool: string): unknown {
     m.role === 'assistant' && 'tool_calls' in m && Array.isArray(m.tool_calls) ? m.tool_calls : [],
   ) as { id: string; function: { name: string } }[];
   const call = calls.filter((c) => c.function.name === tool).at(-1);
-  const message = req.messages.find((m) => m.role === 'tool' && 'tool_call_id' in m && m.tool_call_id === call?.id);
+  const message = req.messages.find(
+    (m) => m.role === 'tool' && 'tool_call_id' in m && m.tool_call_id === call?.id,
+  );
   return JSON.parse(String(message?.content));
 }
 
 describe('one query through all six services', () => {
   it('answers "show all invoices" on the fast path without offering the LLM any tool', async () => {
     sys.llm?.script({ match: 'show all invoices', turns: [{ content: 'Here are all your invoices.' }] });
-    const { status, contentType, events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
+    const { status, contentType, events } = await ask(sys.gatewayUrl, {
+      query: 'show all invoices',
+      ...tenant,
+    });
 
     expect(status).toBe(200);
     expect(contentType).toMatch(/^text\/event-stream/);
@@ -66,7 +71,11 @@ describe('one query through all six services', () => {
     expect(order.indexOf('tool_result')).toBeLessThan(order.indexOf('complete'));
 
     const complete = events.at(-1)?.data as Record<string, unknown>;
-    expect(complete).toMatchObject({ status: 'answered', path: 'fast', response: 'Here are all your invoices.' });
+    expect(complete).toMatchObject({
+      status: 'answered',
+      path: 'fast',
+      response: 'Here are all your invoices.',
+    });
     expect(complete.matchedIntent).toMatchObject({ confidence: expect.any(Number) });
 
     const llmCalls = sys.llm?.requestsFor('show all invoices') ?? [];
@@ -76,7 +85,12 @@ describe('one query through all six services', () => {
 
     const requestId = String(events[0]?.data.requestId);
     const row = await routingLog(requestId);
-    expect(row).toMatchObject({ path: 'fast', category: 'unified', status: 'answered', query: 'show all invoices' });
+    expect(row).toMatchObject({
+      path: 'fast',
+      category: 'unified',
+      status: 'answered',
+      query: 'show all invoices',
+    });
     expect(row.tools_used).toEqual(['get_all_invoices']);
     const stored = await sys.db.query('select count(*)::int as n from request_events where request_id = $1', [
       requestId,
@@ -177,14 +191,22 @@ describe('one query through all six services', () => {
   });
 
   it('answers "hello" as general chat without offering tools', async () => {
-    sys.llm?.script({ match: /^hello$/i, turns: [{ content: 'Namaste! How can I help with your books today?' }] });
+    sys.llm?.script({
+      match: /^hello$/i,
+      turns: [{ content: 'Namaste! How can I help with your books today?' }],
+    });
     const { events } = await ask(sys.gatewayUrl, { query: 'hello', ...tenant });
-    expect(only(events, 'route_classified')[0]?.data).toMatchObject({ path: 'llm', category: 'general_chat' });
+    expect(only(events, 'route_classified')[0]?.data).toMatchObject({
+      path: 'llm',
+      category: 'general_chat',
+    });
     expect(only(events, 'tools_filtered')[0]?.data).toMatchObject({ count: 0 });
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
-    expect(only(events, 'response_chunk').map((e) => e.data.text).join('')).toBe(
-      'Namaste! How can I help with your books today?',
-    );
+    expect(
+      only(events, 'response_chunk')
+        .map((e) => e.data.text)
+        .join(''),
+    ).toBe('Namaste! How can I help with your books today?');
     const calls = sys.llm?.requestsFor(/^hello$/i) ?? [];
     expect(calls).toHaveLength(1);
     expect(calls[0]?.body.tools ?? []).toEqual([]);
@@ -200,7 +222,10 @@ describe('one query through all six services', () => {
       [{ query: 'hi', orgId: 'o' }, 'entityId'],
       [{ query: 'hi', entityId: 'e', orgId: 'o', extra: 1 }, 'extra'],
       [{ entityId: 'e', orgId: 'o', mcqResponse: { actionId: 'a', value: 'confirm' } }, 'conversationId'],
-      [{ entityId: 'e', orgId: 'o', conversationId: 'c', mcqResponse: { actionId: 'a', value: 'maybe' } }, 'mcqResponse.value'],
+      [
+        { entityId: 'e', orgId: 'o', conversationId: 'c', mcqResponse: { actionId: 'a', value: 'maybe' } },
+        'mcqResponse.value',
+      ],
     ];
     for (const [body, field] of cases) {
       const res = await ask(sys.gatewayUrl, body);

@@ -36,9 +36,10 @@ describe('without a model configured', () => {
     expect(String(last?.data.message)).toMatch(/no language model is configured/i);
     await expect
       .poll(async () => {
-        const r = await sys.db.query('select status, error_code from query_routing_logs where request_id = $1', [
-          events[0]?.data.requestId,
-        ]);
+        const r = await sys.db.query(
+          'select status, error_code from query_routing_logs where request_id = $1',
+          [events[0]?.data.requestId],
+        );
         return r.rows[0];
       })
       .toEqual({ status: 'error', error_code: 'NO_MODEL_CONFIGURED' });

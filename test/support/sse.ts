@@ -24,12 +24,17 @@ export async function readSse(res: Response): Promise<SseResult> {
     onEvent: (e) => events.push({ id: e.id, event: e.event ?? 'message', data: JSON.parse(e.data) }),
   });
   const decoder = new TextDecoder();
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  for await (const chunk of res.body as AsyncIterable<Uint8Array>)
+    parser.feed(decoder.decode(chunk, { stream: true }));
   return { status: res.status, contentType, events };
 }
 
 /** POSTs a query to the gateway and reads the whole stream. */
-export async function ask(gatewayUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<SseResult> {
+export async function ask(
+  gatewayUrl: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<SseResult> {
   const res = await fetch(`${gatewayUrl}/v1/query`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createDemoBooks } from '@munim/demo-books';
 import { createTestDatabase } from '@munim/db/testing';
+import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import pg from 'pg';
@@ -11,7 +11,9 @@ export function freePort(): Promise<number> {
     const srv = createServer();
     srv.listen(0, '127.0.0.1', () => {
       const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      srv.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -32,7 +34,9 @@ export interface TestSystem {
  * The whole system as separate processes on the real NATS and a fresh PostgreSQL database,
  * with the demo books MCP server and (optionally) the scripted LLM in this process.
  */
-export async function startSystem(opts: { llm?: boolean; scale?: Partial<Record<ServiceName, number>> } = {}) {
+export async function startSystem(
+  opts: { llm?: boolean; scale?: Partial<Record<ServiceName, number>> } = {},
+) {
   const prefix = `e2e${randomBytes(4).toString('hex')}`;
   const database = await createTestDatabase();
   const books = createDemoBooks();
@@ -49,7 +53,9 @@ export async function startSystem(opts: { llm?: boolean; scale?: Partial<Record<
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      ...(llm ? { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'scripted-model' } : {}),
+      ...(llm
+        ? { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'scripted-model' }
+        : {}),
     },
     scale: opts.scale,
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
@@ -80,6 +86,7 @@ async function cleanupStreams(prefix: string) {
   const { jetstreamManager } = await import('@nats-io/jetstream');
   const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
-  for (const name of ['WORK', 'EVENTS']) await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});
+  for (const name of ['WORK', 'EVENTS'])
+    await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});
   await nc.close();
 }

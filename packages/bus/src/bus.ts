@@ -10,8 +10,8 @@ import {
   type RequestScope,
   type RequestSubjectName,
   resolveSubject,
-  STREAMS,
   type ServiceName,
+  STREAMS,
   type StreamKey,
   type StreamSubjectName,
   TERMINAL_EVENT_TYPES,
@@ -27,7 +27,12 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import {
+  type MsgHdrs,
+  type NatsConnection,
+  headers as natsHeaders,
+  type Subscription,
+} from '@nats-io/nats-core';
 import { z } from 'zod';
 import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
 import { childTraceparent } from './trace.ts';
@@ -186,7 +191,11 @@ export class Bus {
     return schema;
   }
 
-  private envelope<N extends keyof Catalog>(name: N, scope: RequestScope, data: DataOf<N>): Message<DataOf<N>> {
+  private envelope<N extends keyof Catalog>(
+    name: N,
+    scope: RequestScope,
+    data: DataOf<N>,
+  ): Message<DataOf<N>> {
     const message = {
       id: randomUUID(),
       requestId: scope.requestId,
@@ -220,10 +229,14 @@ export class Bus {
     opts: PublishOptions = {},
   ): Promise<{ seq: number; duplicate: boolean; message: Message<DataOf<N>> }> {
     const message = this.envelope(name, scope, data);
-    const ack = await this.js.publish(this.subject(name, opts.params), encoder.encode(JSON.stringify(message)), {
-      msgID: opts.msgID ?? message.id,
-      headers: this.headers(opts.traceparent),
-    });
+    const ack = await this.js.publish(
+      this.subject(name, opts.params),
+      encoder.encode(JSON.stringify(message)),
+      {
+        msgID: opts.msgID ?? message.id,
+        headers: this.headers(opts.traceparent),
+      },
+    );
     return { seq: ack.seq, duplicate: ack.duplicate, message };
   }
 
@@ -263,15 +276,22 @@ export class Bus {
         });
       }
       if (/timeout/i.test(text)) {
-        throw new RequestFailedError('TIMEOUT', `${catalog[name].queue} did not answer within ${opts.timeoutMs} ms`, {
-          cause: error,
-        });
+        throw new RequestFailedError(
+          'TIMEOUT',
+          `${catalog[name].queue} did not answer within ${opts.timeoutMs} ms`,
+          {
+            cause: error,
+          },
+        );
       }
-      throw new RequestFailedError('SERVICE_UNAVAILABLE', `request to ${subject} failed: ${text}`, { cause: error });
+      throw new RequestFailedError('SERVICE_UNAVAILABLE', `request to ${subject} failed: ${text}`, {
+        cause: error,
+      });
     }
     const envelope = ReplyEnvelope.safeParse(parseJson(reply));
     if (!envelope.success) throw new RequestFailedError('MALFORMED_MESSAGE', `malformed reply on ${subject}`);
-    if (!envelope.data.ok) throw new RequestFailedError(envelope.data.error.code, envelope.data.error.message);
+    if (!envelope.data.ok)
+      throw new RequestFailedError(envelope.data.error.code, envelope.data.error.message);
     const parsed = (catalog[name].reply as z.ZodType).safeParse(envelope.data.data);
     if (!parsed.success) {
       throw new RequestFailedError(
@@ -306,7 +326,10 @@ export class Bus {
           if (!parsed.success) {
             const detail = describeIssues(parsed.error.issues);
             this.log?.warn({ subject, detail }, 'malformed request rejected');
-            respond({ ok: false, error: { code: 'MALFORMED_MESSAGE', message: `malformed ${def.subject}: ${detail}` } });
+            respond({
+              ok: false,
+              error: { code: 'MALFORMED_MESSAGE', message: `malformed ${def.subject}: ${detail}` },
+            });
             return;
           }
           try {
@@ -320,8 +343,12 @@ export class Bus {
             respond({ ok: true, data: checked });
           } catch (error) {
             const code: ErrorCode = error instanceof HandlerError ? error.code : 'INTERNAL';
-            if (!(error instanceof HandlerError)) this.log?.error({ err: error, subject }, 'request handler failed');
-            respond({ ok: false, error: { code, message: error instanceof Error ? error.message : String(error) } });
+            if (!(error instanceof HandlerError))
+              this.log?.error({ err: error, subject }, 'request handler failed');
+            respond({
+              ok: false,
+              error: { code, message: error instanceof Error ? error.message : String(error) },
+            });
           }
         })();
         inFlight.add(task);
@@ -401,7 +428,13 @@ export class Bus {
       } catch (error) {
         const last = msg.info.deliveryCount >= maxDeliver;
         this.log?.error(
-          { err: error, subject: msg.subject, requestId: message.requestId, attempt: msg.info.deliveryCount, last },
+          {
+            err: error,
+            subject: msg.subject,
+            requestId: message.requestId,
+            attempt: msg.info.deliveryCount,
+            last,
+          },
           'handler failed',
         );
         if (last) {
@@ -420,7 +453,9 @@ export class Bus {
 
     const loop = (async () => {
       for await (const msg of messages) {
-        const task = handle(msg).catch((error) => this.log?.error({ err: error }, 'message handling crashed'));
+        const task = handle(msg).catch((error) =>
+          this.log?.error({ err: error }, 'message handling crashed'),
+        );
         inFlight.add(task);
         void task.finally(() => inFlight.delete(task));
         if (inFlight.size >= concurrency) await Promise.race(inFlight);

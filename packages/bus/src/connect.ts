@@ -15,7 +15,10 @@ export interface ConnectBusOptions {
 /** Connects to NATS (reconnecting forever) and returns the typed bus. */
 export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   const nc = await connect({
-    servers: opts.servers.split(',').map((s) => s.trim()).filter(Boolean),
+    servers: opts.servers
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     name: opts.name ?? opts.service,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

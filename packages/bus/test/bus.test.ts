@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const key of ['work', 'events'] as const) await bus.jsm.streams.delete(bus.streamName(key)).catch(() => {});
+  for (const key of ['work', 'events'] as const)
+    await bus.jsm.streams.delete(bus.streamName(key)).catch(() => {});
   await bus.nc.drain();
 });
 
@@ -49,7 +50,9 @@ describe('bus', () => {
 
   it('terminates a malformed message with an error event for its request and keeps consuming', async () => {
     const got: string[] = [];
-    const c = await bus.consume('querySubmitted', async (m) => void got.push(m.data.query), { durable: 'router' });
+    const c = await bus.consume('querySubmitted', async (m) => void got.push(m.data.query), {
+      durable: 'router',
+    });
     const s = scope();
     const following = await bus.follow(s.requestId);
     await bus.js.publish(bus.subject('querySubmitted'), JSON.stringify({ ...s, data: { query: 1 } }));
@@ -101,14 +104,19 @@ describe('bus', () => {
       code: 'SERVICE_UNAVAILABLE',
     });
     const bad = bus.serve('toolsList', async () => ({ tools: 'nope' }) as never);
-    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toBeInstanceOf(RequestFailedError);
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toBeInstanceOf(
+      RequestFailedError,
+    );
     bad.unsubscribe();
   });
 
   it('follows a request from the start or after a sequence, ending at complete', async () => {
     const s = scope();
     const seqs: number[] = [];
-    seqs.push((await bus.emit(s, { type: 'connected', payload: { requestId: s.requestId, conversationId: 'c1' } })).seq);
+    seqs.push(
+      (await bus.emit(s, { type: 'connected', payload: { requestId: s.requestId, conversationId: 'c1' } }))
+        .seq,
+    );
     seqs.push((await bus.emit(s, { type: 'response_chunk', payload: { text: 'hi' } })).seq);
     const live = await bus.follow(s.requestId, { afterSeq: seqs[0] });
     const got: number[] = [];

@@ -15,5 +15,9 @@ export const catalog = {
 } as const;
 export type Catalog = typeof catalog;
 export type SubjectName = keyof Catalog;
-export type StreamSubjectName = { [K in SubjectName]: Catalog[K]['kind'] extends 'stream' ? K : never }[SubjectName];
-export type RequestSubjectName = { [K in SubjectName]: Catalog[K]['kind'] extends 'request' ? K : never }[SubjectName];
+export type StreamSubjectName = {
+  [K in SubjectName]: Catalog[K]['kind'] extends 'stream' ? K : never;
+}[SubjectName];
+export type RequestSubjectName = {
+  [K in SubjectName]: Catalog[K]['kind'] extends 'request' ? K : never;
+}[SubjectName];

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 /** Names of the services that emit messages. */
-export const ServiceNameSchema = z.enum(['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger']);
+export const ServiceNameSchema = z.enum([
+  'gateway',
+  'router',
+  'agent',
+  'validator',
+  'mcp-executor',
+  'logger',
+]);
 export type ServiceName = z.infer<typeof ServiceNameSchema>;
 
 /** Identifiers are opaque, bounded, printable strings (they travel in subjects and SQL). */

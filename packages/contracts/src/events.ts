@@ -14,7 +14,12 @@ export const ModelTierSchema = z.enum(['cheap', 'capable']);
 export type ModelTier = z.infer<typeof ModelTierSchema>;
 
 /** How a request ended (DESIGN §3.3 `complete.status`). */
-export const CompletionStatusSchema = z.enum(['answered', 'awaiting_confirmation', 'cancelled', 'needs_input']);
+export const CompletionStatusSchema = z.enum([
+  'answered',
+  'awaiting_confirmation',
+  'cancelled',
+  'needs_input',
+]);
 export type CompletionStatus = z.infer<typeof CompletionStatusSchema>;
 
 export const MatchedIntentSchema = z.object({
@@ -55,7 +60,10 @@ export type Usage = z.infer<typeof UsageSchema>;
 export const EventPayloads = {
   connected: z.object({ requestId: z.string(), conversationId: z.string() }),
   understanding_started: z.object({ query: z.string() }),
-  route_started: z.object({ intentCount: z.number().int().nonnegative(), toolCount: z.number().int().nonnegative() }),
+  route_started: z.object({
+    intentCount: z.number().int().nonnegative(),
+    toolCount: z.number().int().nonnegative(),
+  }),
   route_classified: z.object({
     path: PathSchema,
     category: CategorySchema,
@@ -73,7 +81,11 @@ export const EventPayloads = {
   intent_detected: z.object({ intent: MatchedIntentSchema.nullable(), confidence: z.number().min(0).max(1) }),
   entities_extracted: z.object({ entities: z.record(z.string(), z.unknown()) }),
   pipeline_planned: z.object({ steps: z.array(PipelineStepSchema) }),
-  pipeline_executing: z.object({ step: z.number().int().positive(), total: z.number().int().positive(), tool: z.string() }),
+  pipeline_executing: z.object({
+    step: z.number().int().positive(),
+    total: z.number().int().positive(),
+    tool: z.string(),
+  }),
   enrichments_planned: z.object({ enrichments: z.array(EnrichmentSchema) }),
   enrichments_applying: z.object({ enrichments: z.array(z.string()) }),
   executing_tool: z.object({ tool: z.string(), callId: z.string().optional(), args: z.unknown().optional() }),
@@ -138,12 +150,20 @@ export type EventPayload<T extends EventType> = z.infer<(typeof EventPayloads)[T
 /** Events that end a request's stream. */
 export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['complete', 'error'];
 
-type EventVariant<T extends EventType> = z.ZodObject<{ type: z.ZodLiteral<T>; payload: (typeof EventPayloads)[T] }>;
+type EventVariant<T extends EventType> = z.ZodObject<{
+  type: z.ZodLiteral<T>;
+  payload: (typeof EventPayloads)[T];
+}>;
 
 function variants(): { [T in EventType]: EventVariant<T> }[EventType][] {
-  return EVENT_TYPES.map((type) => z.object({ type: z.literal(type), payload: EventPayloads[type] })) as never;
+  return EVENT_TYPES.map((type) =>
+    z.object({ type: z.literal(type), payload: EventPayloads[type] }),
+  ) as never;
 }
 
 /** One agent event: its type and its payload. */
-export const AgentEventSchema = z.discriminatedUnion('type', variants() as [EventVariant<'connected'>, ...EventVariant<EventType>[]]);
+export const AgentEventSchema = z.discriminatedUnion(
+  'type',
+  variants() as [EventVariant<'connected'>, ...EventVariant<EventType>[]],
+);
 export type AgentEvent = { [T in EventType]: { type: T; payload: EventPayload<T> } }[EventType];

@@ -41,7 +41,11 @@ export function defineSubject<const D extends SubjectDefinition>(definition: D):
 }
 
 /** Fills `{name}` segments of a subject template and prefixes it. */
-export function resolveSubject(prefix: string, template: string, params: Record<string, string> = {}): string {
+export function resolveSubject(
+  prefix: string,
+  template: string,
+  params: Record<string, string> = {},
+): string {
   const filled = template.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`subject ${template}: missing parameter ${name}`);

@@ -28,11 +28,18 @@ const valid: { [T in EventType]: unknown } = {
   understanding_started: { query: 'show all invoices' },
   route_started: { intentCount: 12, toolCount: 26 },
   route_classified: { path: 'fast', category: 'unified', confidence: 0.95 },
-  tools_filtered: { strategy: 'keyword_matched_dynamic', groups: ['invoices'], tools: ['get_all_invoices'], count: 1 },
+  tools_filtered: {
+    strategy: 'keyword_matched_dynamic',
+    groups: ['invoices'],
+    tools: ['get_all_invoices'],
+    count: 1,
+  },
   intent_detecting: { intentCount: 12 },
   intent_detected: { intent, confidence: 0.95 },
   entities_extracted: { entities: { amounts: [5000] } },
-  pipeline_planned: { steps: [{ tool: 'get_all_invoices', description: 'List invoices', purpose: 'answer' }] },
+  pipeline_planned: {
+    steps: [{ tool: 'get_all_invoices', description: 'List invoices', purpose: 'answer' }],
+  },
   pipeline_executing: { step: 1, total: 1, tool: 'get_all_invoices' },
   enrichments_planned: { enrichments: [{ type: 'currency', description: 'Indian formatting' }] },
   enrichments_applying: { enrichments: ['currency'] },
@@ -40,7 +47,11 @@ const valid: { [T in EventType]: unknown } = {
   tool_result: { tool: 'get_all_invoices', success: true, result: { Invoices: [] } },
   mode_switch: { from: 'general_chat', to: 'unified', reason: 'greeting plus question' },
   write_validation: { tool: 'create_payment', status: 'blocked', missing_fields: ['Amount'], duration_ms: 2 },
-  tool_retry: { tool: 'create_payment', attempt: 2, reason: 'Previous attempt blocked by pre-flight validation' },
+  tool_retry: {
+    tool: 'create_payment',
+    attempt: 2,
+    reason: 'Previous attempt blocked by pre-flight validation',
+  },
   mcq: {
     actionId: 'a1',
     mcq_type: 'write_confirmation',
@@ -93,7 +104,15 @@ const invalid: { [T in EventType]: unknown } = {
   mode_switch: { from: 'chit_chat', to: 'unified', reason: '' },
   write_validation: { tool: 'x', status: 'maybe', duration_ms: 1 },
   tool_retry: { tool: 'x', attempt: 1, reason: 'first attempt is not a retry' },
-  mcq: { actionId: 'a', mcq_type: 't', tier: 4, question: 'q', options: [], pending_tool: 'x', pending_args: {} },
+  mcq: {
+    actionId: 'a',
+    mcq_type: 't',
+    tier: 4,
+    question: 'q',
+    options: [],
+    pending_tool: 'x',
+    pending_args: {},
+  },
   response_generating: { tier: 'premium' },
   response_chunk: {},
   complete: { ...(valid.complete as object), status: 'done' },
@@ -115,8 +134,14 @@ describe('envelope and subjects', () => {
   const samples: Record<keyof typeof catalog, { good: unknown; bad: unknown }> = {
     querySubmitted: { good: { query: 'show all invoices' }, bad: { query: 'x'.repeat(4001) } },
     queryRouted: { good: undefined, bad: { query: 'q', route: { path: 'fast' } } },
-    requestEvents: { good: { type: 'response_chunk', payload: { text: 'x' } }, bad: { type: 'response_chunk' } },
-    toolValidate: { good: { tool: 'create_payment', args: {}, callId: 'c', attempt: 1 }, bad: { tool: '', callId: 'c', attempt: 0 } },
+    requestEvents: {
+      good: { type: 'response_chunk', payload: { text: 'x' } },
+      bad: { type: 'response_chunk' },
+    },
+    toolValidate: {
+      good: { tool: 'create_payment', args: {}, callId: 'c', attempt: 1 },
+      bad: { tool: '', callId: 'c', attempt: 0 },
+    },
     toolExecute: {
       good: { tool: 'get_all_invoices', args: {}, callId: 'c', isWrite: false, argsHash: 'h' },
       bad: { tool: 'get_all_invoices', args: [], callId: 'c', isWrite: false, argsHash: 'h' },
@@ -125,12 +150,15 @@ describe('envelope and subjects', () => {
     healthPing: { good: {}, bad: 'ping' },
   };
 
-  it.each(Object.keys(catalog) as (keyof typeof catalog)[])('%s parses valid data and rejects invalid data', (name) => {
-    const schema = messageSchema(catalog[name].schema);
-    const { good, bad } = samples[name];
-    if (good !== undefined) expect(schema.safeParse({ ...envelope, data: good }).success).toBe(true);
-    expect(schema.safeParse({ ...envelope, data: bad }).success).toBe(false);
-  });
+  it.each(Object.keys(catalog) as (keyof typeof catalog)[])(
+    '%s parses valid data and rejects invalid data',
+    (name) => {
+      const schema = messageSchema(catalog[name].schema);
+      const { good, bad } = samples[name];
+      if (good !== undefined) expect(schema.safeParse({ ...envelope, data: good }).success).toBe(true);
+      expect(schema.safeParse({ ...envelope, data: bad }).success).toBe(false);
+    },
+  );
 
   it('rejects an envelope with an unsafe request id or unknown service', () => {
     const schema = messageSchema(catalog.querySubmitted.schema);
@@ -140,8 +168,12 @@ describe('envelope and subjects', () => {
   });
 
   it('resolves subject templates and refuses unsafe parameters', () => {
-    expect(resolveSubject('munim', catalog.requestEvents.subject, { requestId: 'r-1' })).toBe('munim.events.r-1');
-    expect(() => resolveSubject('munim', catalog.requestEvents.subject, { requestId: 'a.>' })).toThrow(/unsafe/);
+    expect(resolveSubject('munim', catalog.requestEvents.subject, { requestId: 'r-1' })).toBe(
+      'munim.events.r-1',
+    );
+    expect(() => resolveSubject('munim', catalog.requestEvents.subject, { requestId: 'a.>' })).toThrow(
+      /unsafe/,
+    );
     expect(() => resolveSubject('munim', catalog.requestEvents.subject)).toThrow(/missing parameter/);
   });
 });
@@ -163,7 +195,10 @@ describe('HTTP query body', () => {
     [{ entityId: 'e', orgId: 'o' }, 'query'],
     [{ query: '', entityId: 'e', orgId: 'o' }, 'query'],
     [{ query: 'q', entityId: 'e' }, 'orgId'],
-    [{ query: 'q', entityId: 'e', orgId: 'o', mcqResponse: { actionId: 'a', value: 'confirm' } }, 'mcqResponse'],
+    [
+      { query: 'q', entityId: 'e', orgId: 'o', mcqResponse: { actionId: 'a', value: 'confirm' } },
+      'mcqResponse',
+    ],
     [{ entityId: 'e', orgId: 'o', mcqResponse: { actionId: 'a', value: 'confirm' } }, 'conversationId'],
     [{ query: 'q', entityId: 'e', orgId: 'o', admin: true }, ''],
   ])('rejects %j naming %s', (body, field) => {

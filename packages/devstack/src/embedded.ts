@@ -40,7 +40,9 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
   mkdirSync(dataDir, { recursive: true });
   let child: ChildProcess;
   try {
-    child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', '4222', '-sd', dataDir], { stdio: 'ignore' });
+    child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', '4222', '-sd', dataDir], {
+      stdio: 'ignore',
+    });
   } catch (error) {
     throw new Error('no NATS answers at 127.0.0.1:4222 and nats-server is not on PATH; set NATS_URL', {
       cause: error,
@@ -48,7 +50,11 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
   }
   const failed = new Promise<never>((_, reject) =>
     child.once('error', (e) =>
-      reject(new Error('no NATS answers at 127.0.0.1:4222 and nats-server could not be started; set NATS_URL', { cause: e })),
+      reject(
+        new Error('no NATS answers at 127.0.0.1:4222 and nats-server could not be started; set NATS_URL', {
+          cause: e,
+        }),
+      ),
     ),
   );
   await Promise.race([waitListening('127.0.0.1', 4222, 'nats-server'), failed]);

@@ -19,7 +19,10 @@ export const BaseEnvSchema = z.object({
 export type BaseEnv = z.infer<typeof BaseEnvSchema>;
 
 /** Parses the environment with a service's schema, or throws a {@link ConfigError} naming each bad variable. */
-export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  source: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   // Empty strings mean "unset", as in most deployment tools.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(cleaned);
@@ -29,6 +32,9 @@ export function parseEnv<S extends z.ZodType>(schema: S, source: NodeJS.ProcessE
 }
 
 /** A comma-separated list of strings. */
-export const csv = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean));
+export const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);

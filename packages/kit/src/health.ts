@@ -3,7 +3,10 @@ import type { Bus } from '@munim/bus';
 import type { Subscription } from '@nats-io/nats-core';
 
 /** Answers the service's readiness probe with the state of its own dependencies. */
-export function serveHealth(bus: Bus, checks: () => Promise<Record<string, boolean>> = async () => ({})): Subscription {
+export function serveHealth(
+  bus: Bus,
+  checks: () => Promise<Record<string, boolean>> = async () => ({}),
+): Subscription {
   const instanceId = randomUUID();
   return bus.serve(
     'healthPing',

@@ -1,5 +1,5 @@
 import type { ServiceName } from '@munim/contracts';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 

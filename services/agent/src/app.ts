@@ -14,7 +14,12 @@ import type {
 } from '@munim/contracts';
 import type { Logger, ToolCatalog } from '@munim/kit';
 import { renderResults } from './format.ts';
-import { type ChatCompletionFunctionTool, type ChatCompletionMessageParam, type Llm, LlmError } from './llm.ts';
+import {
+  type ChatCompletionFunctionTool,
+  type ChatCompletionMessageParam,
+  type Llm,
+  LlmError,
+} from './llm.ts';
 import { fastPathPrompt, generalChatPrompt, type Persona, unifiedPrompt } from './prompts.ts';
 
 export interface AgentConfig {
@@ -74,7 +79,12 @@ class Run {
   /** Deterministic message ids: a redelivered request re-emits nothing JetStream has already seen. */
   emit(event: AgentEvent) {
     this.emitted += 1;
-    return this.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${this.emitted}`);
+    return this.bus.emit(
+      this.scope,
+      event,
+      this.traceparent,
+      `${this.scope.requestId}:agent:${this.emitted}`,
+    );
   }
 
   nextCallId(): string {
@@ -137,7 +147,13 @@ export async function buildAgent(deps: AgentDeps) {
     const execution = await bus.request(
       'toolExecute',
       run.scope,
-      { tool, args: validation.args ?? {}, callId, isWrite: validation.isWrite, argsHash: validation.argsHash },
+      {
+        tool,
+        args: validation.args ?? {},
+        callId,
+        isWrite: validation.isWrite,
+        argsHash: validation.argsHash,
+      },
       { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
     );
     run.toolResults.push({
@@ -149,7 +165,9 @@ export async function buildAgent(deps: AgentDeps) {
     return {
       kind: 'executed',
       success: execution.success,
-      content: execution.success ? execution.result : { error: execution.error?.message ?? 'The tool failed.' },
+      content: execution.success
+        ? execution.result
+        : { error: execution.error?.message ?? 'The tool failed.' },
       ...(execution.success ? {} : { error: execution.error?.message ?? 'failed' }),
     } satisfies ToolOutcome;
   };
@@ -210,8 +228,10 @@ export async function buildAgent(deps: AgentDeps) {
         payload: { step: index + 1, total: steps.length, tool: step.tool },
       });
       const outcome = await callTool(run, step.tool, step.args);
-      if (outcome.kind === 'blocked') throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
-      if (!outcome.success) throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
+      if (outcome.kind === 'blocked')
+        throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
+      if (!outcome.success)
+        throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
       results.push({ title: step.description, result: outcome.content });
     }
     let response: string;
@@ -348,13 +368,17 @@ export async function buildAgent(deps: AgentDeps) {
     const data = message.data;
     try {
       if (data.mcqResponse) {
-        throw new AgentError('NOT_FOUND', 'There is no pending confirmation with that id in this conversation.');
+        throw new AgentError(
+          'NOT_FOUND',
+          'There is no pending confirmation with that id in this conversation.',
+        );
       }
       if (data.route.path === 'fast') await runFastPath(run, data);
       else await runLlmPath(run, data);
     } catch (error) {
       const { code, message: text } = toUserError(error);
-      if (!(error instanceof AgentError)) log.error({ err: error, requestId: message.requestId }, 'request failed');
+      if (!(error instanceof AgentError))
+        log.error({ err: error, requestId: message.requestId }, 'request failed');
       await run.emit({ type: 'error', payload: { code, message: text } });
     }
   };
@@ -402,17 +426,27 @@ function plainField(field: string): string {
     AccountId: 'Which account should be used?',
     PaymentId: 'Which payment do you mean?',
   };
-  return known[field.replace(/\[\]$/, '')] ?? `What should ${field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} be?`;
+  return (
+    known[field.replace(/\[\]$/, '')] ??
+    `What should ${field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} be?`
+  );
 }
 
 function toUserError(error: unknown): { code: ErrorCode; message: string } {
   if (error instanceof AgentError) return { code: error.code, message: error.message };
   if (error instanceof LlmError) {
-    return { code: 'LLM_UNAVAILABLE', message: 'The language model is not reachable right now. Please try again shortly.' };
+    return {
+      code: 'LLM_UNAVAILABLE',
+      message: 'The language model is not reachable right now. Please try again shortly.',
+    };
   }
   if (error instanceof RequestFailedError) {
-    if (error.code === 'TIMEOUT') return { code: 'TIMEOUT', message: 'That took too long. Please try again.' };
-    return { code: 'SERVICE_UNAVAILABLE', message: "I couldn't complete that right now. Please try again shortly." };
+    if (error.code === 'TIMEOUT')
+      return { code: 'TIMEOUT', message: 'That took too long. Please try again.' };
+    return {
+      code: 'SERVICE_UNAVAILABLE',
+      message: "I couldn't complete that right now. Please try again shortly.",
+    };
   }
   return { code: 'INTERNAL', message: "I couldn't complete that right now." };
 }

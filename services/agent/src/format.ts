@@ -37,7 +37,11 @@ function cell(key: string, value: unknown): string {
 
 function table(rows: Record<string, unknown>[]): string {
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter(
-    (k) => !isIdColumn(k, rows.map((r) => r[k])) && rows.some((r) => r[k] !== null && typeof r[k] !== 'object'),
+    (k) =>
+      !isIdColumn(
+        k,
+        rows.map((r) => r[k]),
+      ) && rows.some((r) => r[k] !== null && typeof r[k] !== 'object'),
   );
   if (keys.length === 0) return '';
   const head = `| ${keys.map((k) => ALIASES[k] ?? k).join(' | ')} |`;
@@ -48,7 +52,8 @@ function table(rows: Record<string, unknown>[]): string {
 
 /** The largest array of records inside a tool result (results are often `{ items: [...] }`). */
 function records(result: unknown): Record<string, unknown>[] | undefined {
-  if (Array.isArray(result)) return result.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object');
+  if (Array.isArray(result))
+    return result.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object');
   if (result && typeof result === 'object') {
     const arrays = Object.values(result).filter(Array.isArray) as unknown[][];
     const biggest = arrays.sort((a, b) => b.length - a.length)[0];

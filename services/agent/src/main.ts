@@ -18,7 +18,8 @@ await runMain('agent', async (log) => {
           timeoutMs: env.LLM_TIMEOUT_MS,
         })
       : null;
-  if (!llm) log.warn({}, 'no model configured (OPENAI_BASE_URL, LLM_MODEL): only fast-path queries will be answered');
+  if (!llm)
+    log.warn({}, 'no model configured (OPENAI_BASE_URL, LLM_MODEL): only fast-path queries will be answered');
   const app = await buildAgent({
     bus,
     log,
@@ -27,7 +28,11 @@ await runMain('agent', async (log) => {
     config: {
       maxIterations: env.MAX_ITERATIONS,
       maxWriteRetries: env.MAX_WRITE_RETRIES,
-      maxTokens: { cheap: env.LLM_MAX_TOKENS_CHEAP, capable: env.LLM_MAX_TOKENS_CAPABLE, chat: env.LLM_MAX_TOKENS_CHAT },
+      maxTokens: {
+        cheap: env.LLM_MAX_TOKENS_CHEAP,
+        capable: env.LLM_MAX_TOKENS_CAPABLE,
+        chat: env.LLM_MAX_TOKENS_CHAT,
+      },
       validateTimeoutMs: env.VALIDATE_TIMEOUT_MS,
       executeTimeoutMs: env.EXECUTE_TIMEOUT_MS,
       concurrency: env.AGENT_CONCURRENCY,

@@ -3,7 +3,7 @@ import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision }
 import type { Logger, ToolCatalog } from '@munim/kit';
 import { classify } from './classifier.ts';
 import { extractEntities } from './entities.ts';
-import { type IntentSource, IntentMatcher } from './intents.ts';
+import { IntentMatcher, type IntentSource } from './intents.ts';
 import { selectTier } from './tier.ts';
 import { selectTools } from './tool-groups.ts';
 
@@ -54,7 +54,10 @@ export async function buildRouter(deps: RouterDeps) {
 
     await emit({ type: 'understanding_started', payload: { query } });
     const registry = await deps.tools.list(scope, ctx.traceparent).catch((error: unknown) => {
-      log.warn({ err: error, requestId: scope.requestId }, 'tool registry unavailable; routing without tools');
+      log.warn(
+        { err: error, requestId: scope.requestId },
+        'tool registry unavailable; routing without tools',
+      );
       return [];
     });
     await emit({ type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } });
@@ -63,7 +66,11 @@ export async function buildRouter(deps: RouterDeps) {
     if (classification.crossover) {
       await emit({
         type: 'mode_switch',
-        payload: { from: 'general_chat', to: 'unified', reason: 'greeting together with a financial question' },
+        payload: {
+          from: 'general_chat',
+          to: 'unified',
+          reason: 'greeting together with a financial question',
+        },
       });
     }
 
@@ -109,7 +116,13 @@ export async function buildRouter(deps: RouterDeps) {
     };
     await emit({
       type: 'route_classified',
-      payload: { path: decision.path, category: decision.category, confidence: decision.confidence, tier, reasoning },
+      payload: {
+        path: decision.path,
+        category: decision.category,
+        confidence: decision.confidence,
+        tier,
+        reasoning,
+      },
     });
     await emit({
       type: 'tools_filtered',

@@ -5,10 +5,17 @@ import { z } from 'zod';
 import type { Intent, IntentSource } from './intents.ts';
 
 const PhrasesSchema = z.array(z.string());
-const FlowSchema = z.array(PlannedCallSchema.partial({ description: true, purpose: true }).extend({ args: z.record(z.string(), z.unknown()).default({}) }));
+const FlowSchema = z.array(
+  PlannedCallSchema.partial({ description: true, purpose: true }).extend({
+    args: z.record(z.string(), z.unknown()).default({}),
+  }),
+);
 
 /** Active intents from the `intents` table; a row with a malformed flow is skipped, not fatal. */
-export function dbIntentSource(db: Kysely<Database>, onSkip?: (name: string, reason: string) => void): IntentSource {
+export function dbIntentSource(
+  db: Kysely<Database>,
+  onSkip?: (name: string, reason: string) => void,
+): IntentSource {
   return {
     async load() {
       const rows = await db

@@ -13,25 +13,73 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   { name: 'invoices', keywords: ['invoice', 'invoices', 'sales', 'revenue', 'bikri'], stems: ['invoice'] },
   { name: 'bills', keywords: ['bill', 'bills', 'purchase', 'purchases', 'payable'], stems: ['bill'] },
   { name: 'payments', keywords: ['payment', 'payments', 'paid', 'receipt', 'pay'], stems: ['payment'] },
-  { name: 'customers', keywords: ['customer', 'customers', 'client', 'clients', 'buyer'], stems: ['customer', 'contact'] },
+  {
+    name: 'customers',
+    keywords: ['customer', 'customers', 'client', 'clients', 'buyer'],
+    stems: ['customer', 'contact'],
+  },
   { name: 'vendors', keywords: ['vendor', 'vendors', 'supplier', 'suppliers'], stems: ['vendor', 'contact'] },
   { name: 'credit_notes', keywords: ['credit note', 'credit notes', 'refund'], stems: ['credit_note'] },
-  { name: 'accounts', keywords: ['account', 'accounts', 'ledger', 'coa', 'chart of accounts'], stems: ['account'] },
-  { name: 'transactions', keywords: ['bank', 'reconcile', 'statement', 'transaction', 'transactions'], stems: ['transaction'] },
-  { name: 'aging_reports', keywords: ['aging', 'ageing', 'overdue', 'ar', 'ap', 'past due', 'baaki'], stems: ['aged_', 'aging'] },
+  {
+    name: 'accounts',
+    keywords: ['account', 'accounts', 'ledger', 'coa', 'chart of accounts'],
+    stems: ['account'],
+  },
+  {
+    name: 'transactions',
+    keywords: ['bank', 'reconcile', 'statement', 'transaction', 'transactions'],
+    stems: ['transaction'],
+  },
+  {
+    name: 'aging_reports',
+    keywords: ['aging', 'ageing', 'overdue', 'ar', 'ap', 'past due', 'baaki'],
+    stems: ['aged_', 'aging'],
+  },
   { name: 'delivery_challans', keywords: ['challan', 'challans', 'dispatch'], stems: ['challan'] },
   { name: 'expenses', keywords: ['expense', 'expenses', 'spending', 'kharcha'], stems: ['expense'] },
   { name: 'banking', keywords: ['bank', 'reconcile', 'bank statement'], stems: ['bank'] },
-  { name: 'inventory', keywords: ['stock', 'product', 'products', 'sku', 'inventory'], stems: ['product', 'stock'] },
+  {
+    name: 'inventory',
+    keywords: ['stock', 'product', 'products', 'sku', 'inventory'],
+    stems: ['product', 'stock'],
+  },
   { name: 'journal', keywords: ['journal', 'day book', 'daybook'], stems: ['journal'] },
-  { name: 'gst_actions', keywords: ['gstr', 'e invoice', 'einvoice', 'file gst'], stems: ['gstr', 'einvoice'] },
-  { name: 'reports_pnl', keywords: ['p&l', 'profit', 'loss', 'margin', 'naafa', 'nafa'], stems: ['profit_loss', 'revenue_breakdown', 'expense_breakdown'] },
-  { name: 'reports_balance', keywords: ['balance sheet', 'trial balance'], stems: ['balance_sheet', 'trial_balance'] },
-  { name: 'reports_cashflow', keywords: ['cash flow', 'cashflow', 'liquidity', 'cash'], stems: ['cash_flow', 'cash_position'] },
-  { name: 'reports_payables', keywords: ['ap aging', 'overdue bills', 'payables'], stems: ['ap_aging', 'aged_payables'] },
-  { name: 'reports_gst', keywords: ['gst', 'gst summary', 'itc', 'tax'], stems: ['gst_summary', 'itc', 'gstr1_data', 'gstr3b'] },
+  {
+    name: 'gst_actions',
+    keywords: ['gstr', 'e invoice', 'einvoice', 'file gst'],
+    stems: ['gstr', 'einvoice'],
+  },
+  {
+    name: 'reports_pnl',
+    keywords: ['p&l', 'profit', 'loss', 'margin', 'naafa', 'nafa'],
+    stems: ['profit_loss', 'revenue_breakdown', 'expense_breakdown'],
+  },
+  {
+    name: 'reports_balance',
+    keywords: ['balance sheet', 'trial balance'],
+    stems: ['balance_sheet', 'trial_balance'],
+  },
+  {
+    name: 'reports_cashflow',
+    keywords: ['cash flow', 'cashflow', 'liquidity', 'cash'],
+    stems: ['cash_flow', 'cash_position'],
+  },
+  {
+    name: 'reports_payables',
+    keywords: ['ap aging', 'overdue bills', 'payables'],
+    stems: ['ap_aging', 'aged_payables'],
+  },
+  {
+    name: 'reports_gst',
+    keywords: ['gst', 'gst summary', 'itc', 'tax'],
+    stems: ['gst_summary', 'itc', 'gstr1_data', 'gstr3b'],
+  },
   { name: 'kpi_dashboard', keywords: ['kpi', 'dashboard', 'health'], stems: ['kpi'] },
-  { name: 'trends_analysis', keywords: ['compare', 'trend', 'forecast'], stems: ['compare_periods', 'forecast', 'trend', 'anomaly'] },
+  {
+    name: 'trends_analysis',
+    keywords: ['compare', 'trend', 'forecast'],
+    stems: ['compare_periods', 'forecast', 'trend', 'anomaly'],
+  },
 ];
 
 /** Groups offered when a financial query names no group. */
@@ -49,13 +97,22 @@ export function groupsOfTool(toolName: string): string[] {
 }
 
 /** Tool selection of seed 003 §4.4. */
-export function selectTools(query: string, category: Category, registry: readonly ToolDefinition[]): ToolSelection {
+export function selectTools(
+  query: string,
+  category: Category,
+  registry: readonly ToolDefinition[],
+): ToolSelection {
   if (category === 'general_chat') return { strategy: 'none', groups: [], tools: [] };
   const text = ` ${normalize(query)} `;
-  const matched = TOOL_GROUPS.filter((g) => g.keywords.some((k) => text.includes(` ${k} `))).map((g) => g.name);
+  const matched = TOOL_GROUPS.filter((g) => g.keywords.some((k) => text.includes(` ${k} `))).map(
+    (g) => g.name,
+  );
   const strategy = matched.length > 0 ? 'keyword_matched_dynamic' : 'default_unified_dynamic';
   const groups = matched.length > 0 ? matched : DEFAULT_GROUPS;
-  const tools = registry.filter((t) => groupsOfTool(t.name).some((g) => groups.includes(g))).map((t) => t.name);
-  if (tools.length === 0) return { strategy: 'all_tools_fallback', groups, tools: registry.map((t) => t.name) };
+  const tools = registry
+    .filter((t) => groupsOfTool(t.name).some((g) => groups.includes(g)))
+    .map((t) => t.name);
+  if (tools.length === 0)
+    return { strategy: 'all_tools_fallback', groups, tools: registry.map((t) => t.name) };
   return { strategy, groups, tools };
 }

@@ -12,10 +12,13 @@ describe('keyword classifier (seed 003 §3.1)', () => {
     (q) => expect(classify(q).category).toBe('general_chat'),
   );
 
-  it.each(['show all invoices', 'Record ₹5000 payment from Acme Corp', 'GST summary', 'bikri dikhao', 'profit?'])(
-    '%s is unified',
-    (q) => expect(classify(q).category).toBe('unified'),
-  );
+  it.each([
+    'show all invoices',
+    'Record ₹5000 payment from Acme Corp',
+    'GST summary',
+    'bikri dikhao',
+    'profit?',
+  ])('%s is unified', (q) => expect(classify(q).category).toBe('unified'));
 
   it('detects a greeting together with a financial question', () => {
     expect(classify('hi, show my overdue invoices')).toMatchObject({ category: 'unified', crossover: true });
@@ -51,12 +54,16 @@ describe('intent matching (seed 003 §3.2)', () => {
   matcher.replace(intents);
 
   it('scores an exact phrase 0.95, ignoring case and punctuation', () => {
-    expect(matcher.match('Show all invoices!')?.intent).toMatchObject({ name: 'list_invoices', confidence: 0.95 });
+    expect(matcher.match('Show all invoices!')?.intent).toMatchObject({
+      name: 'list_invoices',
+      confidence: 0.95,
+    });
   });
 
   it('scores a substring by length similarity between 0.70 and 0.95', () => {
     const close = matcher.match('please show all invoices')?.intent.confidence ?? 0;
-    const far = matcher.match('show all invoices for acme corp from last year please')?.intent.confidence ?? 0;
+    const far =
+      matcher.match('show all invoices for acme corp from last year please')?.intent.confidence ?? 0;
     expect(close).toBeGreaterThan(0.85);
     expect(close).toBeLessThan(0.95);
     expect(far).toBeGreaterThanOrEqual(0.7);
@@ -103,7 +110,11 @@ const registry: ToolDefinition[] = [
 
 describe('tool selection (seed 003 §4.4)', () => {
   it('offers nothing for general chat', () => {
-    expect(selectTools('hello', 'general_chat', registry)).toEqual({ strategy: 'none', groups: [], tools: [] });
+    expect(selectTools('hello', 'general_chat', registry)).toEqual({
+      strategy: 'none',
+      groups: [],
+      tools: [],
+    });
   });
 
   it('offers the keyword-matched groups', () => {
@@ -115,7 +126,9 @@ describe('tool selection (seed 003 §4.4)', () => {
   });
 
   it('falls back to the default groups, then to every tool', () => {
-    expect(selectTools('what should I do this month', 'unified', registry).strategy).toBe('default_unified_dynamic');
+    expect(selectTools('what should I do this month', 'unified', registry).strategy).toBe(
+      'default_unified_dynamic',
+    );
     const onlyOdd: ToolDefinition[] = [{ name: 'frobnicate', inputSchema: {}, isWrite: false }];
     expect(selectTools('what should I do this month', 'unified', onlyOdd)).toMatchObject({
       strategy: 'all_tools_fallback',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorInfoSchema, FieldIssueSchema } from '../errors.ts';
-import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
 import { defineSubject } from '../subject.ts';
+import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
 
 export const ValidateRequestSchema = z.object({
   tool: z.string().min(1).max(128),
