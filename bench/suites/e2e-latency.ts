@@ -18,7 +18,11 @@ export const e2eLatency: Suite = {
     try {
       const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
       const subject = `${sys.prefix}.bench.echo`;
-      nc.subscribe(subject, { callback: (_e, m) => m.respond(m.data) });
+      nc.subscribe(subject, {
+        callback: (_e, m) => {
+          m.respond(m.data);
+        },
+      });
       const payload = new TextEncoder().encode(JSON.stringify({ query: 'show all invoices' }));
       const anchor = await sample(
         500,

@@ -109,7 +109,7 @@ describe('one query through all six services', () => {
         (req) => {
           const blocked = toolOutput(req, 'create_payment') as { error: { message: string } };
           expect(blocked.error.message).toContain('get_all_invoices');
-          const offered = (req.tools ?? []).map((t) => t.function.name);
+          const offered = (req.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
           expect(offered).toContain('get_all_invoices');
           return { toolCalls: [{ name: 'get_all_invoices', arguments: { Search: 'Acme Corp' } }] };
         },

@@ -411,7 +411,8 @@ export class Bus {
       if (!parsed.success) {
         const detail = describeIssues(parsed.error.issues);
         this.log?.warn({ subject: msg.subject, detail }, 'malformed message terminated');
-        msg.term(detail);
+        // nats-server 2.9 ignores a TERM that carries a reason; the reason is logged above instead.
+        msg.term();
         await this.reportMalformed(raw, `${catalog[name].subject}: ${detail}`);
         return;
       }
@@ -441,7 +442,7 @@ export class Bus {
           try {
             await opts.onGiveUp?.(message as Message<unknown>, error);
           } finally {
-            msg.term('handler failed on its last delivery');
+            msg.term();
           }
         } else {
           msg.nak(Math.min(30_000, 500 * 2 ** (msg.info.deliveryCount - 1)));

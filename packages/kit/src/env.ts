@@ -38,3 +38,10 @@ export const csv = z.string().transform((s) =>
     .map((x) => x.trim())
     .filter(Boolean),
 );
+
+/** A PostgreSQL connection URL. */
+export const DatabaseUrlSchema = z.url({
+  protocol: /^postgres(ql)?$/,
+  error: (issue) =>
+    issue.input === undefined ? 'is required (a postgres:// URL)' : 'must be a postgres:// URL',
+});

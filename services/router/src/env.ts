@@ -1,8 +1,8 @@
-import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }),
+  DATABASE_URL: DatabaseUrlSchema,
   /** Intent confidence at or above which a query takes the fast path (seed 003 §3.2). */
   FAST_PATH_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85),
   INTENTS_REFRESH_MS: z.coerce.number().int().positive().default(30_000),

@@ -1,0 +1,4 @@
+export * from './db.ts';
+export * from './migrate.ts';
+export * from './schema.ts';
+export * from './seed/intents.ts';

@@ -1,0 +1,313 @@
+import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Updateable } from 'kysely';
+
+/*
+ * Column conventions (see `createDb`): `bigint`, `bigserial` and `numeric` read as JS numbers;
+ * `timestamptz` reads as `Date` and accepts a `Date` or an ISO string; `jsonb` columns are
+ * written as JSON text (`JSON.stringify(value)`), because `pg` would turn a JS array into a
+ * PostgreSQL array literal, not JSON; `text[]` columns take plain string arrays.
+ */
+
+/** A `timestamptz` the writer must supply. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A `timestamptz` with a database default (`now()`). */
+export type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A `timestamptz` that may be null. */
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+/** A `text[]` column with a default of `'{}'`. */
+export type TextArray = ColumnType<string[], string[] | undefined, string[]>;
+/** A `jsonb` column with a default, written as JSON text. */
+export type GeneratedJson<T extends object> = JSONColumnType<T, string | undefined, string>;
+/** A nullable `jsonb` column, written as JSON text. */
+export type NullableJson<T extends object> = JSONColumnType<
+  T | null,
+  string | null | undefined,
+  string | null
+>;
+
+/** The outcome of the MCP call that followed a passed write validation (seed 000 §9.1). */
+export interface WriteMcpResult {
+  success: boolean;
+  error?: string;
+}
+
+/** One write validation of a request, as kept in `query_routing_logs.write_tool_results` (seed 000 §9.1). */
+export interface WriteToolResult {
+  tool: string;
+  validation_status: 'blocked' | 'passed';
+  /** Fields the validator looked at: the ones it validated plus the ones it found missing. */
+  fields_checked: string[];
+  missing_fields?: string[];
+  message?: string;
+  duration_ms: number;
+  /** Filled by the `tool_result` of this call; null while blocked or not yet executed. */
+  mcp_result: WriteMcpResult | null;
+}
+
+/** One step of an intent's resolution flow (seed 003 §2.5 `pipelineSteps`, with its arguments). */
+export interface ResolutionStep {
+  tool: string;
+  args: Record<string, unknown>;
+  description: string;
+  purpose: string;
+}
+
+/** An entity an intent extracts from the query (e.g. a date range or a customer name). */
+export interface IntentEntitySpec {
+  name: string;
+  type: string;
+  required?: boolean;
+}
+
+/** One message of a stored conversation (seed 003 §9.1). */
+export interface ConversationMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  requestId?: string;
+  ts?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Every event of every request, exactly as it travelled on the bus. */
+export interface RequestEventsTable {
+  /** The envelope id. */
+  id: string;
+  request_id: string;
+  /** JetStream stream sequence: the order of the request's events. */
+  seq: ColumnType<number, number, number>;
+  type: string;
+  service: string;
+  conversation_id: string;
+  entity_id: string;
+  org_id: string;
+  payload: JSONColumnType<Record<string, unknown>>;
+  ts: Timestamp;
+  stored_at: GeneratedTimestamp;
+}
+
+/** One row per request: its route, tools, writes, guardrails, usage and outcome (seed 000 §9). */
+export interface QueryRoutingLogsTable {
+  request_id: string;
+  query: string | null;
+  path: string | null;
+  category: string | null;
+  confidence: number | null;
+  tier: string | null;
+  intent_id: string | null;
+  intent_confidence: number | null;
+  entity_id: string;
+  org_id: string;
+  conversation_id: string;
+  is_write_operation: Generated<boolean>;
+  write_tool_results: GeneratedJson<WriteToolResult[]>;
+  guardrails_triggered: TextArray;
+  tools_used: TextArray;
+  tools_failed: TextArray;
+  llm_model: string | null;
+  iteration_count: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  latency_ms: number | null;
+  /** `running` until `complete` (then its status) or `error` (then `error`). */
+  status: Generated<string>;
+  error_code: string | null;
+  response: string | null;
+  trace_id: string | null;
+  /** Time of the request's earliest event. */
+  created_at: Timestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** Financial query intents with training phrases and resolution flows (seed 003 §3.2). */
+export interface IntentsTable {
+  id: string;
+  name: string;
+  module_id: string | null;
+  description: string | null;
+  training_phrases: GeneratedJson<string[]>;
+  entities: GeneratedJson<IntentEntitySpec[]>;
+  resolution_flow: GeneratedJson<ResolutionStep[]>;
+  /** `table`, `report`, `narrative`, … */
+  response_format: Generated<string>;
+  is_active: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** MCP tool metadata with keywords, module mapping and usage count (seed 003 §11). */
+export interface ToolRegistryTable {
+  tool_name: string;
+  description: string | null;
+  input_schema: GeneratedJson<Record<string, unknown>>;
+  annotations: NullableJson<Record<string, unknown>>;
+  is_write: Generated<boolean>;
+  tool_group: string | null;
+  keywords: TextArray;
+  module_id: string | null;
+  usage_count: Generated<number>;
+  last_seen_at: NullableTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** Conversation history, numbered per entity (#MJ-0001 …) and soft-deletable (seed 003 §6.14). */
+export interface UnifiedConversationsTable {
+  /** The conversation id. */
+  id: string;
+  entity_id: string;
+  org_id: string;
+  chat_number: number;
+  chat_name: string | null;
+  messages: GeneratedJson<ConversationMessage[]>;
+  message_count: Generated<number>;
+  last_message_preview: string | null;
+  summary: string | null;
+  is_deleted: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** Token usage and latency per LLM call site (seed 003 §1.4). */
+export interface LlmUsageLogsTable {
+  id: Generated<number>;
+  request_id: string | null;
+  entity_id: string | null;
+  org_id: string | null;
+  model: string;
+  /** Pipeline stage: `chat`, `summarization`, … */
+  section: Generated<string>;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  total_tokens: Generated<number>;
+  latency_ms: number | null;
+  /** `success` or `error`. */
+  status: Generated<string>;
+  error: string | null;
+  created_at: GeneratedTimestamp;
+}
+
+/** Explicit (thumbs) and implicit (rephrase, follow-up, action) feedback with its context (seed 003 §6.11, §8.5). */
+export interface FeedbackLogTable {
+  id: Generated<number>;
+  request_id: string | null;
+  conversation_id: string | null;
+  entity_id: string;
+  org_id: string;
+  kind: 'explicit' | 'implicit';
+  /** `thumbs_up`, `thumbs_down`, `rephrase`, `follow_up`, `action_taken`, … */
+  signal: string | null;
+  score: number | null;
+  query: string | null;
+  response: string | null;
+  intent_id: string | null;
+  tools_used: TextArray;
+  llm_model: string | null;
+  latency_ms: number | null;
+  comment: string | null;
+  created_at: GeneratedTimestamp;
+}
+
+/** Cached answers by entity and SHA-256 of normalized query + path, with a TTL (seed 003 §6.13). */
+export interface ResponseCacheTable {
+  entity_id: string;
+  /** SHA-256 hex. */
+  cache_key: string;
+  path: string;
+  query_normalized: string;
+  response: JSONColumnType<Record<string, unknown>>;
+  /** Decides the TTL: `volatile`, `report`, `static`. */
+  data_kind: string;
+  expires_at: Timestamp;
+  created_at: GeneratedTimestamp;
+}
+
+/** Success and failure per intent per confidence bucket of 0.05 (seed 003 §8.1). */
+export interface IntentRoutingStatsTable {
+  intent_id: string;
+  /** numeric(3,2), e.g. 0.85. */
+  confidence_bucket: number;
+  total_attempts: Generated<number>;
+  successful_attempts: Generated<number>;
+  failed_attempts: Generated<number>;
+  avg_response_ms: Generated<number>;
+  avg_feedback_score: number | null;
+  updated_at: GeneratedTimestamp;
+}
+
+/** LLM-path query patterns, for discovering intents (seed 003 §8.3). */
+export interface LlmPathPatternsTable {
+  query_hash: string;
+  query_text: string;
+  tools_used: TextArray;
+  strategy: string | null;
+  occurrence_count: Generated<number>;
+  avg_response_ms: Generated<number>;
+  avg_feedback_score: number | null;
+  first_seen_at: GeneratedTimestamp;
+  last_seen_at: GeneratedTimestamp;
+}
+
+/** Intents suggested from frequent LLM-path patterns, pending review (seed 003 §8.4). */
+export interface SuggestedIntentsTable {
+  id: Generated<number>;
+  pattern_hash: string;
+  name: string;
+  training_phrases: GeneratedJson<string[]>;
+  tools: GeneratedJson<string[]>;
+  /** `pending`, `approved`, `rejected`. */
+  status: Generated<string>;
+  created_at: GeneratedTimestamp;
+}
+
+/** The database of munim, as kysely sees it. */
+export interface Database {
+  request_events: RequestEventsTable;
+  query_routing_logs: QueryRoutingLogsTable;
+  intents: IntentsTable;
+  tool_registry: ToolRegistryTable;
+  unified_conversations: UnifiedConversationsTable;
+  llm_usage_logs: LlmUsageLogsTable;
+  feedback_log: FeedbackLogTable;
+  response_cache: ResponseCacheTable;
+  intent_routing_stats: IntentRoutingStatsTable;
+  llm_path_patterns: LlmPathPatternsTable;
+  suggested_intents: SuggestedIntentsTable;
+}
+
+/** Every table the migrations create. */
+export const TABLE_NAMES = [
+  'request_events',
+  'query_routing_logs',
+  'intents',
+  'tool_registry',
+  'unified_conversations',
+  'llm_usage_logs',
+  'feedback_log',
+  'response_cache',
+  'intent_routing_stats',
+  'llm_path_patterns',
+  'suggested_intents',
+] as const satisfies readonly (keyof Database)[];
+
+export type RequestEventRow = Selectable<RequestEventsTable>;
+export type NewRequestEvent = Insertable<RequestEventsTable>;
+export type QueryRoutingLogRow = Selectable<QueryRoutingLogsTable>;
+export type NewQueryRoutingLog = Insertable<QueryRoutingLogsTable>;
+export type QueryRoutingLogUpdate = Updateable<QueryRoutingLogsTable>;
+export type IntentRow = Selectable<IntentsTable>;
+export type NewIntent = Insertable<IntentsTable>;
+export type ToolRegistryRow = Selectable<ToolRegistryTable>;
+export type NewToolRegistryEntry = Insertable<ToolRegistryTable>;
+export type ConversationRow = Selectable<UnifiedConversationsTable>;
+export type NewConversation = Insertable<UnifiedConversationsTable>;
+export type LlmUsageLogRow = Selectable<LlmUsageLogsTable>;
+export type NewLlmUsageLog = Insertable<LlmUsageLogsTable>;
+export type FeedbackRow = Selectable<FeedbackLogTable>;
+export type NewFeedback = Insertable<FeedbackLogTable>;
+export type ResponseCacheRow = Selectable<ResponseCacheTable>;
+export type NewResponseCacheEntry = Insertable<ResponseCacheTable>;
+export type IntentRoutingStatsRow = Selectable<IntentRoutingStatsTable>;
+export type LlmPathPatternRow = Selectable<LlmPathPatternsTable>;
+export type SuggestedIntentRow = Selectable<SuggestedIntentsTable>;

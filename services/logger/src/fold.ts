@@ -1,0 +1,146 @@
+import type { AgentEvent, EventPayload, EventType, Message } from '@munim/contracts';
+import type { QueryRoutingLogRow, WriteToolResult } from '@munim/db';
+
+/** The `query_routing_logs` row as the fold sees it (the database keeps `updated_at`). */
+export type RoutingLog = Omit<QueryRoutingLogRow, 'updated_at'>;
+
+type FoldHandler<T extends EventType> = (
+  row: RoutingLog,
+  payload: EventPayload<T>,
+  message: Message<AgentEvent>,
+) => void;
+
+/** Guardrail recorded when the validator blocks a write before it reaches the MCP server (seed 000 §9.1). */
+export const WRITE_PREFLIGHT_BLOCK = 'write_preflight_block';
+
+function withDistinct(list: readonly string[], value: string): string[] {
+  return list.includes(value) ? [...list] : [...list, value];
+}
+
+/** Milliseconds from the request's first event to this one. */
+function latencySince(row: RoutingLog, message: Message<AgentEvent>): number {
+  return Math.max(0, Math.round(Date.parse(message.ts) - row.created_at.getTime()));
+}
+
+const noop = (): void => {};
+
+/**
+ * How each event type changes its request's row. Typed over every event type, so a new
+ * event type does not compile until it is decided here, even if only as a no-op.
+ */
+export const fold: { [T in EventType]: FoldHandler<T> } = {
+  connected: noop,
+  understanding_started: (row, p) => {
+    row.query = p.query;
+  },
+  route_started: noop,
+  route_classified: (row, p) => {
+    row.path = p.path;
+    row.category = p.category;
+    row.confidence = p.confidence;
+    if (p.tier !== undefined) row.tier = p.tier;
+  },
+  tools_filtered: noop,
+  intent_detecting: noop,
+  intent_detected: (row, p) => {
+    row.intent_id = p.intent?.id ?? null;
+    row.intent_confidence = p.confidence;
+  },
+  entities_extracted: noop,
+  pipeline_planned: noop,
+  pipeline_executing: noop,
+  enrichments_planned: noop,
+  enrichments_applying: noop,
+  executing_tool: noop,
+  tool_result: (row, p) => {
+    if (p.success) row.tools_used = withDistinct(row.tools_used, p.tool);
+    else row.tools_failed = withDistinct(row.tools_failed, p.tool);
+    const results = row.write_tool_results;
+    for (let i = results.length - 1; i >= 0; i -= 1) {
+      const entry = results[i]!;
+      if (entry.tool === p.tool && entry.validation_status === 'passed' && entry.mcp_result === null) {
+        entry.mcp_result =
+          p.success || p.error === undefined ? { success: p.success } : { success: false, error: p.error };
+        break;
+      }
+    }
+  },
+  mode_switch: noop,
+  write_validation: (row, p) => {
+    row.is_write_operation = true;
+    const entry: WriteToolResult = {
+      tool: p.tool,
+      validation_status: p.status,
+      fields_checked: [...new Set([...(p.fields_validated ?? []), ...(p.missing_fields ?? [])])],
+      ...(p.missing_fields !== undefined && { missing_fields: p.missing_fields }),
+      ...(p.message !== undefined && { message: p.message }),
+      duration_ms: p.duration_ms,
+      mcp_result: null,
+    };
+    row.write_tool_results = [...row.write_tool_results, entry];
+    if (p.status === 'blocked') {
+      row.guardrails_triggered = withDistinct(row.guardrails_triggered, WRITE_PREFLIGHT_BLOCK);
+      row.tools_failed = withDistinct(row.tools_failed, p.tool);
+    }
+  },
+  tool_retry: noop,
+  mcq: noop,
+  response_generating: noop,
+  response_chunk: noop,
+  complete: (row, p, message) => {
+    row.status = p.status;
+    row.response = p.response;
+    row.path = p.path;
+    row.category = p.category;
+    row.llm_model = p.llmModel || null;
+    row.iteration_count = p.iterationCount;
+    row.input_tokens = p.usage.input_tokens;
+    row.output_tokens = p.usage.output_tokens;
+    row.latency_ms = latencySince(row, message);
+    if (!row.query) row.query = p.query;
+    if (row.intent_id === null && p.matchedIntent) {
+      row.intent_id = p.matchedIntent.id;
+      row.intent_confidence = p.matchedIntent.confidence;
+    }
+  },
+  error: (row, p, message) => {
+    row.status = 'error';
+    row.error_code = p.code;
+    row.response = p.message;
+    row.latency_ms = latencySince(row, message);
+  },
+};
+
+function apply<T extends EventType>(
+  row: RoutingLog,
+  event: { type: T; payload: EventPayload<T> },
+  message: Message<AgentEvent>,
+) {
+  (fold[event.type] as FoldHandler<T>)(row, event.payload, message);
+}
+
+/**
+ * The row after one more event: a copy, the input is left untouched. The row's `created_at`
+ * is its earliest event, so an event folded out of order that is older moves it back (and a
+ * latency already measured grows by as much).
+ */
+export function foldEvent(row: RoutingLog, message: Message<AgentEvent>): RoutingLog {
+  const next = structuredClone(row);
+  const ts = new Date(message.ts);
+  if (ts < next.created_at) {
+    if (next.latency_ms !== null) next.latency_ms += next.created_at.getTime() - ts.getTime();
+    next.created_at = ts;
+  }
+  apply(next, message.data, message);
+  return next;
+}
+
+/** Whether a `complete` reports an LLM call worth an `llm_usage_logs` row. */
+export function usageOf(
+  message: Message<AgentEvent>,
+): { model: string; usage: EventPayload<'complete'>['usage'] } | undefined {
+  if (message.data.type !== 'complete') return undefined;
+  const { llmModel, usage } = message.data.payload;
+  if (!llmModel || usage.input_tokens + usage.output_tokens + usage.total_tokens === 0) return undefined;
+  return { model: llmModel, usage };
+}

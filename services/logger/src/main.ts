@@ -1,0 +1,24 @@
+import { connectBus } from '@munim/bus';
+import { createDb } from '@munim/db';
+import { runMain, serveHealth } from '@munim/kit';
+import { buildLogger } from './app.ts';
+import { loadEnv } from './env.ts';
+
+await runMain('logger', async (log) => {
+  const env = loadEnv();
+  const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
+  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'logger', log });
+  await bus.ensureStreams();
+  const app = await buildLogger({ bus, log, db, config: { concurrency: env.LOGGER_CONCURRENCY } });
+  await app.start();
+  serveHealth(bus, app.health);
+  log.info({ concurrency: env.LOGGER_CONCURRENCY }, 'ready');
+  return {
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    stop: async () => {
+      await app.stop();
+      await bus.nc.drain();
+      await db.destroy();
+    },
+  };
+});
