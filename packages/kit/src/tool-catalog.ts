@@ -31,7 +31,12 @@ export function createToolCatalog(bus: Bus, opts: { ttlMs: number; timeoutMs: nu
   return {
     async list(scope, traceparent) {
       if (cached && Date.now() - cached.at < opts.ttlMs) return cached.tools;
-      return fetchTools(scope, traceparent);
+      // A short executor outage should not fail every caller: a stale registry beats none.
+      const stale = cached;
+      return fetchTools(scope, traceparent).catch((error: unknown) => {
+        if (stale) return stale.tools;
+        throw error;
+      });
     },
     async find(name, scope, traceparent) {
       await this.list(scope, traceparent);

@@ -1,0 +1,184 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@munim/kit';
+import { sanitizeMessage } from './errors.ts';
+
+/** Options of {@link McpConnection}. */
+export interface McpConnectionOptions {
+  /** Streamable HTTP endpoint of the MCP server. */
+  url: string;
+  /** Bearer token; sent as `Authorization`, never logged. */
+  authToken?: string | undefined;
+  log: Logger;
+  /** Reconnect backoff: first wait and cap, in ms. */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Bound on the `initialize` handshake. */
+  connectTimeoutMs?: number;
+  /** Liveness ping period while connected (0 disables), so health notices a dead server. */
+  pingIntervalMs?: number;
+  /** Called with each new session, before calls may use it. */
+  onConnected?: (client: Client) => Promise<void>;
+  /** Called when the server says its tool list changed. */
+  onToolsChanged?: () => void;
+}
+
+const CLIENT_INFO = { name: 'munim-mcp-executor', version: '0.1.0' };
+
+/**
+ * One MCP client session at a time, re-established with backoff whenever it is missing:
+ * at start (the server may not be up yet) and after a transport failure.
+ */
+export class McpConnection {
+  readonly #opts: McpConnectionOptions;
+  #client: Client | undefined;
+  #loop: Promise<void> | undefined;
+  #stopped = false;
+  #abort = new AbortController();
+  #waiters = new Set<() => void>();
+  #pinger: NodeJS.Timeout | undefined;
+
+  constructor(opts: McpConnectionOptions) {
+    this.#opts = opts;
+  }
+
+  get #secrets(): string[] {
+    return this.#opts.authToken ? [this.#opts.authToken] : [];
+  }
+
+  /** Whether a session is established. */
+  get connected(): boolean {
+    return this.#client !== undefined;
+  }
+
+  /** Starts connecting in the background; returns at once. */
+  start(): void {
+    this.#ensureLoop();
+    const every = this.#opts.pingIntervalMs ?? 30_000;
+    if (every > 0) {
+      this.#pinger = setInterval(() => void this.#ping(), every);
+      this.#pinger.unref();
+    }
+  }
+
+  /** The current client, waiting up to `waitMs` for a session being (re)established. */
+  async client(waitMs: number): Promise<Client | undefined> {
+    if (this.#client || this.#stopped || waitMs <= 0) return this.#client;
+    this.#ensureLoop();
+    let wake: () => void = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+      this.#waiters.add(resolve);
+    });
+    const timer = setTimeout(wake, waitMs);
+    try {
+      await woken;
+    } finally {
+      clearTimeout(timer);
+      this.#waiters.delete(wake);
+    }
+    return this.#client;
+  }
+
+  /** Drops a session whose transport failed; the next calls get a new one. */
+  markBroken(client: Client, reason: unknown): void {
+    if (client !== this.#client) return;
+    this.#opts.log.warn({ reason: describe(reason, this.#secrets) }, 'MCP session lost; reconnecting');
+    this.#client = undefined;
+    void client.close().catch(() => undefined);
+    this.#ensureLoop();
+  }
+
+  /** Closes the session and stops reconnecting. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#abort.abort();
+    clearInterval(this.#pinger);
+    for (const wake of this.#waiters) wake();
+    await this.#loop?.catch(() => undefined);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  #ensureLoop(): void {
+    if (this.#loop || this.#stopped || this.#client) return;
+    this.#loop = this.#connectLoop().finally(() => {
+      this.#loop = undefined;
+    });
+  }
+
+  async #connectLoop(): Promise<void> {
+    const { initialMs, maxMs } = this.#opts.backoff ?? { initialMs: 250, maxMs: 10_000 };
+    let delay = initialMs;
+    let attempt = 0;
+    while (!this.#stopped) {
+      attempt += 1;
+      const client = new Client(CLIENT_INFO, { capabilities: {} });
+      try {
+        await client.connect(this.#transport(), { timeout: this.#opts.connectTimeoutMs ?? 10_000 });
+        client.setNotificationHandler(ToolListChangedNotificationSchema, async () =>
+          this.#opts.onToolsChanged?.(),
+        );
+        client.onerror = (error) =>
+          this.#opts.log.debug({ reason: describe(error, this.#secrets) }, 'MCP transport error');
+        await this.#opts.onConnected?.(client);
+        if (this.#stopped) {
+          await client.close().catch(() => undefined);
+          return;
+        }
+        this.#client = client;
+        this.#opts.log.info({ server: origin(this.#opts.url), attempt }, 'MCP session established');
+        for (const wake of this.#waiters) wake();
+        return;
+      } catch (error) {
+        await client.close().catch(() => undefined);
+        if (this.#stopped) return;
+        this.#opts.log.warn(
+          {
+            server: origin(this.#opts.url),
+            attempt,
+            retryInMs: delay,
+            reason: describe(error, this.#secrets),
+          },
+          'MCP server not reachable; retrying',
+        );
+        await sleep(delay, undefined, { signal: this.#abort.signal }).catch(() => undefined);
+        delay = Math.min(delay * 2, maxMs);
+      }
+    }
+  }
+
+  #transport(): StreamableHTTPClientTransport {
+    const headers: Record<string, string> = {};
+    if (this.#opts.authToken) headers.Authorization = `Bearer ${this.#opts.authToken}`;
+    return new StreamableHTTPClientTransport(new URL(this.#opts.url), { requestInit: { headers } });
+  }
+
+  async #ping(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    try {
+      await client.ping({ timeout: 5_000 });
+    } catch (error) {
+      this.markBroken(client, error);
+    }
+  }
+}
+
+/** The server's origin only: the path or query of a URL may carry credentials. */
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+function describe(error: unknown, secrets: readonly string[]): string {
+  if (!(error instanceof Error)) return sanitizeMessage(String(error), secrets, 'unknown error');
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = cause ? ` (${String(cause.code ?? cause.message ?? '')})` : '';
+  return sanitizeMessage(`${error.name}: ${error.message}${detail}`, secrets, 'unknown error');
+}

@@ -1,0 +1,81 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { isWriteTool, type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
+
+/** A tool as `tools/list` reports it. */
+interface ListedTool {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown> | undefined;
+}
+
+const MAX_PAGES = 100;
+
+/** Every tool of the server, following `nextCursor` until the last page. */
+export async function listAllTools(client: Client, timeoutMs: number): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    tools.push(...(result.tools as ListedTool[]));
+    cursor = result.nextCursor;
+    // A server repeating a cursor would loop forever.
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return tools;
+}
+
+/** The registry's view of one listed tool, or undefined when the server's entry is unusable. */
+export function toDefinition(tool: ListedTool): ToolDefinition | undefined {
+  const annotations = tool.annotations;
+  const parsed = ToolDefinitionSchema.safeParse({
+    name: tool.name,
+    title: tool.title ?? (typeof annotations?.title === 'string' ? annotations.title : undefined),
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations,
+    isWrite: isWriteTool(tool.name, annotations as Parameters<typeof isWriteTool>[1]),
+  });
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The tools of the MCP server, held in memory and replaced as a whole on each refresh. */
+export class ToolRegistry {
+  #tools = new Map<string, ToolDefinition>();
+  #loadedAt: number | undefined;
+
+  /** Whether a listing has ever succeeded. */
+  get loaded(): boolean {
+    return this.#loadedAt !== undefined;
+  }
+
+  /** When the current listing was taken (epoch ms), if any. */
+  get loadedAt(): number | undefined {
+    return this.#loadedAt;
+  }
+
+  list(): ToolDefinition[] {
+    return [...this.#tools.values()];
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Replaces the registry; returns the names of entries that were skipped as unusable. */
+  replace(tools: readonly ListedTool[]): string[] {
+    const next = new Map<string, ToolDefinition>();
+    const skipped: string[] = [];
+    for (const tool of tools) {
+      const definition = toDefinition(tool);
+      if (definition) next.set(definition.name, definition);
+      else skipped.push(String(tool.name));
+    }
+    this.#tools = next;
+    this.#loadedAt = Date.now();
+    return skipped;
+  }
+}

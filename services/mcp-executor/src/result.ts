@@ -1,0 +1,148 @@
+/** The parts of an MCP `tools/call` result the executor reads. */
+export interface CallResultLike {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+  toolResult?: unknown;
+}
+
+interface ContentItem {
+  type?: unknown;
+  text?: unknown;
+  mimeType?: unknown;
+  resource?: { uri?: unknown; mimeType?: unknown; text?: unknown };
+}
+
+function contentItems(result: CallResultLike): ContentItem[] {
+  return Array.isArray(result.content) ? (result.content as ContentItem[]) : [];
+}
+
+/** The text parts of a result, joined. */
+export function resultText(result: CallResultLike): string {
+  return contentItems(result)
+    .filter((item) => item.type === 'text' && typeof item.text === 'string')
+    .map((item) => item.text as string)
+    .join('\n');
+}
+
+function parseJsonOrText(text: string): unknown {
+  const trimmed = text.trim();
+  if (!/^[[{"]|^-?\d|^(true|false|null)$/.test(trimmed)) return text;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The value of a successful tool result: `structuredContent` when present, else the text
+ * content parsed as JSON when it parses, else the text. Binary parts are described, not copied.
+ */
+export function extractResult(result: CallResultLike): unknown {
+  if (result.structuredContent !== undefined && result.structuredContent !== null)
+    return result.structuredContent;
+  if (result.toolResult !== undefined) return result.toolResult;
+  const items = contentItems(result);
+  const texts = items.filter((item) => item.type === 'text' && typeof item.text === 'string');
+  if (texts.length === items.length) return texts.length === 0 ? null : parseJsonOrText(resultText(result));
+  // Mixed content: keep text parts (parsed when JSON) and describe the others without their bytes.
+  return items.map((item) => {
+    if (item.type === 'text' && typeof item.text === 'string') return parseJsonOrText(item.text);
+    if (item.type === 'resource' && item.resource) {
+      return {
+        type: 'resource',
+        uri: item.resource.uri,
+        mimeType: item.resource.mimeType,
+        text: item.resource.text,
+      };
+    }
+    return { type: item.type, mimeType: item.mimeType };
+  });
+}
+
+/** Marker fields added to a truncated result (seed 003 §6.10: truncated with the item count preserved). */
+export interface TruncationInfo {
+  truncated: true;
+  total_items: number;
+  shown_items: number;
+}
+
+type Path = (string | number)[];
+
+function jsonLength(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The path of the largest array reachable through plain objects (depth-bounded). */
+function largestArrayPath(
+  value: unknown,
+  path: Path = [],
+  depth = 0,
+): { path: Path; size: number } | undefined {
+  if (Array.isArray(value)) return { path, size: jsonLength(value) };
+  if (!isPlainObject(value) || depth > 4) return undefined;
+  let best: { path: Path; size: number } | undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = largestArrayPath(child, [...path, key], depth + 1);
+    if (found && (!best || found.size > best.size)) best = found;
+  }
+  return best;
+}
+
+function getAt(value: unknown, path: Path): unknown {
+  return path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value);
+}
+
+function setAt(value: unknown, path: Path, replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path;
+  const node = value as Record<string, unknown>;
+  return { ...node, [head as string]: setAt(node[head as string], rest, replacement) };
+}
+
+/**
+ * Bounds a result's JSON to `maxChars`. An array, or the largest array inside an object, keeps
+ * as many leading items as fit and the result gains `{ truncated, total_items, shown_items }`;
+ * a bare array becomes `{ items, … }`. Anything else is cut as text.
+ */
+export function truncateResult(value: unknown, maxChars: number): { value: unknown; truncated: boolean } {
+  if (jsonLength(value) <= maxChars) return { value, truncated: false };
+
+  const found = largestArrayPath(value);
+  if (found) {
+    const items = getAt(value, found.path) as unknown[];
+    const build = (shown: number) => {
+      const info: TruncationInfo = { truncated: true, total_items: items.length, shown_items: shown };
+      const slice = items.slice(0, shown);
+      if (found.path.length === 0) return { items: slice, ...info };
+      return { ...(setAt(value, found.path, slice) as Record<string, unknown>), ...info };
+    };
+    if (jsonLength(build(0)) <= maxChars) {
+      // Largest n whose rendering fits; the length grows with n, so binary search.
+      let lo = 0;
+      let hi = items.length;
+      while (lo < hi) {
+        const mid = Math.ceil((lo + hi) / 2);
+        if (jsonLength(build(mid)) <= maxChars) lo = mid;
+        else hi = mid - 1;
+      }
+      return { value: build(lo), truncated: true };
+    }
+  }
+
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const note = ` … [truncated: ${text.length} characters in all]`;
+  let keep = Math.max(0, maxChars - note.length - 2);
+  let cut = `${text.slice(0, keep)}${note}`;
+  // Escapes make the JSON longer than the text; shrink until it fits.
+  while (keep > 0 && jsonLength(cut) > maxChars) {
+    keep = Math.max(0, keep - (jsonLength(cut) - maxChars));
+    cut = `${text.slice(0, keep)}${note}`;
+  }
+  return { value: cut, truncated: true };
+}

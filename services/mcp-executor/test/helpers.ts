@@ -1,0 +1,148 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Bus } from '@munim/bus';
+import type { AgentEvent, RequestScope } from '@munim/contracts';
+import { createLogger } from '@munim/kit';
+import { connect } from '@nats-io/transport-node';
+
+export const log = createLogger('test', 'silent');
+
+/** A bus on a fresh subject prefix, with its streams; `cleanup` deletes them. */
+export async function testBus(service: 'mcp-executor' | 'validator' | 'agent' = 'agent') {
+  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const bus = await Bus.create({ nc, prefix: `t${randomBytes(5).toString('hex')}`, service });
+  await bus.ensureStreams();
+  return {
+    bus,
+    cleanup: async () => {
+      for (const key of ['work', 'events'] as const)
+        await bus.jsm.streams.delete(bus.streamName(key)).catch(() => {});
+      await bus.nc.drain();
+    },
+  };
+}
+
+export const newScope = (): RequestScope => ({
+  requestId: randomUUID(),
+  conversationId: 'conv-1',
+  entityId: 'entity-1',
+  orgId: 'org-1',
+});
+
+/** Records the events of one request as they are published on its subject. */
+export function recordEvents(bus: Bus, requestId: string): { events: AgentEvent[]; stop(): void } {
+  const events: AgentEvent[] = [];
+  const sub = bus.nc.subscribe(bus.subject('requestEvents', { requestId }), {
+    callback: (_err, msg) => {
+      events.push((msg.json() as { data: AgentEvent }).data);
+    },
+  });
+  return { events, stop: () => sub.unsubscribe() };
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface SdkTool {
+  tool: Tool;
+  run: (args: Record<string, unknown>) => Promise<CallToolResult> | CallToolResult;
+}
+
+/**
+ * A small stateful MCP server made with the SDK, for the cases the demo books do not cover:
+ * paginated listing, list_changed notifications, error texts with stack traces.
+ */
+export async function startSdkServer(initial: SdkTool[], opts: { pageSize?: number } = {}) {
+  const tools = new Map(initial.map((t) => [t.tool.name, t]));
+  const servers = new Set<Server>();
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const calls: string[] = [];
+
+  const newServer = () => {
+    const server = new Server(
+      { name: 'sdk-test', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      const all = [...tools.values()].map((t) => t.tool);
+      const size = opts.pageSize ?? all.length;
+      const start = Number(request.params?.cursor ?? 0);
+      const next = start + size;
+      return { tools: all.slice(start, next), ...(next < all.length ? { nextCursor: String(next) } : {}) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      calls.push(request.params.name);
+      const entry = tools.get(request.params.name);
+      if (!entry) return { isError: true, content: [{ type: 'text', text: 'no such tool' }] };
+      return entry.run(request.params.arguments ?? {});
+    });
+    servers.add(server);
+    return server;
+  };
+
+  const http: HttpServer = createServer(async (req, res) => {
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    if (typeof sessionId === 'string') {
+      res.writeHead(404).end();
+      return;
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    await newServer().connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    /** Adds a tool and notifies every connected session. */
+    async addTool(tool: SdkTool) {
+      tools.set(tool.tool.name, tool);
+      await Promise.allSettled([...servers].map((s) => s.sendToolListChanged()));
+    },
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+export const readTool = (name: string, extra: Partial<Tool> = {}): Tool => ({
+  name,
+  inputSchema: { type: 'object', properties: {} },
+  annotations: { readOnlyHint: true },
+  ...extra,
+});
+
+/** Waits until `check` holds (for setup code, where `expect.poll` is not available). */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,93 @@
+import type { ToolDefinition } from '@munim/contracts';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, SchemaCompiler, strictify, validateCall } from '../src/app.ts';
+import { demoBooksDefinitions } from './helpers.ts';
+
+const compiler = new SchemaCompiler();
+const demo = new Map(demoBooksDefinitions().map((d) => [d.name, d]));
+const available = new Set(demo.keys());
+const check = (definition: ToolDefinition, args: Record<string, unknown>) =>
+  validateCall(definition, { tool: definition.name, args, callId: 'c', attempt: 1 }, compiler, available);
+
+describe('strict schemas', () => {
+  it('closes plain objects but leaves explicit additionalProperties and combinator branches alone', () => {
+    const out = strictify({
+      type: 'object',
+      properties: {
+        a: { type: 'object', properties: { b: { type: 'string' } } },
+        open: { type: 'object', additionalProperties: true },
+      },
+      allOf: [{ properties: { c: { type: 'string' } } }],
+    });
+    expect(out.unevaluatedProperties).toBe(false);
+    expect((out.properties as Record<string, Record<string, unknown>>).a?.unevaluatedProperties).toBe(false);
+    expect(
+      (out.properties as Record<string, Record<string, unknown>>).open?.unevaluatedProperties,
+    ).toBeUndefined();
+    expect((out.allOf as Record<string, unknown>[])[0]?.unevaluatedProperties).toBeUndefined();
+  });
+
+  it('accepts fields that an allOf branch declares and rejects the others', () => {
+    const tool: ToolDefinition = {
+      name: 'create_thing',
+      isWrite: true,
+      inputSchema: {
+        type: 'object',
+        properties: { Name: { type: 'string' } },
+        allOf: [{ properties: { Code: { type: 'string' } } }],
+      },
+    };
+    expect(check(tool, { Name: 'x', Code: 'y' }).status).toBe('passed');
+    expect(check(tool, { Name: 'x', Other: 1 }).issues).toEqual([
+      expect.objectContaining({ field: 'Other', code: 'unrecognized_keys' }),
+    ]);
+  });
+
+  it('falls back to the rules when a schema cannot be compiled, and says so', () => {
+    const tool: ToolDefinition = {
+      name: 'void_invoice',
+      isWrite: true,
+      inputSchema: { type: 'object', properties: { InvoiceId: { type: 'uuid-ish' } } },
+    };
+    const result = check(tool, {});
+    expect(result).toMatchObject({ status: 'blocked', missingFields: ['InvoiceId'] });
+    expect(result.guardrails).toContain('schema_unavailable');
+  });
+});
+
+describe('guidance', () => {
+  it('sends bills and vendor payments to the vendor and bill tools', () => {
+    const bill = check(demo.get('create_bill')!, {
+      Lines: [{ Description: 'x', Quantity: 1, UnitPrice: 1, TaxRate: 0 }],
+    });
+    expect(bill.suggestedTools).toEqual(['get_all_vendors']);
+    expect(bill.message).toBe(
+      'Missing: ContactId. Fetch the vendor first via get_all_vendors to obtain ContactId.',
+    );
+    const payment = check(demo.get('create_bill_payment')!, {
+      AccountId: '6f1c1f9e-3d7b-4a52-9f0e-1a2b3c4d5e6f',
+      Amount: 10,
+    });
+    expect(payment.message).toBe(
+      'Missing: Applications[]. Fetch the bill first via get_bills to obtain BillId for Applications.',
+    );
+  });
+
+  it('only suggests tools the registry has', () => {
+    const result = validateCall(
+      demo.get('void_invoice')!,
+      { tool: 'void_invoice', args: {}, callId: 'c', attempt: 1 },
+      compiler,
+      new Set(['void_invoice']),
+    );
+    expect(result.suggestedTools).toEqual([]);
+    expect(result.message).toBe('Missing: InvoiceId.');
+  });
+});
+
+describe('canonical JSON', () => {
+  it('sorts keys at every depth and keeps array order', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe('{"a":{"c":null,"d":[2,1]},"b":1}');
+    expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+});
