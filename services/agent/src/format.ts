@@ -1,18 +1,28 @@
-/** Column names shown to users instead of the API's field names. */
-const ALIASES: Record<string, string> = {
-  InvoiceNumber: 'Invoice #',
-  BillNumber: 'Bill #',
-  ContactName: 'Contact',
-  CustomerName: 'Customer',
-  VendorName: 'Vendor',
-  Name: 'Name',
-  Date: 'Date',
-  DueDate: 'Due date',
-  Total: 'Total',
-  AmountDue: 'Amount due',
-  Amount: 'Amount',
-  Status: 'Status',
-};
+/** Columns worth showing in a list, in this order, with the names users see. */
+const COLUMNS: [key: string, label: string][] = [
+  ['InvoiceNumber', 'Invoice #'],
+  ['BillNumber', 'Bill #'],
+  ['PaymentNumber', 'Payment #'],
+  ['CreditNoteNumber', 'Credit note #'],
+  ['Code', 'Code'],
+  ['Name', 'Name'],
+  ['ContactName', 'Contact'],
+  ['Type', 'Type'],
+  ['Date', 'Date'],
+  ['DueDate', 'Due date'],
+  ['Status', 'Status'],
+  ['PaymentStatus', 'Payment'],
+  ['Email', 'Email'],
+  ['Phone', 'Phone'],
+  ['GSTIN', 'GSTIN'],
+  ['Total', 'Total'],
+  ['Amount', 'Amount'],
+  ['AmountPaid', 'Paid'],
+  ['AmountDue', 'Due'],
+  ['Balance', 'Balance'],
+  ['DaysOverdue', 'Days overdue'],
+];
+const LABELS = new Map(COLUMNS);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -26,7 +36,7 @@ const inr = new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR',
 
 function cell(key: string, value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number' && /amount|total|balance|price|due|paid/i.test(key)) return inr.format(value);
+  if (typeof value === 'number' && isMoney(key)) return inr.format(value);
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value)) {
     const [y, m, d] = value.slice(0, 10).split('-');
     return `${d}/${m}/${y}`;
@@ -35,16 +45,24 @@ function cell(key: string, value: unknown): string {
   return String(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function table(rows: Record<string, unknown>[]): string {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter(
-    (k) =>
-      !isIdColumn(
-        k,
-        rows.map((r) => r[k]),
-      ) && rows.some((r) => r[k] !== null && typeof r[k] !== 'object'),
+function isMoney(key: string): boolean {
+  return (
+    /amount|total|balance|price|paid|tax|gst|value|due$/i.test(key) && !/days|count|rate|quantity/i.test(key)
   );
+}
+
+function table(rows: Record<string, unknown>[]): string {
+  const shown = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => {
+    const values = rows.map((r) => r[k]);
+    return (
+      !isIdColumn(k, values) && values.some((v) => v !== null && v !== undefined && typeof v !== 'object')
+    );
+  });
+  // Known record shapes show their curated columns; unknown ones show every plain column.
+  const curated = COLUMNS.map(([k]) => k).filter((k) => shown.includes(k));
+  const keys = curated.length >= 2 ? curated : shown;
   if (keys.length === 0) return '';
-  const head = `| ${keys.map((k) => ALIASES[k] ?? k).join(' | ')} |`;
+  const head = `| ${keys.map((k) => LABELS.get(k) ?? k).join(' | ')} |`;
   const rule = `| ${keys.map(() => '---').join(' | ')} |`;
   const body = rows.map((r) => `| ${keys.map((k) => cell(k, r[k])).join(' | ')} |`);
   return [head, rule, ...body].join('\n');

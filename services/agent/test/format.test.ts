@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { renderResults } from '../src/format.ts';
+
+const uuid = '95b16e3d-abe3-498c-9a4a-b421e9ae35aa';
+
+describe('deterministic fast-path rendering', () => {
+  it('renders a list as a markdown table of curated columns without ids', () => {
+    const md = renderResults([
+      {
+        title: 'Invoices',
+        result: {
+          Invoices: [
+            {
+              InvoiceId: uuid,
+              InvoiceNumber: 'INV-0001',
+              ContactName: 'Acme Corp',
+              Date: '2026-11-01',
+              AmountDue: 125000.5,
+              DaysOverdue: 3,
+              Lines: [{}],
+            },
+            {
+              InvoiceId: uuid,
+              InvoiceNumber: 'INV-0002',
+              ContactName: 'Zenith',
+              Date: '2026-10-01',
+              AmountDue: 0,
+              DaysOverdue: 0,
+              Lines: [],
+            },
+          ],
+          Page: 1,
+        },
+      },
+    ]);
+    expect(md).toContain('| Invoice # | Contact | Date | Due | Days overdue |');
+    expect(md).toContain('| INV-0001 | Acme Corp | 01/11/2026 | ₹1,25,000.50 | 3 |');
+    expect(md).toContain('2 record(s).');
+    expect(md).not.toContain(uuid);
+  });
+
+  it('drops any column holding a UUID and says when a list is empty', () => {
+    const md = renderResults([
+      { title: 'Odd', result: [{ Ref: uuid, Label: 'x', Other: 'y' }] },
+      { title: 'Empty', result: { Items: [] } },
+    ]);
+    expect(md).not.toContain(uuid);
+    expect(md).toContain('| Label | Other |');
+    expect(md).toContain('No records found.');
+  });
+});
