@@ -491,51 +491,62 @@ export class Bus {
   /**
    * Follows the events of one request from the stream: the past ones first, then live,
    * ending after its `complete` or `error`. `afterSeq` resumes after an SSE `Last-Event-ID`.
+   * `stop()` also deletes the ordered consumer, so a client that goes away leaves nothing behind.
    */
   async follow(requestId: string, opts: { afterSeq?: number } = {}): Promise<Following> {
-    const filter = this.subject('requestEvents', { requestId });
     const consumer = await this.js.consumers.get(this.streamName('events'), {
-      filter_subjects: filter,
+      filter_subjects: this.subject('requestEvents', { requestId }),
       ...(opts.afterSeq
         ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.afterSeq + 1 }
         : { deliver_policy: DeliverPolicy.All }),
     });
     const messages = await consumer.consume({ max_messages: 256 });
-    const schema = this.schemaFor('requestEvents');
     const log = this.log;
+    const parse = (bytes: Uint8Array) => this.parseEvent(bytes);
     async function* iterate(): AsyncGenerator<FollowedEvent> {
       for await (const msg of messages) {
-        const parsed = schema.safeParse(parseJson(msg.data));
-        if (!parsed.success) {
+        const message = parse(msg.data);
+        if (!message) {
           log?.warn({ subject: msg.subject, seq: msg.seq }, 'skipping malformed event');
           continue;
         }
-        const message = parsed.data as Message<AgentEvent>;
         yield { seq: msg.seq, message };
         if (TERMINAL_EVENT_TYPES.includes(message.data.type)) return;
       }
     }
     const iterator = iterate();
+    let stopping: Promise<void> | undefined;
     return {
       [Symbol.asyncIterator]: () => iterator,
-      stop: async () => {
-        messages.stop();
-        await iterator.return(undefined);
+      stop: () => {
+        stopping ??= (async () => {
+          messages.stop();
+          await iterator.return(undefined);
+          await consumer.delete().catch((error: unknown) => {
+            log?.warn(
+              { err: error, requestId },
+              'could not delete the follow consumer; it expires when idle',
+            );
+          });
+        })();
+        return stopping;
       },
     };
   }
 
-  /** Whether a request's events are in the stream at all (for replay of unknown ids). */
-  async hasEvents(requestId: string): Promise<boolean> {
-    try {
-      const stored = await this.jsm.streams.getMessage(this.streamName('events'), {
-        last_by_subj: this.subject('requestEvents', { requestId }),
-      });
-      return stored !== null;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
+  /** The last stored event of a request, or null when the request has no events. */
+  async lastEvent(requestId: string): Promise<FollowedEvent | null> {
+    const stored = await this.jsm.streams.getMessage(this.streamName('events'), {
+      last_by_subj: this.subject('requestEvents', { requestId }),
+    });
+    if (!stored) return null;
+    const message = this.parseEvent(stored.data);
+    return message ? { seq: stored.seq, message } : null;
+  }
+
+  private parseEvent(bytes: Uint8Array): Message<AgentEvent> | null {
+    const parsed = this.schemaFor('requestEvents').safeParse(parseJson(bytes));
+    return parsed.success ? (parsed.data as Message<AgentEvent>) : null;
   }
 }
 

@@ -126,7 +126,7 @@ describe('bus', () => {
     seqs.push((await bus.emit(s, { type: 'error', payload: { code: 'INTERNAL', message: 'x' } })).seq);
     await done;
     expect(got).toEqual(seqs.slice(1));
-    expect(await bus.hasEvents(s.requestId)).toBe(true);
-    expect(await bus.hasEvents('nope')).toBe(false);
+    expect((await bus.lastEvent(s.requestId))?.seq).toBe(seqs[2]);
+    expect(await bus.lastEvent('nope')).toBeNull();
   });
 });

@@ -101,7 +101,7 @@ describe('mcp-executor against the demo books', () => {
       payload: { tool: 'get_all_invoices', success: true, callId: 'call-get_all_invoices', truncated: false },
     });
     expect(recorder.events[1]?.payload).toHaveProperty('result', reply.result);
-    expect(await main.bus.hasEvents(scope.requestId)).toBe(true);
+    expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');
   });
 
   it('reports an isError result as a failure with a sanitized message', async () => {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -9,45 +9,11 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Bus } from '@munim/bus';
-import type { AgentEvent, RequestScope } from '@munim/contracts';
 import { createLogger } from '@munim/kit';
-import { connect } from '@nats-io/transport-node';
 
 export const log = createLogger('test', 'silent');
 
-/** A bus on a fresh subject prefix, with its streams; `cleanup` deletes them. */
-export async function testBus(service: 'mcp-executor' | 'validator' | 'agent' = 'agent') {
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
-  const bus = await Bus.create({ nc, prefix: `t${randomBytes(5).toString('hex')}`, service });
-  await bus.ensureStreams();
-  return {
-    bus,
-    cleanup: async () => {
-      for (const key of ['work', 'events'] as const)
-        await bus.jsm.streams.delete(bus.streamName(key)).catch(() => {});
-      await bus.nc.drain();
-    },
-  };
-}
-
-export const newScope = (): RequestScope => ({
-  requestId: randomUUID(),
-  conversationId: 'conv-1',
-  entityId: 'entity-1',
-  orgId: 'org-1',
-});
-
-/** Records the events of one request as they are published on its subject. */
-export function recordEvents(bus: Bus, requestId: string): { events: AgentEvent[]; stop(): void } {
-  const events: AgentEvent[] = [];
-  const sub = bus.nc.subscribe(bus.subject('requestEvents', { requestId }), {
-    callback: (_err, msg) => {
-      events.push((msg.json() as { data: AgentEvent }).data);
-    },
-  });
-  return { events, stop: () => sub.unsubscribe() };
-}
+export { newScope, recordEvents, testBus } from '@munim/bus/testing';
 
 /** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {

@@ -1,0 +1,57 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AgentEvent, RequestScope, ServiceName } from '@munim/contracts';
+import { connect } from '@nats-io/transport-node';
+import { Bus } from './bus.ts';
+
+const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+
+/**
+ * One test file's slice of the real NATS: a unique subject/stream prefix, buses for any
+ * services on it, and `cleanup` that deletes its streams and closes the connections.
+ */
+export class TestNats {
+  readonly prefix = `t${randomBytes(6).toString('hex')}`;
+  readonly #buses: Bus[] = [];
+
+  async bus(service: ServiceName): Promise<Bus> {
+    const nc = await connect({ servers: NATS_URL });
+    const bus = await Bus.create({ nc, prefix: this.prefix, service });
+    await bus.ensureStreams();
+    this.#buses.push(bus);
+    return bus;
+  }
+
+  async cleanup(): Promise<void> {
+    const first = this.#buses[0];
+    if (first) {
+      for (const key of ['work', 'events'] as const) {
+        await first.jsm.streams.delete(first.streamName(key)).catch(() => {});
+      }
+    }
+    await Promise.all(this.#buses.map((b) => b.nc.drain().catch(() => {})));
+  }
+}
+
+/** A bus on a fresh prefix with its streams; `cleanup` deletes them. */
+export async function testBus(service: ServiceName = 'agent') {
+  const nats = new TestNats();
+  const bus = await nats.bus(service);
+  return { bus, cleanup: () => nats.cleanup() };
+}
+
+/** A fresh request scope for one test request. */
+export const newScope = (): RequestScope => ({
+  requestId: randomUUID(),
+  conversationId: 'conv-1',
+  entityId: 'entity-1',
+  orgId: 'org-1',
+});
+
+/** Records the events of one request as they are published on its subject. */
+export function recordEvents(bus: Bus, requestId: string): { events: AgentEvent[]; stop(): void } {
+  const events: AgentEvent[] = [];
+  const sub = bus.nc.subscribe(bus.subject('requestEvents', { requestId }), {
+    callback: (_err, msg) => void events.push((msg.json() as { data: AgentEvent }).data),
+  });
+  return { events, stop: () => sub.unsubscribe() };
+}

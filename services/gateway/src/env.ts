@@ -1,0 +1,67 @@
+import { IdSchema } from '@munim/contracts';
+import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { z } from 'zod';
+
+/** One configured API key and the tenant it may act for. */
+export interface ApiKey {
+  key: string;
+  entityId: string;
+  orgId: string;
+}
+
+/**
+ * `GATEWAY_API_KEYS`: comma-separated `key:entityId:orgId` triples. Error messages name the
+ * entry by position only, so a key never appears in a log or on stderr.
+ */
+export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
+  const keys: ApiKey[] = [];
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const [index, entry] of entries.entries()) {
+    const parts = entry.split(':').map((part) => part.trim());
+    const [key, entityId, orgId] = parts;
+    if (parts.length !== 3 || !key || !entityId || !orgId) {
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not a key:entityId:orgId triple` });
+      continue;
+    }
+    if (!IdSchema.safeParse(entityId).success || !IdSchema.safeParse(orgId).success) {
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} has an invalid entityId or orgId` });
+      continue;
+    }
+    if (keys.some((known) => known.key === key)) {
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} repeats an earlier key` });
+      continue;
+    }
+    keys.push({ key, entityId, orgId });
+  }
+  return keys;
+});
+
+export const EnvSchema = BaseEnvSchema.extend({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Unset or empty: no auth (local use only). */
+  GATEWAY_API_KEYS: ApiKeysSchema.default([]),
+  /** Largest accepted request body; a bigger one gets a 400. */
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
+  /** Longest an SSE stream (or an MCP tool call) waits for `complete`/`error` before ending with TIMEOUT. */
+  STREAM_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 60_000),
+  /** Timeout of the gateway's own bus requests (health pings). */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+  /** Interval of the SSE heartbeat comment that keeps idle proxies from closing a stream. */
+  SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+});
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Parses the gateway's environment; a bad variable throws a ConfigError naming it. */
+export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -1,0 +1,193 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Bus } from '@munim/bus';
+import {
+  type CompletionStatus,
+  type ErrorInfo,
+  type EventPayload,
+  IdSchema,
+  MAX_QUERY_LENGTH,
+} from '@munim/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { Tenant } from './auth.ts';
+import { type OpenStreams, relay } from './relay.ts';
+import { SubmitError, submitQuery } from './submit.ts';
+
+/** Name of the one tool the gateway's MCP server offers. */
+export const QUERY_TOOL = 'query_cfo_agent';
+
+export interface McpDeps {
+  bus: Bus;
+  log: Logger;
+  openStreams: OpenStreams;
+  streamTimeoutMs: number;
+  /** The tenant of an authenticated request; null when the gateway runs without keys. */
+  tenantOf: (request: FastifyRequest) => Tenant | null;
+}
+
+const QueryToolInput = {
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_QUERY_LENGTH)
+    .describe('The question or instruction, in plain language.'),
+  conversationId: IdSchema.optional().describe('Continue this conversation; omit to start a new one.'),
+  entityId: IdSchema.optional().describe(
+    'The business entity (required when the server runs without API keys).',
+  ),
+  orgId: IdSchema.optional().describe('The organisation (required when the server runs without API keys).'),
+};
+type QueryToolArgs = { query: string; conversationId?: string; entityId?: string; orgId?: string };
+
+/** What the tool reports besides the answer text. */
+interface QueryOutcome {
+  status: CompletionStatus | 'error';
+  requestId: string;
+  conversationId: string;
+  mcq?: EventPayload<'mcq'>;
+  error?: ErrorInfo;
+}
+
+function toolError(message: string, outcome?: QueryOutcome): CallToolResult {
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: message },
+      ...(outcome ? [{ type: 'text' as const, text: JSON.stringify(outcome, null, 2) }] : []),
+    ],
+  };
+}
+
+function resolveTenant(args: QueryToolArgs, tenant: Tenant | null): Tenant | string {
+  if (tenant) {
+    if (args.entityId !== undefined && args.entityId !== tenant.entityId) {
+      return 'entityId does not match the entity of your API key.';
+    }
+    if (args.orgId !== undefined && args.orgId !== tenant.orgId) {
+      return 'orgId does not match the organisation of your API key.';
+    }
+    return tenant;
+  }
+  if (args.entityId === undefined || args.orgId === undefined) {
+    return 'entityId and orgId are required: this server runs without API keys, so it cannot tell whose books to use.';
+  }
+  return { entityId: args.entityId, orgId: args.orgId };
+}
+
+/** Runs one query to its end, the same way `POST /v1/query` does, and reports the final answer. */
+async function runQuery(
+  deps: McpDeps,
+  args: QueryToolArgs,
+  tenant: Tenant | null,
+  clientSignal: AbortSignal,
+) {
+  const resolved = resolveTenant(args, tenant);
+  if (typeof resolved === 'string') return toolError(resolved);
+  let submission: Awaited<ReturnType<typeof submitQuery>>;
+  try {
+    submission = await submitQuery(deps.bus, {
+      query: args.query,
+      conversationId: args.conversationId,
+      ...resolved,
+    });
+  } catch (error) {
+    if (!(error instanceof SubmitError)) throw error;
+    deps.log.error({ err: error }, 'mcp query could not be submitted');
+    return toolError('The CFO agent is unavailable right now; try again shortly.');
+  }
+  const { scope, following } = submission;
+  let mcq: EventPayload<'mcq'> | undefined;
+  let complete: EventPayload<'complete'> | undefined;
+  let failure: ErrorInfo | undefined;
+  const ended = await deps.openStreams.track((shutdown) =>
+    relay({
+      following,
+      signal: AbortSignal.any([shutdown, clientSignal]),
+      timeoutMs: deps.streamTimeoutMs,
+      onEvent: ({ message }) => {
+        const event = message.data;
+        if (event.type === 'mcq') mcq = event.payload;
+        else if (event.type === 'complete') complete = event.payload;
+        else if (event.type === 'error') failure = event.payload;
+      },
+    }),
+  );
+  const base = { requestId: scope.requestId, conversationId: scope.conversationId };
+  const error = ended ?? failure;
+  if (error || !complete) {
+    const info = error ?? { code: 'INTERNAL' as const, message: 'The request ended without an answer.' };
+    return toolError(info.message, { status: 'error', ...base, error: info });
+  }
+  const outcome: QueryOutcome = { status: complete.status, ...base, ...(mcq ? { mcq } : {}) };
+  const result: CallToolResult = {
+    content: [
+      { type: 'text', text: complete.response },
+      { type: 'text', text: JSON.stringify(outcome, null, 2) },
+    ],
+    structuredContent: { response: complete.response, ...outcome },
+  };
+  return result;
+}
+
+function createServer(deps: McpDeps, tenant: Tenant | null): McpServer {
+  const server = new McpServer({ name: 'munim', version: '0.1.0' });
+  server.registerTool(
+    QUERY_TOOL,
+    {
+      title: 'Ask the CFO agent',
+      description:
+        'Ask munim, the AI CFO agent, about the books (invoices, bills, payments, reports) or tell it to record ' +
+        'something. Returns the final answer, then a JSON block with status, requestId and conversationId; a ' +
+        'risky write ends with status "awaiting_confirmation" and the pending confirmation (mcq).',
+      inputSchema: QueryToolInput,
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+    (args, extra) => runQuery(deps, args, tenant, extra.signal),
+  );
+  return server;
+}
+
+function methodNotAllowed(reply: FastifyReply) {
+  return reply
+    .code(405)
+    .header('allow', 'POST')
+    .send({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this MCP server is stateless.' },
+      id: null,
+    });
+}
+
+/**
+ * Mounts the agent as an MCP server (Streamable HTTP, stateless: one server and transport per
+ * POST) at `/mcp`, with the one tool {@link QUERY_TOOL}.
+ */
+export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
+  app.post('/mcp', async (request, reply) => {
+    const server = createServer(deps, deps.tenantOf(request));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      deps.log.error({ err: error }, 'mcp request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+        );
+      }
+    }
+  });
+  app.get('/mcp', async (_request, reply) => methodNotAllowed(reply));
+  app.delete('/mcp', async (_request, reply) => methodNotAllowed(reply));
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { type Bus, type Following, newTraceparent } from '@munim/bus';
+import type { McqResponse, RequestScope } from '@munim/contracts';
+
+/** A query (or an answer to a pending confirmation) as the gateway accepts it, already validated. */
+export interface QueryInput {
+  query?: string | undefined;
+  mcqResponse?: McqResponse | undefined;
+  entityId: string;
+  orgId: string;
+  conversationId?: string | undefined;
+}
+
+/** A submitted query: its scope and the follow of its events, starting with `connected`. */
+export interface Submission {
+  scope: RequestScope;
+  following: Following;
+}
+
+/** The query could not be put on the bus (NATS unreachable, stream missing). */
+export class SubmitError extends Error {
+  override name = 'SubmitError';
+}
+
+/**
+ * Submits a query the one way both the HTTP API and the MCP tool do: follow the new request's
+ * events first (so none is missed), then emit `connected`, then publish `querySubmitted` with the
+ * request id as its dedupe id and a new trace.
+ */
+export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submission> {
+  const scope: RequestScope = {
+    requestId: randomUUID(),
+    conversationId: input.conversationId ?? randomUUID(),
+    entityId: input.entityId,
+    orgId: input.orgId,
+  };
+  const traceparent = newTraceparent();
+  let following: Following;
+  try {
+    following = await bus.follow(scope.requestId);
+  } catch (error) {
+    throw new SubmitError('could not follow the request events', { cause: error });
+  }
+  let connected = false;
+  try {
+    await bus.emit(
+      scope,
+      { type: 'connected', payload: { requestId: scope.requestId, conversationId: scope.conversationId } },
+      traceparent,
+    );
+    connected = true;
+    await bus.publish(
+      'querySubmitted',
+      scope,
+      { query: input.query ?? '', ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}) },
+      { msgID: scope.requestId, traceparent },
+    );
+  } catch (error) {
+    await following.stop();
+    // A replay of this request must still end: close it with an error if it was opened.
+    if (connected) {
+      await bus
+        .emit(
+          scope,
+          {
+            type: 'error',
+            payload: { code: 'SERVICE_UNAVAILABLE', message: 'The query could not be submitted.' },
+          },
+          traceparent,
+        )
+        .catch(() => undefined);
+    }
+    throw new SubmitError('could not submit the query', { cause: error });
+  }
+  return { scope, following };
+}

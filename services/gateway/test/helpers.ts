@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { Bus } from '@munim/bus';
+import type { AgentEvent, EventPayload, Message, QuerySubmitted, ServiceName } from '@munim/contracts';
+import { connect } from '@nats-io/transport-node';
+import { createParser } from 'eventsource-parser';
+import { pino } from 'pino';
+import { buildGateway, type Gateway } from '../src/app.ts';
+import { loadEnv } from '../src/env.ts';
+
+const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+
+/** One test file's slice of NATS: a unique prefix, its buses, and cleanup of its streams. */
+export class TestBus {
+  readonly prefix = `t${randomBytes(6).toString('hex')}`;
+  readonly #buses: Bus[] = [];
+
+  async bus(service: ServiceName): Promise<Bus> {
+    const nc = await connect({ servers: NATS_URL });
+    const bus = await Bus.create({ nc, prefix: this.prefix, service });
+    await bus.ensureStreams();
+    this.#buses.push(bus);
+    return bus;
+  }
+
+  /** Last sequence of a stream: grows with every publish, whatever was consumed since. */
+  async lastSeq(bus: Bus, key: 'work' | 'events'): Promise<number> {
+    return (await bus.jsm.streams.info(bus.streamName(key))).state.last_seq;
+  }
+
+  async consumerCount(bus: Bus, key: 'work' | 'events'): Promise<number> {
+    return (await bus.jsm.streams.info(bus.streamName(key))).state.consumer_count;
+  }
+
+  async close(): Promise<void> {
+    const first = this.#buses[0];
+    if (first) {
+      for (const key of ['work', 'events'] as const) {
+        await first.jsm.streams.delete(first.streamName(key)).catch(() => undefined);
+      }
+    }
+    for (const bus of this.#buses) await bus.nc.close().catch(() => undefined);
+  }
+}
+
+/** Builds a gateway on the test prefix from environment-style settings, listening on a free port. */
+export async function startGateway(
+  testBus: TestBus,
+  env: Record<string, string> = {},
+): Promise<{ gateway: Gateway; url: string; bus: Bus }> {
+  const bus = await testBus.bus('gateway');
+  const config = loadEnv({ NATS_PREFIX: testBus.prefix, ...env });
+  const gateway = await buildGateway({ bus, log: pino({ level: 'silent' }), config });
+  await gateway.start();
+  const url = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  return { gateway, url, bus };
+}
+
+export interface Received {
+  message: Message<QuerySubmitted>;
+  traceparent: string | undefined;
+}
+
+/** What the fake router/agent does for one submitted query: the events to emit, in order. */
+export type Script = (message: Message<QuerySubmitted>) => Promise<AgentEvent[]> | AgentEvent[];
+
+/**
+ * Plays router and agent: consumes `querySubmitted` as the router's durable consumer and emits
+ * the scripted events for the request (routing events as the router, the rest as the agent).
+ */
+export async function fakeBackend(testBus: TestBus, script: Script) {
+  const router = await testBus.bus('router');
+  const agent = await testBus.bus('agent');
+  const received: Received[] = [];
+  const consumer = await router.consume(
+    'querySubmitted',
+    async (message, ctx) => {
+      received.push({ message, traceparent: ctx.traceparent });
+      for (const event of await script(message)) {
+        const emitter = event.type.startsWith('route_') ? router : agent;
+        await emitter.emit(message, event, ctx.traceparent);
+      }
+    },
+    { durable: 'router', maxDeliver: 1 },
+  );
+  return { received, stop: () => consumer.stop(), router, agent };
+}
+
+/** A `complete` event as the agent would send it. */
+export function completeEvent(
+  query: string,
+  response: string,
+  status: EventPayload<'complete'>['status'] = 'answered',
+): AgentEvent {
+  return {
+    type: 'complete',
+    payload: {
+      query,
+      path: 'llm',
+      category: 'unified',
+      matchedIntent: null,
+      extractedEntities: {},
+      reasoning: 'test',
+      pipelineSteps: [],
+      enrichments: [],
+      responseFormat: 'markdown',
+      response,
+      mcpToolResults: [],
+      dataSources: [],
+      llmModel: 'test-model',
+      iterationCount: 1,
+      usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 },
+      status,
+    },
+  };
+}
+
+export interface SseEvent {
+  id: string | undefined;
+  event: string | undefined;
+  data: unknown;
+}
+
+/**
+ * Reads an SSE response with eventsource-parser until the server ends it, or until `stopWhen`
+ * says enough (then the connection is dropped). Comments (heartbeats) are collected too.
+ */
+export async function readSse(
+  response: Response,
+  opts: { stopWhen?: (events: SseEvent[], comments: string[]) => boolean; abort?: AbortController } = {},
+): Promise<{ events: SseEvent[]; comments: string[] }> {
+  const events: SseEvent[] = [];
+  const comments: string[] = [];
+  const parser = createParser({
+    onEvent: (event) => events.push({ id: event.id, event: event.event, data: JSON.parse(event.data) }),
+    onComment: (comment) => comments.push(comment.trim()),
+  });
+  if (!response.body) throw new Error('response has no body');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      if (opts.stopWhen?.(events, comments)) {
+        opts.abort?.abort();
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return { events, comments };
+}
+
+/** The `connected` payload that opens every stream; throws when the stream did not start with it. */
+export function connectedOf(events: SseEvent[]): { requestId: string; conversationId: string } {
+  const first = events[0];
+  if (first?.event !== 'connected')
+    throw new Error(`stream did not start with connected: ${JSON.stringify(first)}`);
+  return first.data as { requestId: string; conversationId: string };
+}
+
+/** Posts a query and returns the response (the caller reads the stream). */
+export function postQuery(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) {
+  return fetch(`${url}/v1/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+/** A promise and its resolver, for a fake backend that waits on the test. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return { promise, open: () => resolve() };
+}
