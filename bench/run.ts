@@ -3,13 +3,15 @@
  * `npm run bench -- <name>` runs the suites whose name contains <name>.
  */
 import { e2eLatency } from './suites/e2e-latency.ts';
+import { routerSuite } from './suites/router.ts';
+import { validatorSuite } from './suites/validator.ts';
 
 export interface Suite {
   name: string;
   run(): Promise<void>;
 }
 
-const suites: Suite[] = [e2eLatency];
+const suites: Suite[] = [e2eLatency, validatorSuite, routerSuite];
 const filter = process.argv[2];
 const selected = suites.filter((s) => !filter || s.name.includes(filter));
 if (selected.length === 0) {

@@ -139,7 +139,7 @@ describe('one query through all six services', () => {
     sys.books.resetCalls();
     const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
 
-    expect(events.at(-1)?.event).toBe('complete');
+    // The LLM corrects itself; the valid payment is put to the user before anything is written.
     expect(only(events, 'route_classified')[0]?.data).toMatchObject({ path: 'llm', category: 'unified' });
     const validations = only(events, 'write_validation').map((e) => e.data);
     expect(validations).toHaveLength(2);
@@ -148,17 +148,30 @@ describe('one query through all six services', () => {
     expect(validations[0]?.duration_ms).toEqual(expect.any(Number));
     expect(validations[1]).toMatchObject({ tool: 'create_payment', status: 'passed' });
     expect(only(events, 'tool_retry')[0]?.data).toMatchObject({ tool: 'create_payment', attempt: 2 });
-    const results = only(events, 'tool_result').map((e) => e.data);
-    expect(results.map((r) => [r.tool, r.success])).toEqual([
-      ['get_all_invoices', true],
-      ['create_payment', true],
-    ]);
+    expect(only(events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([['get_all_invoices', true]]);
     const order = types(events);
     expect(order.indexOf('write_validation')).toBeLessThan(order.indexOf('tool_retry'));
-    expect(order.lastIndexOf('write_validation')).toBeLessThan(order.lastIndexOf('tool_result'));
-    expect(events.at(-1)?.data).toMatchObject({ status: 'answered', iterationCount: 4 });
+    const mcq = only(events, 'mcq')[0]?.data;
+    expect(mcq).toMatchObject({ tier: 1, pending_tool: 'create_payment', pending_args: { Amount: 5000 } });
+    expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
+    expect(sys.books.calls().filter((c) => c.tool === 'create_payment')).toHaveLength(0);
 
-    // The blocked call never reached the accounting system; the corrected one reached it once.
+    // Confirmed: validated again, executed once, and the loop goes on to the answer.
+    const conversationId = String(events[0]?.data.conversationId);
+    const confirmed = await ask(sys.gatewayUrl, {
+      ...tenant,
+      conversationId,
+      mcqResponse: { actionId: String(mcq?.actionId), value: 'confirm' },
+    });
+    const after = confirmed.events;
+    expect(only(after, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
+    expect(only(after, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([['create_payment', true]]);
+    expect(after.at(-1)).toMatchObject({
+      event: 'complete',
+      data: { status: 'answered', response: '✅ Payment of ₹5,000 recorded against the Acme Corp invoice.' },
+    });
+
+    // The blocked call never reached the accounting system; the confirmed one reached it once.
     const payments = sys.books.calls().filter((c) => c.tool === 'create_payment');
     expect(payments).toHaveLength(1);
     expect(payments[0]?.args).toMatchObject({ Amount: 5000 });
@@ -166,10 +179,24 @@ describe('one query through all six services', () => {
     const row = await routingLog(String(events[0]?.data.requestId));
     expect(row.is_write_operation).toBe(true);
     expect(row.guardrails_triggered).toContain('write_preflight_block');
-    expect(row.tools_used).toEqual(expect.arrayContaining(['get_all_invoices', 'create_payment']));
+    expect(row.tools_used).toEqual(['get_all_invoices']);
     expect(row.tools_failed).toEqual(['create_payment']);
+    expect(row.status).toBe('awaiting_confirmation');
     expect(row.llm_model).toBe('openai/scripted-model');
     expect(row.input_tokens).toBeGreaterThan(0);
+    // Every LLM call is logged with its tokens, latency, section and status (seed 003 §1.4).
+    const usage = await sys.db.query(
+      'select section, status, input_tokens, latency_ms from llm_usage_logs where request_id = $1',
+      [events[0]?.data.requestId],
+    );
+    expect(usage.rows).toHaveLength(3);
+    for (const u of usage.rows) {
+      expect(u).toMatchObject({ section: 'chat', status: 'success' });
+      expect(u.input_tokens).toBeGreaterThan(0);
+    }
+    const second = await routingLog(String(after[0]?.data.requestId));
+    expect(second.tools_used).toEqual(['create_payment']);
+    expect(second.status).toBe('answered');
   });
 
   it('gives up after two blocked retries and asks the user for the missing details', async () => {

@@ -1,7 +1,9 @@
 import { requestEvents } from './subjects/events.ts';
 import { healthPing } from './subjects/health.ts';
 import { queryRouted, querySubmitted } from './subjects/query.ts';
+import { toolsChanged } from './subjects/registry.ts';
 import { toolExecute, toolsList, toolValidate } from './subjects/tools.ts';
+import { answerBlocks, toolsContainers } from './subjects/validator.ts';
 
 /** Every subject of the system. A service names subjects only through this catalog. */
 export const catalog = {
@@ -11,6 +13,9 @@ export const catalog = {
   toolValidate,
   toolExecute,
   toolsList,
+  toolsChanged,
+  toolsContainers,
+  answerBlocks,
   healthPing,
 } as const;
 export type Catalog = typeof catalog;

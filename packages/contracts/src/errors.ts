@@ -18,6 +18,8 @@ export const ErrorCodeSchema = z.enum([
   'TOOL_BLOCKED',
   'TOOL_TIMEOUT',
   'TOOL_FAILED',
+  /** A write was sent and no answer came: it may or may not have run; check with a read tool. */
+  'TOOL_OUTCOME_UNKNOWN',
   'MCP_UNAVAILABLE',
   'SERVICE_UNAVAILABLE',
   'TIMEOUT',

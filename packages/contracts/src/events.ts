@@ -119,6 +119,15 @@ export const EventPayloads = {
     pending_args: z.record(z.string(), z.unknown()),
     confirm_text: z.string().optional(),
   }),
+  /** One step of a confirmation's life (seed 000 §7), with the hash that binds it to the exact call. */
+  confirmation: z.object({
+    actionId: z.string(),
+    step: z.enum(['proposed', 'approved', 'cancelled', 'rejected', 'expired', 'void', 'executed']),
+    tool: z.string(),
+    tier: z.number().int().min(1).max(3),
+    args_hash: z.string(),
+    reason: z.string().optional(),
+  }),
   response_generating: z.object({ model: z.string().optional(), tier: ModelTierSchema.optional() }),
   response_chunk: z.object({ text: z.string() }),
   complete: z.object({
@@ -138,6 +147,10 @@ export const EventPayloads = {
     iterationCount: z.number().int().nonnegative(),
     usage: UsageSchema,
     status: CompletionStatusSchema,
+    /** Guardrails that changed this answer (e.g. `hallucinated_success_stripped`). */
+    guardrails: z.array(z.string()).optional(),
+    /** The pending confirmation, when `status` is `awaiting_confirmation`. */
+    actionId: z.string().optional(),
   }),
   error: z.object({ code: ErrorCodeSchema, message: z.string() }),
 } as const;

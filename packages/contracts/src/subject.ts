@@ -33,7 +33,15 @@ export interface RequestSubject<S extends z.ZodType = z.ZodType, R extends z.Zod
   queue: string;
 }
 
-export type SubjectDefinition = StreamSubject | RequestSubject;
+/**
+ * A core NATS subject every instance of every listening service receives (no queue group, not
+ * persisted): notices whose loss only delays a refresh that also happens on a timer.
+ */
+export interface BroadcastSubject<S extends z.ZodType = z.ZodType> extends SubjectBase<S> {
+  kind: 'broadcast';
+}
+
+export type SubjectDefinition = StreamSubject | RequestSubject | BroadcastSubject;
 
 /** A subject and its schema, as one value (the only way subjects come into being). */
 export function defineSubject<const D extends SubjectDefinition>(definition: D): D {

@@ -62,6 +62,7 @@ const valid: { [T in EventType]: unknown } = {
     pending_args: { InvoiceId: 'x' },
     confirm_text: 'VOID',
   },
+  confirmation: { actionId: 'a1', step: 'proposed', tool: 'void_invoice', tier: 3, args_hash: 'ab' },
   response_generating: { model: 'openai/gpt' },
   response_chunk: { text: 'Here' },
   complete: {
@@ -113,6 +114,7 @@ const invalid: { [T in EventType]: unknown } = {
     pending_tool: 'x',
     pending_args: {},
   },
+  confirmation: { actionId: 'a1', step: 'maybe', tool: 'void_invoice', tier: 3, args_hash: 'ab' },
   response_generating: { tier: 'premium' },
   response_chunk: {},
   complete: { ...(valid.complete as object), status: 'done' },
@@ -147,6 +149,12 @@ describe('envelope and subjects', () => {
       bad: { tool: 'get_all_invoices', args: [], callId: 'c', isWrite: false, argsHash: 'h' },
     },
     toolsList: { good: {}, bad: null },
+    toolsChanged: {
+      good: { reason: 'list_changed', added: ['create_x'], removed: [], changed: [], total: 3 },
+      bad: { reason: 'list_changed', added: 'create_x', removed: [], changed: [], total: -1 },
+    },
+    toolsContainers: { good: { groups: ['invoices'], collapse: 'always' }, bad: { collapse: 'sometimes' } },
+    answerBlocks: { good: { text: 'Done.' }, bad: { text: 1 } },
     healthPing: { good: {}, bad: 'ping' },
   };
 

@@ -1,12 +1,22 @@
+import { sql } from 'kysely';
 import { type Migration, type MigrationResult, Migrator } from 'kysely/migration';
 import * as initial from './migrations/0001_initial.ts';
 import * as starterIntents from './migrations/0002_starter_intents.ts';
+import * as moreIntents from './migrations/0003_more_intents.ts';
+import * as toolIdempotency from './migrations/0004_tool_idempotency.ts';
+import * as pendingActions from './migrations/0006_pending_actions.ts';
 import type { MigrationDb } from './migrations/types.ts';
+
+/** Advisory lock key held while migrating (any constant unique to munim). */
+const MIGRATION_LOCK_ID = 4_242_001;
 
 /** Every migration, by name; names sort in the order they run. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_starter_intents': starterIntents,
+  '0003_more_intents': moreIntents,
+  '0004_tool_idempotency': toolIdempotency,
+  '0006_pending_actions': pendingActions,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */
@@ -21,14 +31,25 @@ export class MigrationError extends Error {
 
 /**
  * Brings the database to the latest migration. Idempotent, and safe when several services
- * start at once: kysely holds a PostgreSQL advisory lock while it migrates, so the others
- * wait and then find nothing left to do.
+ * start at once: a session-level advisory lock serialises them (kysely's own lock is taken
+ * only after it creates its bookkeeping tables, and concurrent `create table if not exists`
+ * can fail in PostgreSQL), so the others wait and then find nothing left to do.
  */
 export async function migrateToLatest(db: MigrationDb): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } });
   let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
   try {
-    outcome = await migrator.migrateToLatest();
+    outcome = await db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_ID})`.execute(conn);
+      try {
+        const migrator = new Migrator({
+          db: conn,
+          provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
+        });
+        return await migrator.migrateToLatest();
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`.execute(conn);
+      }
+    });
   } catch (error) {
     throw new MigrationError(`database migration failed: ${describe(error)}`, [], { cause: error });
   }

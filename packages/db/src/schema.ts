@@ -261,8 +261,52 @@ export interface SuggestedIntentsTable {
   created_at: GeneratedTimestamp;
 }
 
+/** Idempotency of one write tool call (issue 6); see migration 0004. */
+export interface ToolIdempotencyTable {
+  key: string;
+  request_id: string;
+  call_id: string;
+  tool: string;
+  args_hash: string;
+  state: ColumnType<'pending' | 'succeeded' | 'failed' | 'unknown', string | undefined, string>;
+  result: NullableJson<Record<string, unknown>>;
+  owner: string;
+  deadline_at: Timestamp;
+  expires_at: Timestamp;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
 /** The database of munim, as kysely sees it. */
+/** A write waiting for the user's confirmation (seed 000 §7). */
+export interface PendingActionsTable {
+  action_id: string;
+  request_id: string;
+  conversation_id: string;
+  entity_id: string;
+  org_id: string;
+  tool: string;
+  args: JSONColumnType<Record<string, unknown>, string, string>;
+  args_hash: string;
+  tier: number;
+  confirm_text: string | null;
+  question: string;
+  call_id: string;
+  tool_call_id: string;
+  state: JSONColumnType<Record<string, unknown>, string, string>;
+  status: ColumnType<
+    'pending' | 'executing' | 'executed' | 'cancelled' | 'expired' | 'void',
+    string | undefined,
+    string
+  >;
+  result: NullableJson<Record<string, unknown>>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: GeneratedTimestamp;
+  decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface Database {
+  pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
   query_routing_logs: QueryRoutingLogsTable;
   intents: IntentsTable;
@@ -274,6 +318,7 @@ export interface Database {
   intent_routing_stats: IntentRoutingStatsTable;
   llm_path_patterns: LlmPathPatternsTable;
   suggested_intents: SuggestedIntentsTable;
+  tool_idempotency: ToolIdempotencyTable;
 }
 
 /** Every table the migrations create. */
@@ -289,6 +334,8 @@ export const TABLE_NAMES = [
   'intent_routing_stats',
   'llm_path_patterns',
   'suggested_intents',
+  'pending_actions',
+  'tool_idempotency',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

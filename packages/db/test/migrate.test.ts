@@ -5,6 +5,7 @@ import {
   type Database,
   MIGRATIONS,
   MigrationError,
+  MORE_INTENTS,
   migrateToLatest,
   pingDb,
   STARTER_INTENTS,
@@ -99,7 +100,7 @@ describe('migrateToLatest', () => {
       .selectFrom('intents')
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow();
-    expect(count).toBe(STARTER_INTENTS.length);
+    expect(count).toBe(STARTER_INTENTS.length + MORE_INTENTS.length);
   });
 
   it('throws a MigrationError naming the failed migration, with the cause', async () => {
@@ -132,7 +133,7 @@ describe('starter intents', () => {
 
   it('are seeded with their phrases and resolution flows', async () => {
     const rows = await db.selectFrom('intents').selectAll().orderBy('id').execute();
-    expect(rows.map((r) => r.id)).toEqual(STARTER_INTENTS.map((i) => i.id).sort());
+    expect(rows.map((r) => r.id)).toEqual([...STARTER_INTENTS, ...MORE_INTENTS].map((i) => i.id).sort());
     for (const intent of STARTER_INTENTS) {
       const row = rows.find((r) => r.id === intent.id)!;
       expect(row.name).toBe(intent.name);

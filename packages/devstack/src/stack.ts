@@ -44,6 +44,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   const processes: ServiceProcess[] = [];
   const counters = new Map<ServiceName, number>();
   const exits: string[] = [];
+  // The last lines of each instance, so a failed start says why.
+  const tails = new Map<string, string[]>();
 
   const spawnOne = (service: ServiceName): ServiceProcess => {
     const index = (counters.get(service) ?? 0) + 1;
@@ -60,7 +62,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         buffer += chunk.toString();
         let nl = buffer.indexOf('\n');
         while (nl >= 0) {
-          opts.onLine?.(name, buffer.slice(0, nl), stream);
+          const line = buffer.slice(0, nl);
+          const tail = tails.get(name) ?? [];
+          tail.push(line);
+          tails.set(name, tail.slice(-5));
+          opts.onLine?.(name, line, stream);
           buffer = buffer.slice(nl + 1);
           nl = buffer.indexOf('\n');
         }
@@ -97,7 +103,10 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   while (Date.now() < deadline) {
     if (exits.length > 0) {
       await stop();
-      throw new Error(`a service stopped during start: ${exits.join(', ')}`);
+      const first = exits[0]?.split(' ')[0] ?? '';
+      throw new Error(
+        `a service stopped during start: ${exits.join(', ')}\n${first} said:\n${(tails.get(first) ?? []).join('\n')}`,
+      );
     }
     try {
       const res = await fetch(`${gatewayUrl}/readyz`);

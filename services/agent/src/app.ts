@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Bus, type MessageContext, RequestFailedError, type RunningConsumer } from '@munim/bus';
 import type {
   AgentEvent,
@@ -12,15 +13,20 @@ import type {
   Usage,
   ValidationResult,
 } from '@munim/contracts';
+import type { ConversationMessage } from '@munim/db';
 import type { Logger, ToolCatalog } from '@munim/kit';
+import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
 import { renderResults } from './format.ts';
+import { guardOutput, reverseGuardrails } from './guardrails.ts';
 import {
   type ChatCompletionFunctionTool,
   type ChatCompletionMessageParam,
   type Llm,
   LlmError,
+  type LlmTurn,
 } from './llm.ts';
 import { fastPathPrompt, generalChatPrompt, type Persona, unifiedPrompt } from './prompts.ts';
+import { type AgentStore, ConversationForbiddenError, type PendingAction } from './store.ts';
 
 export interface AgentConfig {
   maxIterations: number;
@@ -30,6 +36,10 @@ export interface AgentConfig {
   executeTimeoutMs: number;
   concurrency: number;
   persona: Persona;
+  /** Confirmation tiers that ask the user before a write runs (seed 000 §7.1). */
+  confirmTiers: readonly number[];
+  confirmTtlMs: number;
+  historyMessages: number;
 }
 
 export interface AgentDeps {
@@ -38,6 +48,7 @@ export interface AgentDeps {
   /** The configured model, or null when none is (fast path still works). */
   llm: Llm | null;
   tools: ToolCatalog;
+  store: AgentStore;
   config: AgentConfig;
 }
 
@@ -55,10 +66,27 @@ const NO_MODEL_MESSAGE =
   'No language model is configured, so I can only answer questions that match a known report or list. ' +
   'Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to enable everything else.';
 
+const SKIPPED_CALL =
+  'Not run: another change in the same step needed the user to confirm first. Call it again if it is still needed.';
+
+/** The LLM loop as it stood when a write was put to the user, kept with the pending action. */
+interface LoopState {
+  messages: ChatCompletionMessageParam[];
+  offered: string[];
+  iterations: number;
+  usage: Usage;
+  toolResults: McpToolResult[];
+  skippedToolCallIds: string[];
+  query: string;
+  route: QueryRouted['route'];
+}
+
 /** State of one request while the agent works on it. */
 class Run {
-  readonly usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
-  readonly toolResults: McpToolResult[] = [];
+  usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  toolResults: McpToolResult[] = [];
+  readonly writes: { tool: string; success: boolean }[] = [];
+  readonly guardrails = new Set<string>();
   readonly attempts = new Map<string, number>();
   /** The last blocked validation of each tool and how many times in a row it was blocked. */
   readonly blocked = new Map<string, ValidationResult>();
@@ -93,23 +121,102 @@ class Run {
   }
 
   addUsage(u: Usage) {
-    this.usage.input_tokens += u.input_tokens;
-    this.usage.output_tokens += u.output_tokens;
-    this.usage.total_tokens += u.total_tokens;
+    this.usage = {
+      input_tokens: this.usage.input_tokens + u.input_tokens,
+      output_tokens: this.usage.output_tokens + u.output_tokens,
+      total_tokens: this.usage.total_tokens + u.total_tokens,
+    };
   }
 }
 
-type ToolOutcome =
+type ToolStep =
   | { kind: 'blocked'; validation: ValidationResult }
+  | { kind: 'confirm'; validation: ValidationResult; callId: string }
   | { kind: 'executed'; success: boolean; content: unknown; error?: string };
 
 /** The agent: fast-path pipelines and the LLM tool-calling loop, every call through validator and executor. */
 export async function buildAgent(deps: AgentDeps) {
-  const { bus, log, llm, config } = deps;
+  const { bus, log, llm, config, store } = deps;
   let consumer: RunningConsumer | undefined;
 
-  /** Validate, then execute: no call reaches the executor without passing the validator. */
-  const callTool = async (run: Run, tool: string, rawArguments: string | Record<string, unknown>) => {
+  /** One LLM call, its usage counted and logged per call site (seed 003 §1.4). */
+  const llmTurn = async (run: Run, section: string, input: Parameters<Llm['turn']>[0]): Promise<LlmTurn> => {
+    if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+    const started = performance.now();
+    try {
+      const turn = await llm.turn(input);
+      run.iterations += 1;
+      run.addUsage(turn.usage);
+      void store
+        .logUsage({
+          scope: run.scope,
+          model: llm.label,
+          section,
+          usage: turn.usage,
+          latencyMs: performance.now() - started,
+          status: 'success',
+        })
+        .catch((error: unknown) => log.warn({ err: error }, 'could not log LLM usage'));
+      return turn;
+    } catch (error) {
+      void store
+        .logUsage({
+          scope: run.scope,
+          model: llm.label,
+          section,
+          usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+          latencyMs: performance.now() - started,
+          status: 'error',
+          error: error instanceof Error ? error.message.slice(0, 500) : String(error),
+        })
+        .catch(() => undefined);
+      throw error;
+    }
+  };
+
+  const validate = (run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) =>
+    bus.request(
+      'toolValidate',
+      run.scope,
+      {
+        tool,
+        callId,
+        attempt: run.attempts.get(tool) ?? 1,
+        ...(rawArgs === undefined ? { args } : { rawArgs }),
+      },
+      { timeoutMs: config.validateTimeoutMs, traceparent: run.traceparent },
+    );
+
+  const execute = async (run: Run, validation: ValidationResult, callId: string) => {
+    const execution = await bus.request(
+      'toolExecute',
+      run.scope,
+      {
+        tool: validation.tool,
+        args: validation.args ?? {},
+        callId,
+        isWrite: validation.isWrite,
+        argsHash: validation.argsHash,
+      },
+      { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
+    );
+    run.toolResults.push({
+      tool: validation.tool,
+      input: validation.args,
+      ...(execution.success ? { result: execution.result } : { error: execution.error?.message ?? 'failed' }),
+      success: execution.success,
+    });
+    if (validation.isWrite) run.writes.push({ tool: validation.tool, success: execution.success });
+    return execution;
+  };
+
+  /** Validate; then either stop for confirmation or execute. Nothing runs without passing the validator. */
+  const toolStep = async (
+    run: Run,
+    tool: string,
+    rawArguments: string | Record<string, unknown>,
+    opts: { mayConfirm: boolean },
+  ): Promise<ToolStep> => {
     const attempt = (run.attempts.get(tool) ?? 0) + 1;
     run.attempts.set(tool, attempt);
     if (attempt > 1 && run.blocked.has(tool)) {
@@ -130,38 +237,20 @@ export async function buildAgent(deps: AgentDeps) {
     } else {
       args = rawArguments;
     }
-    const validation = await bus.request(
-      'toolValidate',
-      run.scope,
-      { tool, callId, attempt, ...(rawArgs === undefined ? { args } : { rawArgs }) },
-      { timeoutMs: config.validateTimeoutMs, traceparent: run.traceparent },
-    );
+    const validation = await validate(run, tool, args, rawArgs, callId);
+    for (const g of validation.guardrails) if (g !== 'write_preflight_block') run.guardrails.add(g);
     if (validation.status === 'blocked') {
       run.blocked.set(tool, validation);
       run.blockedInARow.set(tool, (run.blockedInARow.get(tool) ?? 0) + 1);
       run.toolResults.push({ tool, input: args, error: validation.message, success: false });
-      return { kind: 'blocked', validation } satisfies ToolOutcome;
+      return { kind: 'blocked', validation };
     }
     run.blocked.delete(tool);
     run.blockedInARow.delete(tool);
-    const execution = await bus.request(
-      'toolExecute',
-      run.scope,
-      {
-        tool,
-        args: validation.args ?? {},
-        callId,
-        isWrite: validation.isWrite,
-        argsHash: validation.argsHash,
-      },
-      { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
-    );
-    run.toolResults.push({
-      tool,
-      input: validation.args,
-      ...(execution.success ? { result: execution.result } : { error: execution.error?.message ?? 'failed' }),
-      success: execution.success,
-    });
+    if (opts.mayConfirm && validation.isWrite && config.confirmTiers.includes(validation.tier)) {
+      return { kind: 'confirm', validation, callId };
+    }
+    const execution = await execute(run, validation, callId);
     return {
       kind: 'executed',
       success: execution.success,
@@ -169,16 +258,41 @@ export async function buildAgent(deps: AgentDeps) {
         ? execution.result
         : { error: execution.error?.message ?? 'The tool failed.' },
       ...(execution.success ? {} : { error: execution.error?.message ?? 'failed' }),
-    } satisfies ToolOutcome;
+    };
   };
 
+  /** Persists the turn, then emits `complete`: a follow-up sent right after sees this turn. */
   const complete = async (
     run: Run,
-    data: QueryRouted,
+    data: { query: string; route: QueryRouted['route'] },
+    userText: string,
     response: string,
     status: CompletionStatus,
-    extra: { pipelineSteps?: PipelineStep[]; llmModel?: string } = {},
+    extra: { pipelineSteps?: PipelineStep[]; actionId?: string } = {},
   ) => {
+    const turn: ConversationMessage[] = [
+      { role: 'user', content: userText, requestId: run.scope.requestId, ts: new Date().toISOString() },
+      {
+        role: 'assistant',
+        content: response,
+        requestId: run.scope.requestId,
+        ts: new Date().toISOString(),
+        metadata: {
+          status,
+          path: data.route.path,
+          category: data.route.category,
+          intent: data.route.intent?.name ?? null,
+          tools: run.toolResults.filter((r) => r.success).map((r) => r.tool),
+          model: llm?.label ?? null,
+          ...(extra.actionId ? { actionId: extra.actionId } : {}),
+        },
+      },
+    ];
+    await store
+      .appendTurn(run.scope, turn)
+      .catch((error: unknown) =>
+        log.warn({ err: error, requestId: run.scope.requestId }, 'could not save turn'),
+      );
     const payload: EventPayload<'complete'> = {
       query: data.query,
       path: data.route.path,
@@ -192,29 +306,34 @@ export async function buildAgent(deps: AgentDeps) {
       response,
       mcpToolResults: run.toolResults,
       dataSources: [...new Set(run.toolResults.filter((r) => r.success).map((r) => r.tool))],
-      llmModel: extra.llmModel ?? '',
+      llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (llm?.label ?? '') : '',
       iterationCount: run.iterations,
       usage: run.usage,
       status,
+      ...(run.guardrails.size > 0 ? { guardrails: [...run.guardrails] } : {}),
+      ...(extra.actionId ? { actionId: extra.actionId } : {}),
     };
     await run.emit({ type: 'complete', payload });
   };
 
-  const streamAnswer = async (
-    run: Run,
-    messages: ChatCompletionMessageParam[],
-    maxTokens: number,
-    activeLlm: Llm,
-  ): Promise<string> => {
-    await run.emit({ type: 'response_generating', payload: { model: activeLlm.label } });
-    const turn = await activeLlm.turn({
-      messages,
-      maxTokens,
-      onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
-    });
-    run.iterations += 1;
-    run.addUsage(turn.usage);
-    return turn.content;
+  /** Applies the output and reverse guardrails, then streams the answer in chunks. */
+  const answer = async (run: Run, text: string): Promise<string> => {
+    const reversed = reverseGuardrails(text, run.writes, describeTool);
+    for (const g of reversed.guardrails) run.guardrails.add(g);
+    const safe = guardOutput(reversed.text);
+    await run.emit({ type: 'response_generating', payload: llm ? { model: llm.label } : {} });
+    for (const chunk of chunks(safe)) await run.emit({ type: 'response_chunk', payload: { text: chunk } });
+    return safe;
+  };
+
+  const history = async (run: Run): Promise<ChatCompletionMessageParam[]> => {
+    const { messages, summary } = await store.history(run.scope, config.historyMessages);
+    const past: ChatCompletionMessageParam[] = messages
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
+    return summary
+      ? [{ role: 'system', content: `[Previous conversation summary]\n${summary}` }, ...past]
+      : past;
   };
 
   const runFastPath = async (run: Run, data: QueryRouted) => {
@@ -227,8 +346,8 @@ export async function buildAgent(deps: AgentDeps) {
         type: 'pipeline_executing',
         payload: { step: index + 1, total: steps.length, tool: step.tool },
       });
-      const outcome = await callTool(run, step.tool, step.args);
-      if (outcome.kind === 'blocked')
+      const outcome = await toolStep(run, step.tool, step.args, { mayConfirm: false });
+      if (outcome.kind !== 'executed')
         throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
       if (!outcome.success)
         throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
@@ -236,44 +355,26 @@ export async function buildAgent(deps: AgentDeps) {
     }
     let response: string;
     if (llm) {
-      response = await streamAnswer(
-        run,
-        [
+      await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+      const turn = await llmTurn(run, 'fast_path', {
+        messages: [
           { role: 'system', content: fastPathPrompt(config.persona) },
           { role: 'user', content: `${data.query}\n\nData:\n${JSON.stringify(results)}` },
         ],
-        config.maxTokens.cheap,
-        llm,
-      );
+        maxTokens: config.maxTokens.cheap,
+        onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+      });
+      response = guardOutput(turn.content);
     } else {
-      await run.emit({ type: 'response_generating', payload: {} });
-      response = renderResults(results);
-      await run.emit({ type: 'response_chunk', payload: { text: response } });
+      response = await answer(run, renderResults(results));
     }
-    await complete(run, data, response, 'answered', { pipelineSteps, llmModel: llm?.label ?? '' });
+    await complete(run, data, data.query, response, 'answered', { pipelineSteps });
   };
 
-  const runLlmPath = async (run: Run, data: QueryRouted) => {
-    if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
-    const { route } = data;
-    if (route.category === 'general_chat') {
-      const response = await streamAnswer(
-        run,
-        [
-          { role: 'system', content: generalChatPrompt(config.persona) },
-          { role: 'user', content: data.query },
-        ],
-        config.maxTokens.chat,
-        llm,
-      );
-      await complete(run, data, response, 'answered', { llmModel: llm.label });
-      return;
-    }
-
+  const offeredTools = async (run: Run, offered: Set<string>) => {
     const registry = await deps.tools.list(run.scope, run.traceparent);
     const byName = new Map(registry.map((t) => [t.name, t]));
-    const offered = new Set(route.tools.filter((name) => byName.has(name)));
-    const toolDefs = (): ChatCompletionFunctionTool[] =>
+    return (): ChatCompletionFunctionTool[] =>
       [...offered].flatMap((name) => {
         const def = byName.get(name);
         if (!def) return [];
@@ -284,28 +385,24 @@ export async function buildAgent(deps: AgentDeps) {
           },
         ];
       });
-    const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: unifiedPrompt(config.persona) },
-      { role: 'user', content: data.query },
-    ];
-    const maxTokens = route.tier === 'capable' ? config.maxTokens.capable : config.maxTokens.cheap;
+  };
 
+  /** The tool-calling loop, from wherever it stands, to an answer or a confirmation. */
+  const loop = async (
+    run: Run,
+    data: { query: string; route: QueryRouted['route'] },
+    userText: string,
+    messages: ChatCompletionMessageParam[],
+    offered: Set<string>,
+  ) => {
+    const toolDefs = await offeredTools(run, offered);
+    const maxTokens = data.route.tier === 'capable' ? config.maxTokens.capable : config.maxTokens.cheap;
     while (run.iterations < config.maxIterations) {
-      let streamed = false;
-      const turn = await llm.turn({
-        messages,
-        tools: toolDefs(),
-        maxTokens,
-        onText: async (text) => {
-          if (!streamed) await run.emit({ type: 'response_generating', payload: { model: llm.label } });
-          streamed = true;
-          await run.emit({ type: 'response_chunk', payload: { text } });
-        },
-      });
-      run.iterations += 1;
-      run.addUsage(turn.usage);
+      // Buffered, not streamed: the reverse guardrails must see the whole answer before the user does.
+      const turn = await llmTurn(run, 'chat', { messages, tools: toolDefs(), maxTokens });
       if (turn.toolCalls.length === 0) {
-        await complete(run, data, turn.content, 'answered', { llmModel: llm.label });
+        const response = await answer(run, turn.content);
+        await complete(run, data, userText, response, 'answered');
         return;
       }
       messages.push({
@@ -317,17 +414,38 @@ export async function buildAgent(deps: AgentDeps) {
           function: { name: c.name, arguments: c.arguments },
         })),
       });
-      for (const call of turn.toolCalls) {
-        const content = await toolMessage(run, call.name, call.arguments, offered);
-        messages.push({ role: 'tool', tool_call_id: call.id, content });
+      for (const [index, call] of turn.toolCalls.entries()) {
+        if (!offered.has(call.name)) {
+          messages.push({
+            role: 'tool',
+            tool_call_id: call.id,
+            content: JSON.stringify({
+              success: false,
+              error: {
+                type: 'TOOL_NOT_OFFERED',
+                message: `The tool ${call.name} is not available for this request.`,
+              },
+            }),
+          });
+          continue;
+        }
+        const step = await toolStep(run, call.name, call.arguments, { mayConfirm: true });
+        if (step.kind === 'confirm') {
+          await propose(run, data, userText, step, call.id, {
+            messages,
+            offered: [...offered],
+            skippedToolCallIds: turn.toolCalls.slice(index + 1).map((c) => c.id),
+          });
+          return;
+        }
+        messages.push({ role: 'tool', tool_call_id: call.id, content: toolContent(step, offered) });
       }
       const exhausted = [...run.blocked.values()].find(
         (v) => v.isWrite && (run.blockedInARow.get(v.tool) ?? 0) > config.maxWriteRetries,
       );
       if (exhausted) {
-        const response = needsInputMessage(exhausted);
-        await run.emit({ type: 'response_chunk', payload: { text: response } });
-        await complete(run, data, response, 'needs_input', { llmModel: llm.label });
+        const response = await answer(run, needsInputMessage(exhausted));
+        await complete(run, data, userText, response, 'needs_input');
         return;
       }
     }
@@ -337,30 +455,228 @@ export async function buildAgent(deps: AgentDeps) {
     );
   };
 
-  /** Runs one call and renders what the LLM is told about it. */
-  const toolMessage = async (run: Run, name: string, rawArguments: string, offered: Set<string>) => {
-    if (!offered.has(name)) {
-      return JSON.stringify({
-        success: false,
-        error: { type: 'TOOL_NOT_OFFERED', message: `The tool ${name} is not available for this request.` },
-      });
-    }
-    const outcome = await callTool(run, name, rawArguments);
-    if (outcome.kind === 'blocked') {
-      const v = outcome.validation;
-      // A tool named in the guidance is offered next turn even if routing had filtered it out.
-      for (const suggested of v.suggestedTools) offered.add(suggested);
-      return JSON.stringify({
-        success: false,
-        error: {
-          type: 'VALIDATION_ERROR',
-          message: v.message,
-          missing_fields: v.missingFields,
-          details: v.issues,
+  /** Puts a validated write to the user (seed 000 §7) and ends the request awaiting the answer. */
+  const propose = async (
+    run: Run,
+    data: { query: string; route: QueryRouted['route'] },
+    userText: string,
+    step: { validation: ValidationResult; callId: string },
+    toolCallId: string,
+    loopState: Pick<LoopState, 'messages' | 'offered' | 'skippedToolCallIds'>,
+  ) => {
+    const { validation } = step;
+    const args = validation.args ?? {};
+    const tier = validation.tier;
+    const changes = tier === 2 ? await currentValues(run, validation.tool, args) : undefined;
+    const question = confirmationQuestion(validation.tool, args, tier, changes);
+    const actionId = randomUUID();
+    const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
+    const state: LoopState = {
+      ...loopState,
+      iterations: run.iterations,
+      usage: run.usage,
+      toolResults: run.toolResults,
+      query: data.query,
+      route: data.route,
+    };
+    await store.createPending(run.scope, {
+      actionId,
+      tool: validation.tool,
+      args,
+      argsHash: validation.argsHash,
+      tier,
+      confirmText,
+      question,
+      callId: step.callId,
+      toolCallId,
+      state: state as unknown as Record<string, unknown>,
+      expiresAt: new Date(Date.now() + config.confirmTtlMs),
+    });
+    await run.emit({
+      type: 'confirmation',
+      payload: { actionId, step: 'proposed', tool: validation.tool, tier, args_hash: validation.argsHash },
+    });
+    await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText });
+    await complete(run, data, userText, question, 'awaiting_confirmation', { actionId });
+  };
+
+  const emitMcq = (
+    run: Run,
+    a: {
+      actionId: string;
+      tool: string;
+      args: Record<string, unknown>;
+      tier: number;
+      question: string;
+      confirmText: string | null;
+    },
+  ) =>
+    run.emit({
+      type: 'mcq',
+      payload: {
+        actionId: a.actionId,
+        mcq_type: 'write_confirmation',
+        tier: a.tier,
+        question: a.question,
+        options: [
+          { label: `✅ Yes, ${describeTool(a.tool)}`, value: 'confirm' },
+          { label: '❌ Cancel', value: 'cancel' },
+        ],
+        pending_tool: a.tool,
+        pending_args: a.args,
+        ...(a.confirmText ? { confirm_text: a.confirmText } : {}),
+      },
+    });
+
+  /** Tier 2 shows before → after: the record as it is now, read through the validator and executor. */
+  const currentValues = async (run: Run, tool: string, args: Record<string, unknown>) => {
+    const entity = tool.replace(/^update_/, '');
+    const idField = Object.keys(args).find((k) => /Id$/.test(k) && typeof args[k] === 'string');
+    const reader = (await deps.tools.list(run.scope, run.traceparent)).find(
+      (t) => t.name === `get_${entity}`,
+    );
+    if (!idField || !reader) return describeChanges({}, args);
+    const step = await toolStep(run, reader.name, { [idField]: args[idField] }, { mayConfirm: false });
+    const before = step.kind === 'executed' && step.success && isRecord(step.content) ? step.content : {};
+    return describeChanges(before, args);
+  };
+
+  /** The user's answer to a pending confirmation: cancel, re-ask, void, or run it exactly once. */
+  const resume = async (
+    run: Run,
+    data: QueryRouted,
+    pending: PendingAction,
+    answerValue: 'confirm' | 'cancel',
+    typed: string | undefined,
+  ) => {
+    const state = pending.state as unknown as LoopState;
+    const ctx = { query: state.query, route: state.route };
+    const userText = answerValue === 'cancel' ? 'Cancel' : typed ? `Confirm (${typed})` : 'Confirm';
+    const step = (s: EventPayload<'confirmation'>['step'], reason?: string) =>
+      run.emit({
+        type: 'confirmation',
+        payload: {
+          actionId: pending.actionId,
+          step: s,
+          tool: pending.tool,
+          tier: pending.tier,
+          args_hash: pending.argsHash,
+          ...(reason ? { reason } : {}),
         },
       });
+    if (pending.status !== 'pending') {
+      throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
     }
-    return JSON.stringify(outcome.success ? outcome.content : { success: false, error: outcome.error });
+    if (pending.expiresAt.getTime() <= Date.now()) {
+      if (await store.transition(pending.actionId, 'pending', 'expired')) await step('expired');
+      const response = await answer(
+        run,
+        `That confirmation has expired, so nothing was changed. Ask again if you still want to ${describeTool(pending.tool)}.`,
+      );
+      await complete(run, ctx, userText, response, 'cancelled');
+      return;
+    }
+    if (answerValue === 'cancel') {
+      if (!(await store.transition(pending.actionId, 'pending', 'cancelled'))) {
+        throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
+      }
+      await step('cancelled');
+      const response = await answer(
+        run,
+        `Okay, I won't ${describeTool(pending.tool)}: cancelled. Nothing was changed.`,
+      );
+      await complete(run, ctx, userText, response, 'cancelled');
+      return;
+    }
+    if (pending.confirmText && (typed ?? '').trim().toUpperCase() !== pending.confirmText) {
+      await step('rejected', 'typed confirmation did not match');
+      const question = `That didn't match, so nothing was done. Type ${pending.confirmText} to confirm, or cancel.`;
+      await emitMcq(run, { ...pending, question, confirmText: pending.confirmText });
+      const response = await answer(run, question);
+      await complete(run, ctx, userText, response, 'awaiting_confirmation', { actionId: pending.actionId });
+      return;
+    }
+    // Validate again: the approval binds the exact call that was shown, and the rules may have moved on.
+    run.attempts.set(pending.tool, 1);
+    const validation = await validate(run, pending.tool, pending.args, undefined, pending.callId);
+    if (validation.status === 'blocked' || validation.argsHash !== pending.argsHash) {
+      await store.transition(pending.actionId, 'pending', 'void');
+      await step(
+        'void',
+        validation.status === 'blocked' ? validation.message : 'arguments changed after approval',
+      );
+      const response = await answer(
+        run,
+        `The details of this change no longer check out, so nothing was done. Please ask again to ${describeTool(pending.tool)}.`,
+      );
+      await complete(run, ctx, userText, response, 'needs_input');
+      return;
+    }
+    if (!(await store.transition(pending.actionId, 'pending', 'executing'))) {
+      throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
+    }
+    await step('approved');
+    run.toolResults = [...state.toolResults];
+    run.usage = state.usage;
+    run.iterations = state.iterations;
+    const execution = await execute(run, validation, pending.callId);
+    await store.transition(pending.actionId, 'executing', 'executed', {
+      success: execution.success,
+      ...(execution.error ? { error: execution.error } : {}),
+    });
+    await step('executed');
+    const content = JSON.stringify(
+      execution.success ? execution.result : { success: false, error: execution.error?.message ?? 'failed' },
+    );
+    const messages: ChatCompletionMessageParam[] = [
+      ...state.messages,
+      { role: 'tool', tool_call_id: pending.toolCallId, content },
+      ...state.skippedToolCallIds.map((id) => ({
+        role: 'tool' as const,
+        tool_call_id: id,
+        content: SKIPPED_CALL,
+      })),
+    ];
+    if (!llm) {
+      const response = await answer(
+        run,
+        execution.success
+          ? `✅ Done: I did ${describeTool(pending.tool)}.`
+          : `I couldn't ${describeTool(pending.tool)}.`,
+      );
+      await complete(run, ctx, userText, response, 'answered');
+      return;
+    }
+    await loop(run, ctx, userText, messages, new Set(state.offered));
+  };
+
+  const runLlmPath = async (run: Run, data: QueryRouted) => {
+    if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+    const { route } = data;
+    const past = await history(run);
+    if (route.category === 'general_chat') {
+      await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+      const turn = await llmTurn(run, 'general_chat', {
+        messages: [
+          { role: 'system', content: generalChatPrompt(config.persona) },
+          ...past,
+          { role: 'user', content: data.query },
+        ],
+        maxTokens: config.maxTokens.chat,
+        onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+      });
+      await complete(run, data, data.query, guardOutput(turn.content), 'answered');
+      return;
+    }
+    const registry = await deps.tools.list(run.scope, run.traceparent);
+    const known = new Set(registry.map((t) => t.name));
+    const offered = new Set(route.tools.filter((name) => known.has(name)));
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: unifiedPrompt(config.persona) },
+      ...past,
+      { role: 'user', content: data.query },
+    ];
+    await loop(run, data, data.query, messages, offered);
   };
 
   const handle = async (message: Message<QueryRouted>, ctx: MessageContext) => {
@@ -368,17 +684,42 @@ export async function buildAgent(deps: AgentDeps) {
     const data = message.data;
     try {
       if (data.mcqResponse) {
-        throw new AgentError(
-          'NOT_FOUND',
-          'There is no pending confirmation with that id in this conversation.',
-        );
+        const pending = await store.findPending(run.scope, data.mcqResponse.actionId);
+        if (!pending) {
+          throw new AgentError(
+            'NOT_FOUND',
+            'There is no pending confirmation with that id in this conversation.',
+          );
+        }
+        await resume(run, data, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
+        return;
+      }
+      if (PLAIN_YES.test(data.query)) {
+        const pending = await store.latestPending(run.scope);
+        if (pending && pending.tier === 1) {
+          await resume(run, data, pending, 'confirm', undefined);
+          return;
+        }
+        if (pending) {
+          // Riskier changes need the explicit answer of the confirmation card.
+          const question = pending.confirmText
+            ? `This change needs your explicit confirmation: type ${pending.confirmText} to confirm, or cancel.`
+            : `This change needs your explicit confirmation on the card: ${pending.question}`;
+          await emitMcq(run, { ...pending, question });
+          const response = await answer(run, question);
+          await complete(run, data, data.query, response, 'awaiting_confirmation', {
+            actionId: pending.actionId,
+          });
+          return;
+        }
       }
       if (data.route.path === 'fast') await runFastPath(run, data);
       else await runLlmPath(run, data);
     } catch (error) {
       const { code, message: text } = toUserError(error);
-      if (!(error instanceof AgentError))
+      if (!(error instanceof AgentError) && !(error instanceof ConversationForbiddenError)) {
         log.error({ err: error, requestId: message.requestId }, 'request failed');
+      }
       await run.emit({ type: 'error', payload: { code, message: text } });
     }
   };
@@ -403,16 +744,52 @@ export async function buildAgent(deps: AgentDeps) {
   };
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** What the LLM is told about one executed or blocked call. */
+function toolContent(step: ToolStep, offered: Set<string>): string {
+  if (step.kind === 'blocked') {
+    const v = step.validation;
+    // A tool named in the guidance is offered next turn even if routing had filtered it out.
+    for (const suggested of v.suggestedTools) offered.add(suggested);
+    return JSON.stringify({
+      success: false,
+      error: {
+        type: 'VALIDATION_ERROR',
+        message: v.message,
+        missing_fields: v.missingFields,
+        details: v.issues,
+      },
+    });
+  }
+  if (step.kind === 'executed') {
+    return JSON.stringify(step.success ? step.content : { success: false, error: step.error });
+  }
+  return JSON.stringify({ success: false, error: 'awaiting confirmation' });
+}
+
+/** Splits an answer into stream-sized pieces at line ends. */
+function chunks(text: string, size = 400): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of text.split(/(?<=\n)/)) {
+    if (current.length + line.length > size && current) {
+      out.push(current);
+      current = '';
+    }
+    current += line;
+  }
+  if (current || out.length === 0) out.push(current);
+  return out;
+}
+
 /** Seed 000 §6.2: after the retries, ask the user for what is missing, in plain words. */
 function needsInputMessage(v: ValidationResult): string {
   const fields = v.missingFields.length > 0 ? v.missingFields : v.issues.map((i) => i.field);
   const lines = fields.map((f) => `• ${plainField(f)}`);
-  return `I need a few more details to ${plainTool(v.tool)}:\n${lines.join('\n')}`;
-}
-
-function plainTool(tool: string): string {
-  const [verb, ...rest] = tool.split('_');
-  return `${verb} the ${rest.join(' ')}`.replace(/ies$/, 'y');
+  return `I need a few more details to ${describeTool(v.tool)}:\n${lines.join('\n')}`;
 }
 
 function plainField(field: string): string {
@@ -434,6 +811,7 @@ function plainField(field: string): string {
 
 function toUserError(error: unknown): { code: ErrorCode; message: string } {
   if (error instanceof AgentError) return { code: error.code, message: error.message };
+  if (error instanceof ConversationForbiddenError) return { code: 'FORBIDDEN', message: error.message };
   if (error instanceof LlmError) {
     return {
       code: 'LLM_UNAVAILABLE',

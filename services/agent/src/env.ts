@@ -1,10 +1,33 @@
-import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
+  DATABASE_URL: DatabaseUrlSchema,
+  /** Confirmation tiers that ask the user before a write runs: e.g. `1,2,3` (default), `3`, or `none`. */
+  CONFIRM_TIERS: z
+    .string()
+    .default('1,2,3')
+    .transform((s) => (s.trim().toLowerCase() === 'none' ? '' : s))
+    .pipe(csv)
+    .pipe(z.array(z.enum(['1', '2', '3'], { error: 'must list tiers 1, 2 or 3, or be none' })))
+    .transform((tiers) => tiers.map(Number)),
+  /** How long a confirmation stays valid. */
+  CONFIRM_TTL_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
+  /** Past messages of the conversation given to the LLM. */
+  HISTORY_MESSAGES: z.coerce.number().int().min(0).max(100).default(10),
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),
+  /** `azure` for Azure OpenAI's deployments API (`api-key` header; LLM_MODEL is the deployment). */
+  LLM_API_STYLE: z.enum(['openai', 'azure']).default('openai'),
+  AZURE_OPENAI_API_VERSION: z.string().default('2024-10-21'),
+  /** Role of the instructions message; Azure OpenAI's reasoning models want `developer`. */
+  LLM_SYSTEM_ROLE: z.enum(['system', 'developer']).default('system'),
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** Shown in `complete.llmModel` as `<provider>/<model>`. */
   LLM_PROVIDER: z.string().default('openai'),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),

@@ -1,5 +1,5 @@
 import type { Usage } from '@munim/contracts';
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
@@ -10,9 +10,17 @@ export type { ChatCompletionFunctionTool, ChatCompletionMessageParam };
 export interface LlmConfig {
   baseURL: string;
   apiKey: string | undefined;
+  /** The model, or the deployment name on Azure. */
   model: string;
   provider: string;
   timeoutMs: number;
+  /** `azure`: Azure OpenAI's deployments API with the `api-key` header (seed 003 §1.1). */
+  apiStyle?: 'openai' | 'azure';
+  azureApiVersion?: string;
+  /** Role of the instructions message; Azure's newer models want `developer`. */
+  systemRole?: 'system' | 'developer';
+  /** Retries on 429 and 5xx, with the client's exponential backoff (it honours Retry-After). */
+  maxRetries?: number;
 }
 
 export interface LlmToolCall {
@@ -53,19 +61,31 @@ export interface Llm {
 
 /** Any OpenAI-compatible chat-completions endpoint, through the `openai` client (it retries 429/5xx). */
 export function createLlm(config: LlmConfig): Llm {
-  const client = new OpenAI({
-    baseURL: config.baseURL,
+  const common = {
     apiKey: config.apiKey ?? 'not-needed',
     timeout: config.timeoutMs,
-    maxRetries: 2,
-  });
+    maxRetries: config.maxRetries ?? 2,
+  };
+  const client =
+    config.apiStyle === 'azure'
+      ? new AzureOpenAI({
+          ...common,
+          endpoint: config.baseURL,
+          deployment: config.model,
+          apiVersion: config.azureApiVersion ?? '2024-10-21',
+        })
+      : new OpenAI({ ...common, baseURL: config.baseURL });
+  const asRole = (messages: ChatCompletionMessageParam[]): ChatCompletionMessageParam[] =>
+    config.systemRole === 'developer'
+      ? messages.map((m) => (m.role === 'system' ? { ...m, role: 'developer' as const } : m))
+      : messages;
   return {
     label: `${config.provider}/${config.model}`,
     async turn({ messages, tools, maxTokens, temperature, onText }) {
       try {
         const stream = await client.chat.completions.create({
           model: config.model,
-          messages,
+          messages: asRole(messages),
           ...(tools && tools.length > 0 ? { tools, tool_choice: 'auto' as const } : {}),
           max_tokens: maxTokens,
           ...(temperature !== undefined ? { temperature } : {}),

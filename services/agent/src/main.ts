@@ -1,11 +1,15 @@
 import { connectBus } from '@munim/bus';
+import { createDb, migrateToLatest, pingDb } from '@munim/db';
 import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
+import { AgentStore } from './store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();
+  const db = createDb(env.DATABASE_URL, { max: 8 });
+  await migrateToLatest(db);
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'agent', log });
   await bus.ensureStreams();
   const llm =
@@ -16,6 +20,10 @@ await runMain('agent', async (log) => {
           model: env.LLM_MODEL,
           provider: env.LLM_PROVIDER,
           timeoutMs: env.LLM_TIMEOUT_MS,
+          apiStyle: env.LLM_API_STYLE,
+          azureApiVersion: env.AZURE_OPENAI_API_VERSION,
+          systemRole: env.LLM_SYSTEM_ROLE,
+          maxRetries: env.LLM_MAX_RETRIES,
         })
       : null;
   if (!llm)
@@ -24,6 +32,7 @@ await runMain('agent', async (log) => {
     bus,
     log,
     llm,
+    store: new AgentStore(db),
     tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.VALIDATE_TIMEOUT_MS }),
     config: {
       maxIterations: env.MAX_ITERATIONS,
@@ -37,16 +46,20 @@ await runMain('agent', async (log) => {
       executeTimeoutMs: env.EXECUTE_TIMEOUT_MS,
       concurrency: env.AGENT_CONCURRENCY,
       persona: { name: env.PERSONA_NAME, product: env.PRODUCT_NAME },
+      confirmTiers: env.CONFIRM_TIERS,
+      confirmTtlMs: env.CONFIRM_TTL_MS,
+      historyMessages: env.HISTORY_MESSAGES,
     },
   });
   await app.start();
-  serveHealth(bus);
+  serveHealth(bus, async () => ({ postgres: await pingDb(db) }));
   log.info({ model: llm?.label ?? null }, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
       await bus.nc.drain();
+      await db.destroy();
     },
   };
 });

@@ -85,6 +85,7 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
   },
   tool_retry: noop,
   mcq: noop,
+  confirmation: noop,
   response_generating: noop,
   response_chunk: noop,
   complete: (row, p, message) => {
@@ -98,6 +99,9 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
     row.output_tokens = p.usage.output_tokens;
     row.latency_ms = latencySince(row, message);
     if (!row.query) row.query = p.query;
+    for (const guardrail of p.guardrails ?? []) {
+      row.guardrails_triggered = withDistinct(row.guardrails_triggered, guardrail);
+    }
     if (row.intent_id === null && p.matchedIntent) {
       row.intent_id = p.matchedIntent.id;
       row.intent_confidence = p.matchedIntent.confidence;
@@ -133,14 +137,4 @@ export function foldEvent(row: RoutingLog, message: Message<AgentEvent>): Routin
   }
   apply(next, message.data, message);
   return next;
-}
-
-/** Whether a `complete` reports an LLM call worth an `llm_usage_logs` row. */
-export function usageOf(
-  message: Message<AgentEvent>,
-): { model: string; usage: EventPayload<'complete'>['usage'] } | undefined {
-  if (message.data.type !== 'complete') return undefined;
-  const { llmModel, usage } = message.data.payload;
-  if (!llmModel || usage.input_tokens + usage.output_tokens + usage.total_tokens === 0) return undefined;
-  return { model: llmModel, usage };
 }

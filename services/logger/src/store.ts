@@ -2,7 +2,7 @@ import { traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
-import { foldEvent, type RoutingLog, usageOf } from './fold.ts';
+import { foldEvent, type RoutingLog } from './fold.ts';
 
 /** Where an event came from on the stream. */
 export interface EventOrigin {
@@ -108,7 +108,16 @@ export async function storeEvent(
         .where('request_id', '=', message.requestId)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      const next = foldEvent(current, message);
+      // Instances share the work, so events of one request can arrive out of stream order.
+      // An event older than one already folded refolds the row from every stored event, in order.
+      const newer = await trx
+        .selectFrom('request_events')
+        .select('id')
+        .where('request_id', '=', message.requestId)
+        .where('seq', '>', origin.seq)
+        .limit(1)
+        .executeTakeFirst();
+      const next = newer ? await refold(trx, current) : foldEvent(current, message);
       next.trace_id ??= traceId;
       await trx
         .updateTable('query_routing_logs')
@@ -116,25 +125,6 @@ export async function storeEvent(
         .where('request_id', '=', message.requestId)
         .execute();
 
-      const usage = usageOf(message);
-      if (usage) {
-        await trx
-          .insertInto('llm_usage_logs')
-          .values({
-            request_id: message.requestId,
-            entity_id: message.entityId,
-            org_id: message.orgId,
-            model: usage.model,
-            section: 'chat',
-            input_tokens: usage.usage.input_tokens,
-            output_tokens: usage.usage.output_tokens,
-            total_tokens: usage.usage.total_tokens,
-            latency_ms: next.latency_ms,
-            status: 'success',
-            created_at: message.ts,
-          })
-          .execute();
-      }
       return true;
     });
   } catch (error) {
@@ -142,4 +132,51 @@ export async function storeEvent(
       cause: error,
     });
   }
+}
+
+/** The row rebuilt from every stored event of its request, in stream order. */
+async function refold(trx: Kysely<Database>, current: RoutingLog): Promise<RoutingLog> {
+  const events = await trx
+    .selectFrom('request_events')
+    .selectAll()
+    .where('request_id', '=', current.request_id)
+    .orderBy('seq')
+    .execute();
+  let row: RoutingLog = {
+    ...current,
+    query: null,
+    path: null,
+    category: null,
+    confidence: null,
+    tier: null,
+    intent_id: null,
+    intent_confidence: null,
+    is_write_operation: false,
+    write_tool_results: [],
+    guardrails_triggered: [],
+    tools_used: [],
+    tools_failed: [],
+    llm_model: null,
+    iteration_count: null,
+    input_tokens: null,
+    output_tokens: null,
+    latency_ms: null,
+    status: 'running',
+    error_code: null,
+    response: null,
+    created_at: events[0]?.ts ?? current.created_at,
+  };
+  for (const e of events) {
+    row = foldEvent(row, {
+      id: e.id,
+      requestId: e.request_id,
+      conversationId: e.conversation_id,
+      entityId: e.entity_id,
+      orgId: e.org_id,
+      service: e.service as Message<AgentEvent>['service'],
+      ts: e.ts.toISOString(),
+      data: { type: e.type, payload: e.payload } as AgentEvent,
+    });
+  }
+  return row;
 }

@@ -1,16 +1,15 @@
 import type { Bus, MessageContext, RunningConsumer } from '@munim/bus';
 import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
 import type { Logger, ToolCatalog } from '@munim/kit';
-import { classify } from './classifier.ts';
-import { extractEntities } from './entities.ts';
 import { IntentMatcher, type IntentSource } from './intents.ts';
-import { selectTier } from './tier.ts';
-import { selectTools } from './tool-groups.ts';
+import { routeQuery } from './route.ts';
+import type { ToolStrategy } from './tool-groups.ts';
 
 export interface RouterConfig {
   fastPathThreshold: number;
   intentsRefreshMs: number;
   concurrency: number;
+  toolStrategy: ToolStrategy;
 }
 
 export interface RouterDeps {
@@ -62,7 +61,13 @@ export async function buildRouter(deps: RouterDeps) {
     });
     await emit({ type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } });
 
-    const classification = classify(query);
+    const { classification, match, entities, selection, decision } = routeQuery({
+      query,
+      matcher,
+      registry,
+      thresholdFor: () => config.fastPathThreshold,
+      strategy: config.toolStrategy,
+    });
     if (classification.crossover) {
       await emit({
         type: 'mode_switch',
@@ -73,47 +78,13 @@ export async function buildRouter(deps: RouterDeps) {
         },
       });
     }
-
     await emit({ type: 'intent_detecting', payload: { intentCount: matcher.size } });
-    const match = classification.category === 'unified' ? matcher.match(query) : null;
     await emit({
       type: 'intent_detected',
       payload: { intent: match?.intent ?? null, confidence: match?.intent.confidence ?? 0 },
     });
-    const entities = extractEntities(query);
     await emit({ type: 'entities_extracted', payload: { entities } });
-
-    const known = new Set(registry.map((t) => t.name));
-    const fast =
-      match !== null &&
-      match.intent.confidence >= config.fastPathThreshold &&
-      match.flow.length > 0 &&
-      match.flow.every((step) => known.has(step.tool));
-    const tier = selectTier(query, classification.category);
-    const selection = fast
-      ? { strategy: 'intent_pipeline', groups: [], tools: match.flow.map((s) => s.tool) }
-      : selectTools(query, classification.category, registry);
-    const reasoning = fast
-      ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${config.fastPathThreshold}`
-      : classification.category === 'general_chat'
-        ? 'no financial keywords: general chat'
-        : match
-          ? `best intent ${match.intent.name} at ${match.intent.confidence} < ${config.fastPathThreshold}`
-          : 'no intent matched';
-
-    const decision: RouteDecision = {
-      path: fast ? 'fast' : 'llm',
-      category: classification.category,
-      confidence: match?.intent.confidence ?? (classification.category === 'general_chat' ? 1 : 0),
-      tier,
-      intent: match?.intent ?? null,
-      extractedEntities: entities,
-      strategy: selection.strategy,
-      toolGroups: selection.groups,
-      tools: selection.tools,
-      pipeline: fast ? match.flow : [],
-      reasoning,
-    };
+    const { tier, reasoning } = decision;
     await emit({
       type: 'route_classified',
       payload: {

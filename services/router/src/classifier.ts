@@ -1,12 +1,26 @@
 import type { Category } from '@munim/contracts';
+import { DOC_NUMBER } from './canonical.ts';
+import { normalize } from './text.ts';
 
-/** Whole-message small talk: greetings, thanks, farewells, meta questions (seed 003 §3.1). */
+export { normalize } from './text.ts';
+
+/** Whole-message small talk: greetings, thanks, farewells, meta questions, Hindi replies (seed 003 §3.1). */
 const GENERAL_CHAT: readonly RegExp[] = [
-  /^(hi+|hello+|hey+|hii+|namaste|namaskar|good (morning|afternoon|evening|night)|greetings)\b/,
-  /^(thanks?|thank you|thx|ok(ay)?|sure|got it|cool|great|nice|fine|dhanyavaad|dhanyawad|shukriya)\b/,
-  /^(bye|goodbye|see you|alvida|tata)\b/,
-  /^(help|what can you do|who are you|what are you|how are you)\b/,
-  /^(haan|han|ha|nahi|nahin|theek|thik|accha|acha|sahi|yes|no)\b/,
+  // greetings
+  /^(hi+|hello+|hey+|hiya|yo|howdy|namaste|namaskar|namashkar|pranam|ram ram|salaam|salam|sat sri akal|good (morning|afternoon|evening|night|day)|greetings|suprabhat|shubh (prabhat|sandhya|ratri))\b/u,
+  /^(नमस्ते|नमस्कार|प्रणाम|राम राम)/u,
+  // acknowledgements
+  /^(thanks?|thank (you|u)|thanku|ty|thx|tks|ok(ay)?|okk+|k|kk|sure|got it|understood|noted|cool|great|nice|awesome|perfect|fine|alright|all right|dhanyavaad|dhanyavad|dhanyawad|shukriya|bahut (accha|badhiya)|badhiya|mast)\b/u,
+  /^(धन्यवाद|शुक्रिया|ठीक|अच्छा|बढ़िया)/u,
+  // farewells
+  /^(bye+|goodbye|good bye|see (you|ya)|later|take care|alvida|tata|phir milenge|chalo bye|gn)\b/u,
+  /^(अलविदा|फिर मिलेंगे)/u,
+  // meta
+  /^(help|what can you do|who are you|what are you|how are you|what is your name|whats your name|who made you|how do you work|what do you do|aap kaun ho|tum kaun ho|kya kar sakte ho|aap kya kar sakte ho|kaise ho|aap kaise ho|madad)\b/u,
+  /^(मदद|आप कौन|आप क्या)/u,
+  // Hindi replies
+  /^(haan|han|haa|ha|ji|ji haan|nahi|nahin|na|theek|thik|theek hai|accha|acha|achha|sahi|yes|yeah|yep|no|nope)\b/u,
+  /^(हाँ|हां|नहीं|जी)/u,
 ];
 
 /** Words that make a message financial (seed 003 §3.1: actions, views, entities, figures, Hindi). */
@@ -127,16 +141,153 @@ export const FINANCIAL_KEYWORDS: readonly string[] = [
   'udhaar',
   'vishleshan',
   'tulna',
+  'pnl',
+  'balancesheet',
+  'cashflow',
+  'business',
+  'healthy',
+  'grahak',
+  'bhugtan',
+  'khata',
+  'khate',
+  'munafa',
+  'nuksaan',
+  'nuksan',
+  'kamai',
+  'vasooli',
+  'jama',
+  'udhar',
+  'nakad',
+  'rokad',
+  'lena',
+  'dena',
+  // more entities and figures
+  'purchase',
+  'purchases',
+  'sale',
+  'credit',
+  'debit',
+  'income',
+  'earnings',
+  'spend',
+  'spent',
+  'spending',
+  'owe',
+  'owes',
+  'owed',
+  'paid',
+  'unpaid',
+  'collection',
+  'collections',
+  'money',
+  'asset',
+  'assets',
+  'liability',
+  'liabilities',
+  'equity',
+  'net worth',
+  'trial balance',
+  'coa',
+  'day book',
+  'daybook',
+  'einvoice',
+  'e invoice',
+  'hsn',
+  'books',
+  'accounting',
+  'financial',
+  'finance',
+  'finances',
+  'cost',
+  'costs',
+  'refund',
+  'refunds',
+  'client',
+  'clients',
+  'buyer',
+  'dues',
+  'pending',
+  'aged',
+  'reconciliation',
+  'voucher',
+  'quotation',
+  'estimate',
+  'po',
+  'gstin',
+  'pan',
+  // Devanagari
+  'बिल',
+  'इनवॉइस',
+  'चालान',
+  'भुगतान',
+  'खर्च',
+  'खर्चा',
+  'बिक्री',
+  'मुनाफा',
+  'लाभ',
+  'नुकसान',
+  'जीएसटी',
+  'ग्राहक',
+  'हिसाब',
+  'पैसा',
+  'बकाया',
+  'दिखाओ',
+  'बताओ',
+  'बनाओ',
+  'खाता',
+  'कैश',
 ];
 
-export function normalize(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}₹&\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
+/** Verbs that are financial only in context: alone with small talk or an off-topic word they are not. */
+const WEAK_KEYWORDS = new Set([
+  'create',
+  'add',
+  'new',
+  'edit',
+  'update',
+  'change',
+  'delete',
+  'remove',
+  'record',
+  'send',
+  'file',
+  'void',
+  'import',
+  'clone',
+  'merge',
+  'approve',
+  'pay',
+  'issue',
+  'raise',
+  'show',
+  'list',
+  'get',
+  'find',
+  'view',
+  'report',
+  'analyze',
+  'analyse',
+  'compare',
+  'summary',
+  'details',
+  'statement',
+  'due',
+  'pending',
+  'banao',
+  'dikhao',
+  'batao',
+  'दिखाओ',
+  'बताओ',
+  'बनाओ',
+  'lena',
+  'dena',
+  'books',
+  'new',
+]);
+
+/** Subjects that make a message off-topic even when it borrows a verb like "show" or "tell". */
+const OFF_TOPIC =
+  /\b(joke|jokes|weather|poem|song|songs|movie|movies|film|cricket|football|recipe|news|story|riddle|chutkula|mausam|gaana|picture|photo)\b/u;
 
 const KEYWORD_PATTERNS = FINANCIAL_KEYWORDS.map(
   (k) =>
@@ -156,6 +307,9 @@ export function classify(query: string): Classification {
   const text = normalize(query);
   const keywords = KEYWORD_PATTERNS.filter(([, re]) => re.test(text)).map(([k]) => k);
   const chatty = GENERAL_CHAT.some((re) => re.test(text));
-  if (keywords.length > 0) return { category: 'unified', keywords, crossover: chatty };
+  const strong = keywords.some((k) => !WEAK_KEYWORDS.has(k)) || DOC_NUMBER.test(query);
+  DOC_NUMBER.lastIndex = 0;
+  const financial = strong || (keywords.length > 0 && !chatty && !OFF_TOPIC.test(text));
+  if (financial) return { category: 'unified', keywords, crossover: chatty };
   return { category: 'general_chat', keywords, crossover: false };
 }

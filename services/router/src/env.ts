@@ -1,5 +1,6 @@
 import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
+import { TOOL_STRATEGIES } from './tool-groups.ts';
 
 export const EnvSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema,
@@ -8,6 +9,8 @@ export const EnvSchema = BaseEnvSchema.extend({
   INTENTS_REFRESH_MS: z.coerce.number().int().positive().default(30_000),
   TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
   TOOLS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Tool selection strategy (seed 003 §4.4); `dynamic` picks one per query. */
+  TOOL_STRATEGY: z.enum(TOOL_STRATEGIES).default('dynamic'),
   ROUTER_CONCURRENCY: z.coerce.number().int().positive().default(16),
 });
 export type Env = z.infer<typeof EnvSchema>;

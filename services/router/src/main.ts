@@ -21,6 +21,7 @@ await runMain('router', async (log) => {
       fastPathThreshold: env.FAST_PATH_THRESHOLD,
       intentsRefreshMs: env.INTENTS_REFRESH_MS,
       concurrency: env.ROUTER_CONCURRENCY,
+      toolStrategy: env.TOOL_STRATEGY,
     },
   });
   await app.start();

@@ -1,5 +1,6 @@
 import type { Category, ToolDefinition } from '@munim/contracts';
-import { normalize } from './classifier.ts';
+import { DOC_NUMBER } from './canonical.ts';
+import { normalize } from './text.ts';
 
 /** One tool group of seed 003 §4.3: query keywords, and name stems that place a tool in it. */
 export interface ToolGroup {
@@ -61,7 +62,7 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   },
   {
     name: 'reports_cashflow',
-    keywords: ['cash flow', 'cashflow', 'liquidity', 'cash'],
+    keywords: ['cash flow', 'cashflow', 'liquidity', 'cash', 'bank balance', 'cash balance'],
     stems: ['cash_flow', 'cash_position'],
   },
   {
@@ -74,7 +75,7 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
     keywords: ['gst', 'gst summary', 'itc', 'tax'],
     stems: ['gst_summary', 'itc', 'gstr1_data', 'gstr3b'],
   },
-  { name: 'kpi_dashboard', keywords: ['kpi', 'dashboard', 'health'], stems: ['kpi'] },
+  { name: 'kpi_dashboard', keywords: ['kpi', 'dashboard', 'health', 'healthy'], stems: ['kpi'] },
   {
     name: 'trends_analysis',
     keywords: ['compare', 'trend', 'forecast'],
@@ -82,18 +83,95 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   },
 ];
 
+const DOC_GROUPS: Readonly<Record<string, string>> = {
+  inv: 'invoices',
+  bill: 'bills',
+  pay: 'payments',
+  cn: 'credit_notes',
+  je: 'journal',
+};
+
 /** Groups offered when a financial query names no group. */
 const DEFAULT_GROUPS = ['invoices', 'bills', 'payments', 'customers', 'vendors', 'reports_pnl'];
 
+/**
+ * How tools are chosen (seed 003 §4.4). `dynamic` picks, per query, `keyword_matched_dynamic`,
+ * `default_unified_dynamic` or `all_tools_fallback`; the others force that strategy.
+ */
+export const TOOL_STRATEGIES = [
+  'dynamic',
+  'direct_llm_all_mcp_tools',
+  'keyword_matched_dynamic',
+  'default_unified_dynamic',
+  'all_tools_fallback',
+] as const;
+export type ToolStrategy = (typeof TOOL_STRATEGIES)[number];
+
 export interface ToolSelection {
-  strategy: 'none' | 'keyword_matched_dynamic' | 'default_unified_dynamic' | 'all_tools_fallback';
+  strategy: string;
   groups: string[];
   tools: string[];
 }
 
-/** The groups a tool belongs to, by its name (dynamic scoring: unlisted tools still find their group). */
-export function groupsOfTool(toolName: string): string[] {
-  return TOOL_GROUPS.filter((g) => g.stems.some((stem) => toolName.includes(stem))).map((g) => g.name);
+export interface SelectOptions {
+  strategy?: ToolStrategy;
+  /** Use these groups instead of the query's keywords (follow-ups, pagination). */
+  groups?: readonly string[];
+  /** Overdue queries prefer the aging tools. */
+  overdue?: boolean;
+}
+
+const memo = new WeakMap<readonly ToolDefinition[], Map<string, string[]>>();
+
+function words(text: string): Set<string> {
+  return new Set(normalize(text.replace(/_/g, ' ')).split(' '));
+}
+
+/**
+ * The groups a tool belongs to: by the name stems of its groups, else by the group keywords
+ * its name and description use most (dynamic scoring: a tool no group lists still finds one).
+ */
+export function groupsOfTool(toolName: string, description = ''): string[] {
+  const byStem = TOOL_GROUPS.filter((g) => g.stems.some((stem) => toolName.includes(stem))).map(
+    (g) => g.name,
+  );
+  if (byStem.length > 0 || !description) return byStem;
+  const text = ` ${normalize(`${toolName.replace(/_/g, ' ')} ${description}`)} `;
+  let best = 0;
+  let groups: string[] = [];
+  for (const g of TOOL_GROUPS) {
+    const hits = g.keywords.filter((k) => text.includes(` ${k} `)).length;
+    if (hits > best) {
+      best = hits;
+      groups = [g.name];
+    } else if (hits === best && hits > 0) groups.push(g.name);
+  }
+  return groups;
+}
+
+function groupIndex(registry: readonly ToolDefinition[]): Map<string, string[]> {
+  let index = memo.get(registry);
+  if (!index) {
+    index = new Map(
+      registry.map((t) => [t.name, groupsOfTool(t.name, `${t.title ?? ''} ${t.description ?? ''}`)]),
+    );
+    memo.set(registry, index);
+  }
+  return index;
+}
+
+/** The groups a query names by keyword. */
+export function groupsOfQuery(query: string): string[] {
+  const text = ` ${normalize(query)} `;
+  const groups = TOOL_GROUPS.filter((g) => g.keywords.some((k) => text.includes(` ${k} `))).map(
+    (g) => g.name,
+  );
+  // A document number names its kind: INV-0042 is an invoice, BILL-0007 a bill.
+  for (const m of query.matchAll(DOC_NUMBER)) {
+    const group = DOC_GROUPS[(m[1] as string).toLowerCase()];
+    if (group && !groups.includes(group)) groups.push(group);
+  }
+  return groups;
 }
 
 /** Tool selection of seed 003 §4.4. */
@@ -101,18 +179,31 @@ export function selectTools(
   query: string,
   category: Category,
   registry: readonly ToolDefinition[],
+  opts: SelectOptions = {},
 ): ToolSelection {
   if (category === 'general_chat') return { strategy: 'none', groups: [], tools: [] };
-  const text = ` ${normalize(query)} `;
-  const matched = TOOL_GROUPS.filter((g) => g.keywords.some((k) => text.includes(` ${k} `))).map(
-    (g) => g.name,
-  );
-  const strategy = matched.length > 0 ? 'keyword_matched_dynamic' : 'default_unified_dynamic';
-  const groups = matched.length > 0 ? matched : DEFAULT_GROUPS;
+  const all = registry.map((t) => t.name);
+  const forced = opts.strategy ?? 'dynamic';
+  if (forced === 'direct_llm_all_mcp_tools' || forced === 'all_tools_fallback')
+    return { strategy: forced, groups: [], tools: all };
+  const index = groupIndex(registry);
+  let groups = opts.groups
+    ? [...opts.groups]
+    : forced === 'default_unified_dynamic'
+      ? []
+      : groupsOfQuery(query);
+  if (opts.overdue && !groups.includes('aging_reports')) groups.push('aging_reports');
+  const strategy = groups.length > 0 ? 'keyword_matched_dynamic' : 'default_unified_dynamic';
+  if (groups.length === 0) groups = [...DEFAULT_GROUPS];
+  // Tools the query names by their own words (name or description) join the groups' tools.
+  const queryWords = words(query);
   const tools = registry
-    .filter((t) => groupsOfTool(t.name).some((g) => groups.includes(g)))
+    .filter((t) => {
+      if ((index.get(t.name) ?? []).some((g) => groups.includes(g))) return true;
+      const nameWords = t.name.split('_').filter((w) => w.length > 3 && w !== 'all');
+      return nameWords.length > 1 && nameWords.filter((w) => queryWords.has(w)).length >= 2;
+    })
     .map((t) => t.name);
-  if (tools.length === 0)
-    return { strategy: 'all_tools_fallback', groups, tools: registry.map((t) => t.name) };
+  if (tools.length === 0) return { strategy: 'all_tools_fallback', groups, tools: all };
   return { strategy, groups, tools };
 }

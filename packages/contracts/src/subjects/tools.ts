@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorInfoSchema, FieldIssueSchema } from '../errors.ts';
 import { defineSubject } from '../subject.ts';
 import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
+import { ContainerVerdictSchema } from './validator.ts';
 
 export const ValidateRequestSchema = z.object({
   tool: z.string().min(1).max(128),
@@ -34,6 +35,10 @@ export const ValidationResultSchema = z.object({
   /** Guardrails that fired while validating, e.g. `json_repaired`. */
   guardrails: z.array(z.string()),
   durationMs: z.number().nonnegative(),
+  /** Plain-words questions for the user about what is missing (seed 000 §6.2 fallback), when blocked. */
+  questions: z.array(z.string()).optional(),
+  /** Set when the call named a container (seed 001): expand it, or hand the LLM `container.error`. */
+  container: ContainerVerdictSchema.optional(),
 });
 export type ValidationResult = z.infer<typeof ValidationResultSchema>;
 
@@ -53,6 +58,10 @@ export const ExecutionResultSchema = z.object({
   error: ErrorInfoSchema.optional(),
   truncated: z.boolean(),
   durationMs: z.number().nonnegative(),
+  /** For writes: the idempotency outcome; `unknown` means it may or may not have run. */
+  outcome: z.enum(['succeeded', 'failed', 'unknown']).optional(),
+  /** True when the outcome came from the idempotency store instead of a new MCP call. */
+  replayed: z.boolean().optional(),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResultSchema>;
 

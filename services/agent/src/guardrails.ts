@@ -1,0 +1,98 @@
+/** Output guardrails of seed 003 §6.10 and the reverse guardrails of seed 000 §8. */
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const CARD_BLOCK = /```card[\s\S]*?(```|$)/g;
+const TECHNICAL = [
+  /\b(stack trace|traceback|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|TypeError|ReferenceError|undefined is not)\b[^\n]*/gi,
+  /\b(HTTP|status code) [45]\d\d\b[^\n]*/gi,
+];
+
+/** Drops every markdown-table column whose cells hold a UUID, then any UUID left in the text. */
+export function stripIds(text: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!isRow(lines[i])) {
+      out.push((lines[i] ?? '').replace(UUID, ''));
+      i++;
+      continue;
+    }
+    const block: string[][] = [];
+    while (i < lines.length && isRow(lines[i])) block.push(cells(lines[i++] ?? ''));
+    const width = Math.max(...block.map((r) => r.length));
+    const keep = [...Array(width).keys()].filter(
+      (c) => !block.some((r) => UUID.test(r[c] ?? '') && resetUuid()),
+    );
+    for (const row of block) out.push(`| ${keep.map((c) => (row[c] ?? '').replace(UUID, '')).join(' | ')} |`);
+  }
+  return out.join('\n');
+}
+
+function resetUuid(): true {
+  UUID.lastIndex = 0;
+  return true;
+}
+
+function isRow(line: string | undefined): boolean {
+  return !!line && /^\s*\|.*\|\s*$/.test(line);
+}
+
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|')
+    .map((c) => c.trim());
+}
+
+export function stripCardBlocks(text: string): string {
+  return text
+    .replace(CARD_BLOCK, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export function softenTechnical(text: string): string {
+  let out = text;
+  for (const re of TECHNICAL) out = out.replace(re, "I couldn't complete that part right now.");
+  return out;
+}
+
+/** All output guardrails, in order; what the user sees. */
+export function guardOutput(text: string): string {
+  return softenTechnical(stripIds(stripCardBlocks(text)));
+}
+
+const SUCCESS_CLAIM =
+  /(✅|\b(successfully|has been|have been|was|were)\s+(created|recorded|saved|sent|voided|deleted|approved|updated|posted|added|filed)\b|\b(created|recorded|saved|voided|deleted|approved|posted)\s+(the|a|an|your)?\s*(invoice|bill|payment|entry|note|customer|vendor|contact))/i;
+const FAILURE_CLAIM =
+  /\b(failed|couldn'?t|could not|unable to|was not able|wasn'?t able|did not go through|error occurred)\b/i;
+
+export interface WriteOutcome {
+  tool: string;
+  success: boolean;
+}
+
+/**
+ * Seed 000 §8: a write that succeeded is never reported as failed, and a success no write
+ * backs is never reported at all.
+ */
+export function reverseGuardrails(
+  text: string,
+  writes: WriteOutcome[],
+  describe: (tool: string) => string,
+): { text: string; guardrails: string[] } {
+  const succeeded = writes.filter((w) => w.success);
+  if (succeeded.length === 0 && SUCCESS_CLAIM.test(text)) {
+    const attempted = writes[0]?.tool;
+    const honest = attempted
+      ? `I couldn't ${describe(attempted)}, so nothing was changed in your books. Please try again or tell me what to change.`
+      : "I haven't made any change to your books yet: nothing was created or updated. Tell me if you'd like me to go ahead.";
+    return { text: honest, guardrails: ['hallucinated_success_stripped'] };
+  }
+  if (succeeded.length > 0 && FAILURE_CLAIM.test(text) && !SUCCESS_CLAIM.test(text)) {
+    const done = succeeded.map((w) => `✅ Done: I did ${describe(w.tool)}.`).join('\n');
+    return { text: `${done}\n\n${text}`, guardrails: ['false_failure_overridden'] };
+  }
+  return { text, guardrails: [] };
+}

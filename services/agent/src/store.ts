@@ -1,0 +1,221 @@
+import type { RequestScope } from '@munim/contracts';
+import type { ConversationMessage, Database } from '@munim/db';
+import { type Kysely, sql } from 'kysely';
+
+/** The conversation belongs to another entity or org. */
+export class ConversationForbiddenError extends Error {
+  override name = 'ConversationForbiddenError';
+}
+
+export type PendingStatus = 'pending' | 'executing' | 'executed' | 'cancelled' | 'expired' | 'void';
+
+export interface PendingAction {
+  actionId: string;
+  requestId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsHash: string;
+  tier: number;
+  confirmText: string | null;
+  question: string;
+  callId: string;
+  toolCallId: string;
+  state: Record<string, unknown>;
+  status: PendingStatus;
+  expiresAt: Date;
+}
+
+/** What the agent keeps in PostgreSQL: conversations, pending confirmations, LLM usage. */
+export class AgentStore {
+  readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** The last `limit` messages and the summary of a conversation, checking it is the caller's. */
+  async history(
+    scope: RequestScope,
+    limit: number,
+  ): Promise<{ messages: ConversationMessage[]; summary: string | null }> {
+    const row = await this.db
+      .selectFrom('unified_conversations')
+      .select(['entity_id', 'org_id', 'messages', 'summary', 'is_deleted'])
+      .where('id', '=', scope.conversationId)
+      .executeTakeFirst();
+    if (!row) return { messages: [], summary: null };
+    if (row.entity_id !== scope.entityId || row.org_id !== scope.orgId) {
+      throw new ConversationForbiddenError('This conversation belongs to another account.');
+    }
+    return { messages: row.messages.slice(-limit), summary: row.summary };
+  }
+
+  /** Appends a user turn and the answer; a new conversation gets the entity's next chat number. */
+  async appendTurn(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
+    const last = turn.at(-1)?.content ?? '';
+    const firstUser = turn.find((m) => m.role === 'user')?.content ?? 'New chat';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.db
+          .insertInto('unified_conversations')
+          .values({
+            id: scope.conversationId,
+            entity_id: scope.entityId,
+            org_id: scope.orgId,
+            chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId})`,
+            chat_name: firstUser.slice(0, 60),
+            messages: JSON.stringify(turn),
+            message_count: turn.length,
+            last_message_preview: last.slice(0, 140),
+          })
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet({
+                messages: sql`unified_conversations.messages || excluded.messages`,
+                message_count: sql`unified_conversations.message_count + excluded.message_count`,
+                last_message_preview: sql`excluded.last_message_preview`,
+                updated_at: sql`now()`,
+              })
+              .where('unified_conversations.entity_id', '=', scope.entityId),
+          )
+          .execute();
+        return;
+      } catch (error) {
+        // Two new conversations of one entity raced for the same chat number: take the next.
+        if (!/unified_conversations_entity_id_chat_number/.test(String(error)) || attempt === 2) throw error;
+      }
+    }
+  }
+
+  async createPending(
+    scope: RequestScope,
+    action: Omit<PendingAction, 'status' | 'requestId'>,
+  ): Promise<void> {
+    await this.db
+      .insertInto('pending_actions')
+      .values({
+        action_id: action.actionId,
+        request_id: scope.requestId,
+        conversation_id: scope.conversationId,
+        entity_id: scope.entityId,
+        org_id: scope.orgId,
+        tool: action.tool,
+        args: JSON.stringify(action.args),
+        args_hash: action.argsHash,
+        tier: action.tier,
+        confirm_text: action.confirmText,
+        question: action.question,
+        call_id: action.callId,
+        tool_call_id: action.toolCallId,
+        state: JSON.stringify(action.state),
+        expires_at: action.expiresAt,
+      })
+      .execute();
+  }
+
+  /** A pending action of the caller's conversation, entity and org, whatever its status. */
+  async findPending(scope: RequestScope, actionId: string): Promise<PendingAction | undefined> {
+    const row = await this.db
+      .selectFrom('pending_actions')
+      .selectAll()
+      .where('action_id', '=', actionId)
+      .where('conversation_id', '=', scope.conversationId)
+      .where('entity_id', '=', scope.entityId)
+      .where('org_id', '=', scope.orgId)
+      .executeTakeFirst();
+    return row ? toPending(row) : undefined;
+  }
+
+  /** The newest still-pending action of the conversation. */
+  async latestPending(scope: RequestScope): Promise<PendingAction | undefined> {
+    const row = await this.db
+      .selectFrom('pending_actions')
+      .selectAll()
+      .where('conversation_id', '=', scope.conversationId)
+      .where('entity_id', '=', scope.entityId)
+      .where('org_id', '=', scope.orgId)
+      .where('status', '=', 'pending')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirst();
+    return row ? toPending(row) : undefined;
+  }
+
+  /** Moves an action out of `from`; false when another instance (or answer) got there first. */
+  async transition(
+    actionId: string,
+    from: PendingStatus,
+    to: PendingStatus,
+    result?: unknown,
+  ): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('pending_actions')
+      .set({
+        status: to,
+        decided_at: new Date(),
+        ...(result === undefined ? {} : { result: JSON.stringify(result) }),
+      })
+      .where('action_id', '=', actionId)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
+  }
+
+  async logUsage(entry: {
+    scope: RequestScope;
+    model: string;
+    section: string;
+    usage: { input_tokens: number; output_tokens: number; total_tokens: number };
+    latencyMs: number;
+    status: 'success' | 'error';
+    error?: string;
+  }): Promise<void> {
+    await this.db
+      .insertInto('llm_usage_logs')
+      .values({
+        request_id: entry.scope.requestId,
+        entity_id: entry.scope.entityId,
+        org_id: entry.scope.orgId,
+        model: entry.model,
+        section: entry.section,
+        input_tokens: entry.usage.input_tokens,
+        output_tokens: entry.usage.output_tokens,
+        total_tokens: entry.usage.total_tokens,
+        latency_ms: Math.round(entry.latencyMs),
+        status: entry.status,
+        error: entry.error ?? null,
+      })
+      .execute();
+  }
+}
+
+function toPending(row: {
+  action_id: string;
+  request_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  args_hash: string;
+  tier: number;
+  confirm_text: string | null;
+  question: string;
+  call_id: string;
+  tool_call_id: string;
+  state: Record<string, unknown>;
+  status: PendingStatus;
+  expires_at: Date;
+}): PendingAction {
+  return {
+    actionId: row.action_id,
+    requestId: row.request_id,
+    tool: row.tool,
+    args: row.args,
+    argsHash: row.args_hash,
+    tier: row.tier,
+    confirmText: row.confirm_text,
+    question: row.question,
+    callId: row.call_id,
+    toolCallId: row.tool_call_id,
+    state: row.state,
+    status: row.status,
+    expiresAt: row.expires_at,
+  };
+}

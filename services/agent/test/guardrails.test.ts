@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { guardOutput, reverseGuardrails, stripIds } from '../src/guardrails.ts';
+
+const id = '95b16e3d-abe3-498c-9a4a-b421e9ae35aa';
+const describeTool = (t: string) => t.replace(/_/g, ' ');
+
+describe('output guardrails', () => {
+  it('drops a table column that holds ids and any id left in prose', () => {
+    const out = stripIds(`Invoice ${id} is due.\n| Id | Number |\n| --- | --- |\n| ${id} | INV-1 |`);
+    expect(out).not.toContain(id);
+    expect(out).toContain('| Number |');
+    expect(out).toContain('| INV-1 |');
+    expect(out).not.toContain('| Id |');
+  });
+
+  it('strips card blocks and technical errors', () => {
+    const out = guardOutput('Here you go.\n```card\n{"x":1}\n```\nTypeError: cannot read x of undefined');
+    expect(out).not.toContain('```card');
+    expect(out).not.toContain('TypeError');
+  });
+});
+
+describe('reverse guardrails (seed 000 §8)', () => {
+  it('removes a success claim no write backs', () => {
+    const r = reverseGuardrails('✅ Payment of ₹5,000 recorded successfully.', [], describeTool);
+    expect(r.guardrails).toEqual(['hallucinated_success_stripped']);
+    expect(r.text).not.toMatch(/✅|recorded/);
+  });
+
+  it('corrects a failure claim when the write succeeded', () => {
+    const r = reverseGuardrails(
+      'Sorry, the payment failed.',
+      [{ tool: 'create_payment', success: true }],
+      describeTool,
+    );
+    expect(r.guardrails).toEqual(['false_failure_overridden']);
+    expect(r.text).toMatch(/^✅ Done: I did create payment/);
+  });
+
+  it('leaves an honest answer alone', () => {
+    expect(
+      reverseGuardrails(
+        'Payment recorded successfully.',
+        [{ tool: 'create_payment', success: true }],
+        describeTool,
+      ),
+    ).toEqual({ text: 'Payment recorded successfully.', guardrails: [] });
+    expect(reverseGuardrails('Here are your invoices.', [], describeTool).guardrails).toEqual([]);
+  });
+});

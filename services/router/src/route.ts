@@ -1,0 +1,158 @@
+import type { PlannedCall, RouteDecision, ToolDefinition } from '@munim/contracts';
+import { type Classification, classify } from './classifier.ts';
+import { extractEntities, fillArgs } from './entities.ts';
+import type { IntentMatch, IntentMatcher } from './intents.ts';
+import { normalize } from './text.ts';
+import { selectTier } from './tier.ts';
+import { selectTools, type ToolSelection, type ToolStrategy } from './tool-groups.ts';
+
+/** What the router knows of the conversation so far (empty when there is no history). */
+export interface ConversationContext {
+  /** Tool groups the previous turn used or was offered. */
+  previousGroups: string[];
+  /** The previous turn proposed an action and waits for a yes. */
+  pendingAction: boolean;
+  /** Turns so far. */
+  turns: number;
+}
+
+export const NO_CONVERSATION: ConversationContext = { previousGroups: [], pendingAction: false, turns: 0 };
+
+export interface RouteInput {
+  query: string;
+  matcher: IntentMatcher;
+  registry: readonly ToolDefinition[];
+  /** Fast-path threshold for an intent (adaptive, seed 003 §8.2). */
+  thresholdFor: (intentId: string) => number;
+  strategy: ToolStrategy;
+  conversation?: ConversationContext;
+}
+
+export interface RouteResult {
+  classification: Classification;
+  match: IntentMatch | null;
+  entities: Record<string, unknown>;
+  selection: ToolSelection;
+  decision: RouteDecision;
+}
+
+const CONFIRMATION =
+  /^(yes|yeah|yep|yup|sure|ok|okay|confirm|confirmed|go ahead|do it|proceed|haan|han|haa|ha|ji|ji haan|theek|thik|theek hai|thik hai|kar do|kardo|karo|kar dijiye|ho jaye|chalo|bilkul|हाँ|हां|ठीक है|कर दो)( (please|pls|ji|kar do|karo|go ahead|do it|haan|create|create it|send it|theek hai|bilkul))*$/u;
+const PAGINATION =
+  /^(show |load |give |get )?(more|next|next page|aur|aur dikhao|aur batao|aage|agla|agla page|aage dikhao|more please|see more|page \d+)( please| pls| dikhao)?$/u;
+const FILTER = /^(filter|only|sirf|just) /u;
+
+/** Routes one query without calling an LLM: the pure core of the router, shared by the service, the eval and the bench. */
+export function routeQuery(input: RouteInput): RouteResult {
+  const { query, matcher, registry } = input;
+  const conversation = input.conversation ?? NO_CONVERSATION;
+  const text = normalize(query);
+  const hasHistory = conversation.turns > 0 && conversation.previousGroups.length > 0;
+  let classification = classify(query);
+  const entities = extractEntities(query);
+
+  // Conversation-aware cases (seed 003 §2.3, §4.5, §6.6): they reuse the previous groups.
+  let special: { strategy: string; reasoning: string } | undefined;
+  if (conversation.pendingAction && CONFIRMATION.test(text)) {
+    special = { strategy: 'confirmation', reasoning: 'confirmation of the pending action' };
+    entities.confirmation = true;
+  } else if (hasHistory && PAGINATION.test(text)) {
+    special = { strategy: 'pagination', reasoning: 'next page of the previous list' };
+    entities.page = 'next';
+  } else if (hasHistory && FILTER.test(text)) {
+    special = { strategy: 'filter', reasoning: 'filter of the previous list, from page 1' };
+    entities.page = 1;
+  } else if (
+    hasHistory &&
+    text.split(' ').length < 5 &&
+    classification.category === 'general_chat' &&
+    !CONFIRMATION.test(text)
+  ) {
+    special = { strategy: 'follow_up_reuse', reasoning: 'short follow-up: previous tool groups reused' };
+  }
+  if (special) classification = { ...classification, category: 'unified', crossover: false };
+
+  const match = classification.category === 'unified' && !special ? matcher.match(query) : null;
+  const pipeline = match ? fastPipeline(match, input, entities) : undefined;
+  const tier = selectTier(query, classification.category);
+
+  let selection: ToolSelection;
+  if (pipeline) {
+    selection = { strategy: 'intent_pipeline', groups: [], tools: pipeline.map((s) => s.tool) };
+  } else if (special) {
+    selection = selectTools(query, 'unified', registry, {
+      strategy: input.strategy,
+      groups: conversation.previousGroups,
+    });
+    selection = { ...selection, strategy: special.strategy };
+  } else {
+    selection = selectTools(query, classification.category, registry, {
+      strategy: input.strategy,
+      overdue: entities.overdue === true,
+    });
+  }
+  if (
+    pipeline === undefined &&
+    match === null &&
+    !special &&
+    hasHistory &&
+    classification.category === 'unified'
+  ) {
+    if (text.split(' ').length < 5 && selection.strategy === 'default_unified_dynamic') {
+      selection = {
+        ...selectTools(query, 'unified', registry, {
+          strategy: input.strategy,
+          groups: conversation.previousGroups,
+        }),
+        strategy: 'follow_up_reuse',
+      };
+    }
+  }
+
+  const reasoning =
+    pipeline && match
+      ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
+      : special
+        ? special.reasoning
+        : classification.category === 'general_chat'
+          ? 'no financial keywords: general chat'
+          : match
+            ? `best intent ${match.intent.name} at ${match.intent.confidence} below the fast path`
+            : 'no intent matched';
+
+  const decision: RouteDecision = {
+    path: pipeline ? 'fast' : 'llm',
+    category: classification.category,
+    confidence: special
+      ? 1
+      : (match?.intent.confidence ?? (classification.category === 'general_chat' ? 1 : 0)),
+    tier,
+    intent: match?.intent ?? null,
+    extractedEntities: entities,
+    strategy: selection.strategy,
+    toolGroups: selection.groups,
+    tools: selection.tools,
+    pipeline: pipeline ?? [],
+    reasoning,
+  };
+  return { classification, match, entities, selection, decision };
+}
+
+/** The intent's pipeline with its arguments filled, when it may run: confident, known tools, every slot filled. */
+function fastPipeline(
+  match: IntentMatch,
+  input: RouteInput,
+  entities: Record<string, unknown>,
+): PlannedCall[] | undefined {
+  if (match.intent.confidence < input.thresholdFor(match.intent.id) || match.flow.length === 0)
+    return undefined;
+  const known = new Set(input.registry.map((t) => t.name));
+  const out: PlannedCall[] = [];
+  for (const step of match.flow) {
+    if (!known.has(step.tool)) return undefined;
+    const args = fillArgs(step.args, entities);
+    if (!args) return undefined;
+    out.push({ ...step, args });
+  }
+  return out;
+}
