@@ -33,7 +33,10 @@ function customer() {
 /** Scripts one write call, then a closing answer, for a unique query; returns the query. */
 function scriptWrite(tool: string, args: Record<string, unknown>, closing = 'Done.') {
   const query = `please ${tool.replace(/_/g, ' ')} ${randomUUID().slice(0, 8)}`;
-  sys.llm?.script({ match: query, turns: [{ toolCalls: [{ name: tool, arguments: args }] }, { content: closing }] });
+  sys.llm?.script({
+    match: query,
+    turns: [{ toolCalls: [{ name: tool, arguments: args }] }, { content: closing }],
+  });
   return query;
 }
 
@@ -58,7 +61,10 @@ const invoiceLine = { Description: 'Consulting', Quantity: 1, UnitPrice: 1000, T
 
 describe('risk-tiered confirmations (seed 000 §7)', () => {
   it('MCQ → cancel → no MCP call', async () => {
-    const { mcq, conversationId } = await propose('create_invoice', { ContactId: customer().ContactId, Lines: [invoiceLine] });
+    const { mcq, conversationId } = await propose('create_invoice', {
+      ContactId: customer().ContactId,
+      Lines: [invoiceLine],
+    });
     expect(mcq).toMatchObject({ tier: 1, mcq_type: 'write_confirmation', pending_tool: 'create_invoice' });
     expect(mcq.confirm_text).toBeUndefined();
     const before = writes('create_invoice').length;
@@ -75,14 +81,24 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
 
   it('tier 3 needs the typed word: wrong → asked again, right → executed exactly once', async () => {
     const invoice = openInvoice();
-    const { mcq, conversationId } = await propose('void_invoice', { InvoiceId: invoice.InvoiceId }, 'The invoice is voided.');
+    const { mcq, conversationId } = await propose(
+      'void_invoice',
+      { InvoiceId: invoice.InvoiceId },
+      'The invoice is voided.',
+    );
     expect(mcq).toMatchObject({ tier: 3, confirm_text: 'VOID' });
     expect(String(mcq.question)).toContain('Type VOID');
 
     const wrong = await answer(conversationId, mcq.actionId, 'confirm', 'yes please');
-    expect(last(wrong.events)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
+    expect(last(wrong.events)).toMatchObject({
+      event: 'complete',
+      data: { status: 'awaiting_confirmation' },
+    });
     expect(only(wrong.events, 'confirmation').map((e) => e.data.step)).toEqual(['rejected']);
-    expect(only(wrong.events, 'mcq')[0]?.data).toMatchObject({ actionId: mcq.actionId, confirm_text: 'VOID' });
+    expect(only(wrong.events, 'mcq')[0]?.data).toMatchObject({
+      actionId: mcq.actionId,
+      confirm_text: 'VOID',
+    });
     expect(writes('void_invoice').filter((c) => c.args.InvoiceId === invoice.InvoiceId)).toHaveLength(0);
 
     const right = await answer(conversationId, mcq.actionId, 'confirm', 'void');
@@ -102,10 +118,14 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
   });
 
   it('an expired approval executes nothing', async () => {
-    const { mcq, conversationId } = await propose('create_invoice', { ContactId: customer().ContactId, Lines: [invoiceLine] });
-    await sys.db.query("update pending_actions set expires_at = now() - interval '1 minute' where action_id = $1", [
-      mcq.actionId,
-    ]);
+    const { mcq, conversationId } = await propose('create_invoice', {
+      ContactId: customer().ContactId,
+      Lines: [invoiceLine],
+    });
+    await sys.db.query(
+      "update pending_actions set expires_at = now() - interval '1 minute' where action_id = $1",
+      [mcq.actionId],
+    );
     const before = writes('create_invoice').length;
     const { events } = await answer(conversationId, mcq.actionId, 'confirm');
     expect(last(events)).toMatchObject({ event: 'complete', data: { status: 'cancelled' } });
@@ -115,7 +135,10 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
   });
 
   it('arguments changed after approval void it', async () => {
-    const { mcq, conversationId } = await propose('create_invoice', { ContactId: customer().ContactId, Lines: [invoiceLine] });
+    const { mcq, conversationId } = await propose('create_invoice', {
+      ContactId: customer().ContactId,
+      Lines: [invoiceLine],
+    });
     await sys.db.query(
       `update pending_actions set args = jsonb_set(args, '{Lines,0,UnitPrice}', '99999') where action_id = $1`,
       [mcq.actionId],
@@ -128,7 +151,10 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
   });
 
   it('belongs to its conversation: another conversation cannot answer it', async () => {
-    const { mcq } = await propose('create_invoice', { ContactId: customer().ContactId, Lines: [invoiceLine] });
+    const { mcq } = await propose('create_invoice', {
+      ContactId: customer().ContactId,
+      Lines: [invoiceLine],
+    });
     const { events } = await answer(`conv-${randomUUID()}`, mcq.actionId, 'confirm');
     expect(last(events)).toMatchObject({ event: 'error', data: { code: 'NOT_FOUND' } });
   });
@@ -144,7 +170,9 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
     sys.stack.spawn('agent');
     const { events } = await answer(conversationId, mcq.actionId, 'confirm');
     expect(last(events)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
-    expect(writes('create_invoice').filter((c) => JSON.stringify(c.args).includes('after restart'))).toHaveLength(1);
+    expect(
+      writes('create_invoice').filter((c) => JSON.stringify(c.args).includes('after restart')),
+    ).toHaveLength(1);
   });
 
   it('a plain "haan" confirms a tier-1 action but not a tier-3 one', async () => {
@@ -154,12 +182,21 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
     });
     const yes = await ask(sys.gatewayUrl, { query: 'haan', conversationId: tier1.conversationId, ...tenant });
     expect(last(yes.events)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
-    expect(writes('create_invoice').filter((c) => JSON.stringify(c.args).includes('haan test'))).toHaveLength(1);
+    expect(writes('create_invoice').filter((c) => JSON.stringify(c.args).includes('haan test'))).toHaveLength(
+      1,
+    );
 
     const invoice = sys.books.store.invoices.filter((i) => i.Status === 'AUTHORISED').at(-1);
     const tier3 = await propose('void_invoice', { InvoiceId: invoice?.InvoiceId });
-    const plain = await ask(sys.gatewayUrl, { query: 'yes', conversationId: tier3.conversationId, ...tenant });
-    expect(last(plain.events)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
+    const plain = await ask(sys.gatewayUrl, {
+      query: 'yes',
+      conversationId: tier3.conversationId,
+      ...tenant,
+    });
+    expect(last(plain.events)).toMatchObject({
+      event: 'complete',
+      data: { status: 'awaiting_confirmation' },
+    });
     expect(String(last(plain.events)?.data.response)).toContain('type VOID');
     expect(writes('void_invoice').filter((c) => c.args.InvoiceId === invoice?.InvoiceId)).toHaveLength(0);
   });
@@ -171,7 +208,10 @@ describe('honest answers (seed 000 §8)', () => {
     sys.llm?.script({ match: query, turns: [{ content: '✅ Payment of ₹20,000 recorded successfully.' }] });
     const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
     const done = last(events);
-    expect(done).toMatchObject({ event: 'complete', data: { guardrails: ['hallucinated_success_stripped'] } });
+    expect(done).toMatchObject({
+      event: 'complete',
+      data: { guardrails: ['hallucinated_success_stripped'] },
+    });
     expect(String(done?.data.response)).not.toMatch(/recorded successfully/);
     const text = only(events, 'response_chunk')
       .map((e) => e.data.text)
@@ -179,9 +219,10 @@ describe('honest answers (seed 000 §8)', () => {
     expect(text).not.toMatch(/recorded successfully/);
     await expect
       .poll(async () => {
-        const r = await sys.db.query('select guardrails_triggered from query_routing_logs where request_id = $1', [
-          events[0]?.data.requestId,
-        ]);
+        const r = await sys.db.query(
+          'select guardrails_triggered from query_routing_logs where request_id = $1',
+          [events[0]?.data.requestId],
+        );
         return r.rows[0]?.guardrails_triggered;
       })
       .toContain('hallucinated_success_stripped');
@@ -213,7 +254,11 @@ describe('conversations (seed 003 §6.14, §9)', () => {
         [conversationId],
       )
     ).rows[0];
-    expect(row).toMatchObject({ chat_name: first, message_count: 4, last_message_preview: 'April was ₹3,90,000.' });
+    expect(row).toMatchObject({
+      chat_name: first,
+      message_count: 4,
+      last_message_preview: 'April was ₹3,90,000.',
+    });
     expect(row.chat_number).toBeGreaterThan(0);
     const request = sys.llm?.requestsFor(second)[0];
     const contents = (request?.body.messages ?? []).map((m) => String(m.content));
@@ -226,7 +271,12 @@ describe('conversations (seed 003 §6.14, §9)', () => {
     const query = `hello there ${randomUUID().slice(0, 6)}`;
     sys.llm?.script({ match: query, repeat: true, turns: [{ content: 'Hi!' }] });
     await ask(sys.gatewayUrl, { query, conversationId, ...tenant });
-    const { events } = await ask(sys.gatewayUrl, { query, conversationId, entityId: 'other', orgId: 'other' });
+    const { events } = await ask(sys.gatewayUrl, {
+      query,
+      conversationId,
+      entityId: 'other',
+      orgId: 'other',
+    });
     expect(last(events)).toMatchObject({ event: 'error', data: { code: 'FORBIDDEN' } });
   });
 });

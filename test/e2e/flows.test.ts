@@ -148,7 +148,9 @@ describe('one query through all six services', () => {
     expect(validations[0]?.duration_ms).toEqual(expect.any(Number));
     expect(validations[1]).toMatchObject({ tool: 'create_payment', status: 'passed' });
     expect(only(events, 'tool_retry')[0]?.data).toMatchObject({ tool: 'create_payment', attempt: 2 });
-    expect(only(events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([['get_all_invoices', true]]);
+    expect(only(events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
+      ['get_all_invoices', true],
+    ]);
     const order = types(events);
     expect(order.indexOf('write_validation')).toBeLessThan(order.indexOf('tool_retry'));
     const mcq = only(events, 'mcq')[0]?.data;
@@ -165,7 +167,9 @@ describe('one query through all six services', () => {
     });
     const after = confirmed.events;
     expect(only(after, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
-    expect(only(after, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([['create_payment', true]]);
+    expect(only(after, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
+      ['create_payment', true],
+    ]);
     expect(after.at(-1)).toMatchObject({
       event: 'complete',
       data: { status: 'answered', response: '✅ Payment of ₹5,000 recorded against the Acme Corp invoice.' },

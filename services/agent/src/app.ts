@@ -544,7 +544,6 @@ export async function buildAgent(deps: AgentDeps) {
   /** The user's answer to a pending confirmation: cancel, re-ask, void, or run it exactly once. */
   const resume = async (
     run: Run,
-    data: QueryRouted,
     pending: PendingAction,
     answerValue: 'confirm' | 'cancel',
     typed: string | undefined,
@@ -691,13 +690,13 @@ export async function buildAgent(deps: AgentDeps) {
             'There is no pending confirmation with that id in this conversation.',
           );
         }
-        await resume(run, data, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
+        await resume(run, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
         return;
       }
       if (PLAIN_YES.test(data.query)) {
         const pending = await store.latestPending(run.scope);
         if (pending && pending.tier === 1) {
-          await resume(run, data, pending, 'confirm', undefined);
+          await resume(run, pending, 'confirm', undefined);
           return;
         }
         if (pending) {
