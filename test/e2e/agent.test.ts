@@ -266,6 +266,61 @@ describe('conversations (seed 003 §6.14, §9)', () => {
     expect(contents).toContain('Revenue in March was ₹4,20,000.');
   });
 
+  it('summarizes a conversation past 20 messages, keeping the last 10 (seed 003 §6.7)', async () => {
+    const conversationId = `conv-${randomUUID()}`;
+    const old = Array.from({ length: 22 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `message number ${i}`,
+    }));
+    await sys.db.query(
+      `insert into unified_conversations (id, entity_id, org_id, chat_number, chat_name, messages, message_count)
+       values ($1, $2, $3, 9000 + floor(random() * 1000)::int, 'old chat', $4, 22)`,
+      [conversationId, tenant.entityId, tenant.orgId, JSON.stringify(old)],
+    );
+    sys.llm?.script({
+      match: 'Summarize the conversation',
+      turns: [{ content: 'SUMMARY: the user asked 11 things.' }],
+    });
+    const query = `what next ${randomUUID().slice(0, 6)}`;
+    sys.llm?.script({ match: query, turns: [{ content: 'Here is what is next.' }] });
+    await ask(sys.gatewayUrl, { query, conversationId, ...tenant });
+
+    const summarizer = sys.llm?.requestsFor('Summarize the conversation').at(-1);
+    expect(JSON.stringify(summarizer?.body.messages)).toContain('message number 11');
+    expect(JSON.stringify(summarizer?.body.messages)).not.toContain('message number 12');
+    const sent = (sys.llm?.requestsFor(query)[0]?.body.messages ?? []).map((m) => String(m.content));
+    expect(sent).toContain('[Previous conversation summary]\nSUMMARY: the user asked 11 things.');
+    expect(sent.filter((c) => c.startsWith('message number'))).toHaveLength(10);
+    expect(sent).toContain('message number 21');
+    await expect
+      .poll(
+        async () =>
+          (
+            await sys.db.query('select summary, summarized_count from unified_conversations where id = $1', [
+              conversationId,
+            ])
+          ).rows[0],
+      )
+      .toEqual({ summary: 'SUMMARY: the user asked 11 things.', summarized_count: 12 });
+  });
+
+  it('remembers the documents it created, for "show that invoice"', async () => {
+    const { mcq, conversationId } = await propose('create_invoice', {
+      ContactId: customer().ContactId,
+      Lines: [{ ...invoiceLine, Description: 'tracked doc' }],
+    });
+    await answer(conversationId, mcq.actionId, 'confirm');
+    const created = writes('create_invoice').filter((c) => JSON.stringify(c.args).includes('tracked doc'));
+    expect(created).toHaveLength(1);
+    const number = sys.books.store.invoices.at(-1)?.InvoiceNumber;
+    const followUp = `show that invoice ${randomUUID().slice(0, 6)}`;
+    sys.llm?.script({ match: followUp, turns: [{ content: `Here is ${number}.` }] });
+    await ask(sys.gatewayUrl, { query: followUp, conversationId, ...tenant });
+    const sent = JSON.stringify(sys.llm?.requestsFor(followUp)[0]?.body.messages);
+    expect(sent).toContain('Documents created earlier in this conversation');
+    expect(sent).toContain(String(number));
+  });
+
   it('refuses to continue another tenant’s conversation', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const query = `hello there ${randomUUID().slice(0, 6)}`;

@@ -26,6 +26,20 @@ describe('without a model configured', () => {
     expect(complete?.data.llmModel).toBe('');
   });
 
+  it('enriches results by code: totals in lakhs, ranking and overdue alerts (seed 003 §7)', async () => {
+    const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
+    const planned = events.find((e) => e.event === 'enrichments_planned')?.data.enrichments as {
+      type: string;
+    }[];
+    expect(planned.map((e) => e.type)).toEqual(expect.arrayContaining(['currency', 'ranking', 'alert']));
+    const order = events.map((e) => e.event);
+    expect(order.indexOf('enrichments_planned')).toBeLessThan(order.indexOf('enrichments_applying'));
+    expect(order.indexOf('enrichments_applying')).toBeLessThan(order.indexOf('complete'));
+    const complete = events.at(-1)?.data;
+    expect(String(complete?.response)).toMatch(/\*\*Highlights\*\*[\s\S]*⚠️ \d+ overdue item/);
+    expect(complete?.enrichments).toEqual(planned.map((e) => expect.objectContaining({ type: e.type })));
+  });
+
   it('ends an LLM-path query with an error that says no model is configured', async () => {
     const { events } = await ask(sys.gatewayUrl, { query: 'compare revenue trend this quarter', ...tenant });
     expect(events[0]?.event).toBe('connected');

@@ -5,6 +5,8 @@ import * as starterIntents from './migrations/0002_starter_intents.ts';
 import * as moreIntents from './migrations/0003_more_intents.ts';
 import * as toolIdempotency from './migrations/0004_tool_idempotency.ts';
 import * as pendingActions from './migrations/0006_pending_actions.ts';
+import * as routerRoutes from './migrations/0008_router_routes.ts';
+import * as conversationSummary from './migrations/0009_conversation_summary.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -17,6 +19,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003_more_intents': moreIntents,
   '0004_tool_idempotency': toolIdempotency,
   '0006_pending_actions': pendingActions,
+  '0009_conversation_summary': conversationSummary,
+  '0008_router_routes': routerRoutes,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */
@@ -44,6 +48,8 @@ export async function migrateToLatest(db: MigrationDb): Promise<void> {
         const migrator = new Migrator({
           db: conn,
           provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
+          // Numbers are allotted per feature, so a database may have run a later one first.
+          allowUnorderedMigrations: true,
         });
         return await migrator.migrateToLatest();
       } finally {

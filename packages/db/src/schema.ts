@@ -164,6 +164,8 @@ export interface UnifiedConversationsTable {
   message_count: Generated<number>;
   last_message_preview: string | null;
   summary: string | null;
+  /** How many of the first messages `summary` covers. */
+  summarized_count: Generated<number>;
   is_deleted: Generated<boolean>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
@@ -305,6 +307,21 @@ export interface PendingActionsTable {
   decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
+/** The router's decision for a request still running (issue 4); see migration 0008. */
+export interface RouterRoutesTable {
+  request_id: string;
+  entity_id: string;
+  query_normalized: string;
+  path: string;
+  category: string;
+  strategy: string;
+  /** False for conversation-dependent routes (follow-ups, pagination, confirmations). */
+  cacheable: boolean;
+  intent_id: string | null;
+  confidence: number | null;
+  created_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -319,6 +336,7 @@ export interface Database {
   llm_path_patterns: LlmPathPatternsTable;
   suggested_intents: SuggestedIntentsTable;
   tool_idempotency: ToolIdempotencyTable;
+  router_routes: RouterRoutesTable;
 }
 
 /** Every table the migrations create. */
@@ -336,6 +354,7 @@ export const TABLE_NAMES = [
   'suggested_intents',
   'pending_actions',
   'tool_idempotency',
+  'router_routes',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -16,6 +16,7 @@ import type {
 import type { ConversationMessage } from '@munim/db';
 import type { Logger, ToolCatalog } from '@munim/kit';
 import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
+import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
 import { renderResults } from './format.ts';
 import { guardOutput, reverseGuardrails } from './guardrails.ts';
 import {
@@ -25,7 +26,7 @@ import {
   LlmError,
   type LlmTurn,
 } from './llm.ts';
-import { fastPathPrompt, generalChatPrompt, type Persona, unifiedPrompt } from './prompts.ts';
+import { fastPathPrompt, generalChatPrompt, type Persona, SUMMARY_PROMPT, unifiedPrompt } from './prompts.ts';
 import { type AgentStore, ConversationForbiddenError, type PendingAction } from './store.ts';
 
 export interface AgentConfig {
@@ -66,6 +67,10 @@ const NO_MODEL_MESSAGE =
   'No language model is configured, so I can only answer questions that match a known report or list. ' +
   'Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to enable everything else.';
 
+/** Seed 003 §6.7: summarize above 20 messages, keeping the last 10 verbatim. */
+const SUMMARIZE_ABOVE = 20;
+const KEEP_RECENT = 10;
+
 const SKIPPED_CALL =
   'Not run: another change in the same step needed the user to confirm first. Call it again if it is still needed.';
 
@@ -87,6 +92,7 @@ class Run {
   toolResults: McpToolResult[] = [];
   readonly writes: { tool: string; success: boolean }[] = [];
   readonly guardrails = new Set<string>();
+  readonly enrichments: Enrichment[] = [];
   readonly attempts = new Map<string, number>();
   /** The last blocked validation of each tool and how many times in a row it was blocked. */
   readonly blocked = new Map<string, ValidationResult>();
@@ -283,6 +289,7 @@ export async function buildAgent(deps: AgentDeps) {
           category: data.route.category,
           intent: data.route.intent?.name ?? null,
           tools: run.toolResults.filter((r) => r.success).map((r) => r.tool),
+          createdDocuments: createdDocuments(run.toolResults),
           model: llm?.label ?? null,
           ...(extra.actionId ? { actionId: extra.actionId } : {}),
         },
@@ -301,7 +308,7 @@ export async function buildAgent(deps: AgentDeps) {
       extractedEntities: data.route.extractedEntities,
       reasoning: data.route.reasoning,
       pipelineSteps: extra.pipelineSteps ?? [],
-      enrichments: [],
+      enrichments: run.enrichments.map(({ type, description }) => ({ type, description })),
       responseFormat: 'markdown',
       response,
       mcpToolResults: run.toolResults,
@@ -316,6 +323,20 @@ export async function buildAgent(deps: AgentDeps) {
     await run.emit({ type: 'complete', payload });
   };
 
+  /** Plans the enrichments the results call for that are not applied yet, and announces them. */
+  const enrich = async (run: Run, results: unknown[]): Promise<Enrichment[]> => {
+    const applied = new Set(run.enrichments.map((e) => e.type));
+    const fresh = planEnrichments(results).filter((e) => !applied.has(e.type));
+    if (fresh.length === 0) return [];
+    await run.emit({
+      type: 'enrichments_planned',
+      payload: { enrichments: fresh.map(({ type, description }) => ({ type, description })) },
+    });
+    await run.emit({ type: 'enrichments_applying', payload: { enrichments: fresh.map((e) => e.type) } });
+    run.enrichments.push(...fresh);
+    return fresh;
+  };
+
   /** Applies the output and reverse guardrails, then streams the answer in chunks. */
   const answer = async (run: Run, text: string): Promise<string> => {
     const reversed = reverseGuardrails(text, run.writes, describeTool);
@@ -326,14 +347,69 @@ export async function buildAgent(deps: AgentDeps) {
     return safe;
   };
 
+  /**
+   * What the LLM is told of the conversation so far: the summary of its older part (made once more
+   * than 20 messages exist, keeping the last 10 verbatim, seed 003 §6.7), the documents created in
+   * it (for "show that invoice", "send it"), and the recent messages.
+   */
   const history = async (run: Run): Promise<ChatCompletionMessageParam[]> => {
-    const { messages, summary } = await store.history(run.scope, config.historyMessages);
-    const past: ChatCompletionMessageParam[] = messages
+    const conversation = await store.conversation(run.scope);
+    if (!conversation) return [];
+    const { messages } = conversation;
+    let summary = conversation.summary;
+    let recent = messages.slice(-config.historyMessages);
+    if (messages.length > SUMMARIZE_ABOVE) {
+      const older = messages.slice(0, -KEEP_RECENT);
+      recent = messages.slice(-KEEP_RECENT);
+      if (llm && conversation.summarizedCount < older.length) {
+        summary = await summarize(run, summary, older.slice(conversation.summarizedCount)).catch(
+          (error: unknown) => {
+            log.warn(
+              { err: error, requestId: run.scope.requestId },
+              'summarization failed; keeping the old summary',
+            );
+            return summary;
+          },
+        );
+        if (summary) {
+          void store
+            .saveSummary(run.scope, summary, older.length)
+            .catch((error: unknown) => log.warn({ err: error }, 'could not save the summary'));
+        }
+      }
+    }
+    const created = messages
+      .flatMap((m) => (Array.isArray(m.metadata?.createdDocuments) ? m.metadata.createdDocuments : []))
+      .slice(-5) as { tool: string; number?: string; id?: string }[];
+    const context: ChatCompletionMessageParam[] = [];
+    if (summary) context.push({ role: 'system', content: `[Previous conversation summary]\n${summary}` });
+    if (created.length > 0) {
+      context.push({
+        role: 'system',
+        content: `Documents created earlier in this conversation, newest last (ids are for tool calls only, never show them):\n${created
+          .map((d) => `- ${d.tool.replace(/^create_/, '')} ${d.number ?? ''} (id ${d.id ?? 'unknown'})`)
+          .join('\n')}`,
+      });
+    }
+    const past: ChatCompletionMessageParam[] = recent
       .filter((m) => m.role === 'user' || m.role === 'assistant')
       .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
-    return summary
-      ? [{ role: 'system', content: `[Previous conversation summary]\n${summary}` }, ...past]
-      : past;
+    return [...context, ...past];
+  };
+
+  const summarize = async (run: Run, previous: string | null, messages: ConversationMessage[]) => {
+    const transcript = messages.map((m) => `${m.role}: ${m.content}`).join('\n');
+    const turn = await llmTurn(run, 'summarization', {
+      messages: [
+        { role: 'system', content: SUMMARY_PROMPT },
+        {
+          role: 'user',
+          content: `${previous ? `Summary so far:\n${previous}\n\n` : ''}Summarize the conversation:\n${transcript}`,
+        },
+      ],
+      maxTokens: 512,
+    });
+    return turn.content.trim() || previous;
   };
 
   const runFastPath = async (run: Run, data: QueryRouted) => {
@@ -353,12 +429,19 @@ export async function buildAgent(deps: AgentDeps) {
         throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
       results.push({ title: step.description, result: outcome.content });
     }
+    const enrichments = await enrich(
+      run,
+      results.map((r) => r.result),
+    );
     let response: string;
     if (llm) {
       await run.emit({ type: 'response_generating', payload: { model: llm.label } });
       const turn = await llmTurn(run, 'fast_path', {
         messages: [
-          { role: 'system', content: fastPathPrompt(config.persona) },
+          {
+            role: 'system',
+            content: `${fastPathPrompt(config.persona)}\n\n${enrichmentPrompt(enrichments)}`.trim(),
+          },
           { role: 'user', content: `${data.query}\n\nData:\n${JSON.stringify(results)}` },
         ],
         maxTokens: config.maxTokens.cheap,
@@ -366,7 +449,7 @@ export async function buildAgent(deps: AgentDeps) {
       });
       response = guardOutput(turn.content);
     } else {
-      response = await answer(run, renderResults(results));
+      response = await answer(run, renderResults(results) + enrichmentMarkdown(enrichments));
     }
     await complete(run, data, data.query, response, 'answered', { pipelineSteps });
   };
@@ -440,6 +523,11 @@ export async function buildAgent(deps: AgentDeps) {
         }
         messages.push({ role: 'tool', tool_call_id: call.id, content: toolContent(step, offered) });
       }
+      const fresh = await enrich(
+        run,
+        run.toolResults.filter((r) => r.success).map((r) => r.result),
+      );
+      if (fresh.length > 0) messages.push({ role: 'system', content: enrichmentPrompt(fresh) });
       const exhausted = [...run.blocked.values()].find(
         (v) => v.isWrite && (run.blockedInARow.get(v.tool) ?? 0) > config.maxWriteRetries,
       );
@@ -741,6 +829,22 @@ export async function buildAgent(deps: AgentDeps) {
       await consumer?.stop();
     },
   };
+}
+
+/** Documents a request created, for follow-ups like "show that invoice" (seed 003 §6.6). */
+function createdDocuments(results: McpToolResult[]) {
+  return results
+    .filter((r) => r.success && r.tool.startsWith('create_') && isRecord(r.result))
+    .map((r) => {
+      const record = r.result as Record<string, unknown>;
+      const number = Object.entries(record).find(([k, v]) => /Number$/.test(k) && typeof v === 'string')?.[1];
+      const id = Object.entries(record).find(([k, v]) => /Id$/.test(k) && typeof v === 'string')?.[1];
+      return {
+        tool: r.tool,
+        ...(number ? { number: String(number) } : {}),
+        ...(id ? { id: String(id) } : {}),
+      };
+    });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -32,21 +32,32 @@ export class AgentStore {
     this.db = db;
   }
 
-  /** The last `limit` messages and the summary of a conversation, checking it is the caller's. */
-  async history(
+  /** A conversation's messages and summary, checking it is the caller's; undefined when new. */
+  async conversation(
     scope: RequestScope,
-    limit: number,
-  ): Promise<{ messages: ConversationMessage[]; summary: string | null }> {
+  ): Promise<
+    { messages: ConversationMessage[]; summary: string | null; summarizedCount: number } | undefined
+  > {
     const row = await this.db
       .selectFrom('unified_conversations')
-      .select(['entity_id', 'org_id', 'messages', 'summary', 'is_deleted'])
+      .select(['entity_id', 'org_id', 'messages', 'summary', 'summarized_count'])
       .where('id', '=', scope.conversationId)
       .executeTakeFirst();
-    if (!row) return { messages: [], summary: null };
+    if (!row) return undefined;
     if (row.entity_id !== scope.entityId || row.org_id !== scope.orgId) {
       throw new ConversationForbiddenError('This conversation belongs to another account.');
     }
-    return { messages: row.messages.slice(-limit), summary: row.summary };
+    return { messages: row.messages, summary: row.summary, summarizedCount: row.summarized_count };
+  }
+
+  async saveSummary(scope: RequestScope, summary: string, summarizedCount: number): Promise<void> {
+    await this.db
+      .updateTable('unified_conversations')
+      .set({ summary, summarized_count: summarizedCount })
+      .where('id', '=', scope.conversationId)
+      .where('entity_id', '=', scope.entityId)
+      .where('summarized_count', '<', summarizedCount)
+      .execute();
   }
 
   /** Appends a user turn and the answer; a new conversation gets the entity's next chat number. */
