@@ -12,5 +12,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Services run as processes and the machine is small: give asynchronous effects time to land.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
   },
 });
