@@ -228,6 +228,61 @@ describe('honest answers (seed 000 §8)', () => {
       .toContain('hallucinated_success_stripped');
   });
 
+  it('corrects an answer that calls a successful write a failure', async () => {
+    const { mcq, conversationId } = await propose(
+      'create_invoice',
+      { ContactId: customer().ContactId, Lines: [{ ...invoiceLine, Description: 'false failure' }] },
+      'Sorry, the invoice could not be created.',
+    );
+    const { events } = await answer(conversationId, mcq.actionId, 'confirm');
+    const done = last(events);
+    expect(done?.data.guardrails).toEqual(['false_failure_overridden']);
+    expect(String(done?.data.response)).toMatch(/^✅ Done: I did create the invoice\./);
+  });
+
+  it('ends with a clear error, not a hang, when the model keeps failing', async () => {
+    const query = `model down ${randomUUID().slice(0, 8)}`;
+    sys.llm?.script({
+      match: query,
+      repeat: true,
+      turns: [{ error: { status: 503, message: 'overloaded' } }],
+    });
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+    expect(last(events)).toMatchObject({ event: 'error', data: { code: 'LLM_UNAVAILABLE' } });
+    expect(sys.llm?.requestsFor(query).length).toBe(3);
+    await expect
+      .poll(
+        async () =>
+          (
+            await sys.db.query('select status from llm_usage_logs where request_id = $1', [
+              events[0]?.data.requestId,
+            ])
+          ).rows,
+      )
+      .toEqual([{ status: 'error' }]);
+  });
+
+  it('asks list tools for an explicit page and offers the next one on "show more"', async () => {
+    const conversationId = `conv-${randomUUID()}`;
+    const query = `list my bills please ${randomUUID().slice(0, 6)}`;
+    sys.llm?.script({
+      match: query,
+      turns: [{ toolCalls: [{ name: 'get_bills', arguments: {} }] }, { content: 'Here are your bills.' }],
+    });
+    await ask(sys.gatewayUrl, { query, conversationId, ...tenant });
+    const call = sys.books
+      .calls()
+      .filter((c) => c.tool === 'get_bills')
+      .at(-1);
+    expect(call?.args).toMatchObject({ Page: 1, PageSize: 50 });
+    const more = `show more bills ${randomUUID().slice(0, 6)}`;
+    sys.llm?.script({ match: more, turns: [{ content: 'Page 2.' }] });
+    await ask(sys.gatewayUrl, { query: more, conversationId, ...tenant });
+    expect(JSON.stringify(sys.llm?.requestsFor(more)[0]?.body.messages)).toContain(
+      'The last list shown was get_bills',
+    );
+  });
+
   it('never shows internal ids to the user', async () => {
     const query = `who is my biggest customer ${randomUUID().slice(0, 8)}`;
     const id = customer().ContactId;

@@ -67,6 +67,9 @@ const NO_MODEL_MESSAGE =
   'No language model is configured, so I can only answer questions that match a known report or list. ' +
   'Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to enable everything else.';
 
+/** Records per page injected into list calls. */
+const PAGE_SIZE = 50;
+
 /** Seed 003 §6.7: summarize above 20 messages, keeping the last 10 verbatim. */
 const SUMMARIZE_ABOVE = 20;
 const KEEP_RECENT = 10;
@@ -216,6 +219,22 @@ export async function buildAgent(deps: AgentDeps) {
     return execution;
   };
 
+  /**
+   * List tools get an explicit first page (seed 003 §2.3 "pagination injection"), so every list
+   * answer says which page it is and "show more" can ask for the next one.
+   */
+  const withPagination = async (run: Run, tool: string, args: unknown): Promise<unknown> => {
+    if (!isRecord(args) || 'Page' in args) return args;
+    const def = (await deps.tools.list(run.scope, run.traceparent)).find((t) => t.name === tool);
+    const properties = def?.inputSchema.properties;
+    if (def?.isWrite || !isRecord(properties) || !('Page' in properties)) return args;
+    return {
+      ...args,
+      Page: 1,
+      ...('PageSize' in properties && !('PageSize' in args) ? { PageSize: PAGE_SIZE } : {}),
+    };
+  };
+
   /** Validate; then either stop for confirmation or execute. Nothing runs without passing the validator. */
   const toolStep = async (
     run: Run,
@@ -243,6 +262,7 @@ export async function buildAgent(deps: AgentDeps) {
     } else {
       args = rawArguments;
     }
+    args = await withPagination(run, tool, args);
     const validation = await validate(run, tool, args, rawArgs, callId);
     for (const g of validation.guardrails) if (g !== 'write_preflight_block') run.guardrails.add(g);
     if (validation.status === 'blocked') {
@@ -290,6 +310,7 @@ export async function buildAgent(deps: AgentDeps) {
           intent: data.route.intent?.name ?? null,
           tools: run.toolResults.filter((r) => r.success).map((r) => r.tool),
           createdDocuments: createdDocuments(run.toolResults),
+          lastList: lastList(run.toolResults),
           model: llm?.label ?? null,
           ...(extra.actionId ? { actionId: extra.actionId } : {}),
         },
@@ -389,6 +410,15 @@ export async function buildAgent(deps: AgentDeps) {
         content: `Documents created earlier in this conversation, newest last (ids are for tool calls only, never show them):\n${created
           .map((d) => `- ${d.tool.replace(/^create_/, '')} ${d.number ?? ''} (id ${d.id ?? 'unknown'})`)
           .join('\n')}`,
+      });
+    }
+    const list = [...messages].reverse().find((m) => isRecord(m.metadata?.lastList))?.metadata?.lastList as
+      | { tool: string; args: Record<string, unknown> }
+      | undefined;
+    if (list) {
+      context.push({
+        role: 'system',
+        content: `The last list shown was ${list.tool} with ${JSON.stringify(list.args)}; for "show more", "next" or "aur dikhao" call it again with the next Page.`,
       });
     }
     const past: ChatCompletionMessageParam[] = recent
@@ -829,6 +859,12 @@ export async function buildAgent(deps: AgentDeps) {
       await consumer?.stop();
     },
   };
+}
+
+/** The last paged list a request showed, for "show more". */
+function lastList(results: McpToolResult[]) {
+  const list = [...results].reverse().find((r) => r.success && isRecord(r.input) && 'Page' in r.input);
+  return list ? { tool: list.tool, args: list.input } : undefined;
 }
 
 /** Documents a request created, for follow-ups like "show that invoice" (seed 003 §6.6). */
