@@ -3,6 +3,7 @@
  * `npm run bench -- <name>` runs the suites whose name contains <name>.
  */
 import { e2eLatency } from './suites/e2e-latency.ts';
+import { executorSuite } from './suites/executor.ts';
 import { routerSuite } from './suites/router.ts';
 import { validatorSuite } from './suites/validator.ts';
 
@@ -11,7 +12,7 @@ export interface Suite {
   run(): Promise<void>;
 }
 
-const suites: Suite[] = [e2eLatency, validatorSuite, routerSuite];
+const suites: Suite[] = [e2eLatency, validatorSuite, routerSuite, executorSuite];
 const filter = process.argv[2];
 const selected = suites.filter((s) => !filter || s.name.includes(filter));
 if (selected.length === 0) {

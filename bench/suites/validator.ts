@@ -108,22 +108,35 @@ export const validatorSuite: Suite = {
         JSON.stringify({ ...scope, data: { ...request, tool: 'get_health_entry' } }),
       );
       const bare = () => bus.nc.request(subject, payload, { timeout: 2_000 }).then(() => undefined);
+      // The typed bus with a handler that does nothing: what any service hop costs over bare NATS.
+      bus.serve(
+        'healthPing',
+        async () => ({ service: 'validator', instanceId: 'bench', ok: true, checks: {} }),
+        { params: { service: 'bench' } },
+      );
+      const noop = () =>
+        bus
+          .request('healthPing', scope, {}, { timeoutMs: 2_000, params: { service: 'bench' } })
+          .then(() => undefined);
       const hop = (tool: string) => () =>
         bus.request('toolValidate', scope, { ...request, tool }, { timeoutMs: 2_000 }).then((r) => {
           if (r.status !== 'passed') throw new Error(r.message);
         });
       // Interleaved rounds so drift on a shared machine hits both alike.
       const anchor: number[] = [];
+      const busOnly: number[] = [];
       const read: number[] = [];
       const write: number[] = [];
       for (let round = 0; round < 5; round++) {
         anchor.push(...(await sample(400, bare, 100)));
+        busOnly.push(...(await sample(400, noop, 100)));
         read.push(...(await sample(400, hop('get_health_entry'), 100)));
         write.push(...(await sample(200, hop(tenFieldTool.name), 50)));
       }
       const anchorMs = percentile(anchor, 50);
       report([
         { name: 'bare NATS request/reply (same payload)', ms: anchor },
+        { name: 'typed bus hop, no-op handler (healthPing)', ms: busOnly, anchorMs },
         { name: 'validator hop, read (toolValidate request/reply)', ms: read, anchorMs },
         { name: 'validator hop, write (+ write_validation event)', ms: write, anchorMs },
       ]);

@@ -33,9 +33,10 @@ const llmRequests = (text: string) => sys.llm?.requestsFor(text).length ?? 0;
 const tenant = () => ({ entityId: `ent-${randomUUID().slice(0, 8)}`, orgId: 'org-router' });
 
 async function cachedRows(entityId: string): Promise<number> {
-  const { rows } = await sys.db.query('select count(*)::int as n from response_cache where entity_id = $1', [
-    entityId,
-  ]);
+  const { rows } = await sys.db.query(
+    "select count(*)::int as n from response_cache where entity_id = $1 and cache_key <> 'invalidated'",
+    [entityId],
+  );
   return rows[0].n;
 }
 
@@ -112,6 +113,18 @@ describe('response cache end to end', () => {
     });
     expect(calls('get_bills')).toBe(billCalls);
     expect(llmRequests(query)).toBe(llmCalls);
+    const cachedRequest = String(second.events[0]?.data.requestId);
+    await expect
+      .poll(
+        async () =>
+          (
+            await sys.db.query('select path, status from query_routing_logs where request_id = $1', [
+              cachedRequest,
+            ])
+          ).rows[0],
+        { timeout: 10_000 },
+      )
+      .toEqual({ path: 'cached', status: 'answered' });
 
     // A write in another conversation of the same entity: proposed, then confirmed with a plain "haan".
     const contact = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');

@@ -35,7 +35,7 @@ export interface TestSystem {
  * with the demo books MCP server and (optionally) the scripted LLM in this process.
  */
 export async function startSystem(
-  opts: { llm?: boolean; scale?: Partial<Record<ServiceName, number>> } = {},
+  opts: { llm?: boolean; scale?: Partial<Record<ServiceName, number>>; env?: Record<string, string> } = {},
 ) {
   const prefix = `e2e${randomBytes(4).toString('hex')}`;
   const database = await createTestDatabase();
@@ -56,6 +56,7 @@ export async function startSystem(
       ...(llm
         ? { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-test', LLM_MODEL: 'scripted-model' }
         : {}),
+      ...opts.env,
     },
     scale: opts.scale,
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),

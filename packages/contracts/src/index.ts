@@ -4,6 +4,7 @@ export * from './errors.ts';
 export * from './events.ts';
 export * from './http.ts';
 export * from './subject.ts';
+export * from './subjects/conversations.ts';
 export * from './subjects/events.ts';
 export * from './subjects/health.ts';
 export * from './subjects/query.ts';

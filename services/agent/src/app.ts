@@ -10,6 +10,7 @@ import type {
   PipelineStep,
   QueryRouted,
   RequestScope,
+  ToolContainer,
   Usage,
   ValidationResult,
 } from '@munim/contracts';
@@ -81,6 +82,8 @@ const SKIPPED_CALL =
 interface LoopState {
   messages: ChatCompletionMessageParam[];
   offered: string[];
+  /** Containers (seed 001) still collapsed. */
+  containers: ToolContainer[];
   iterations: number;
   usage: Usage;
   toolResults: McpToolResult[];
@@ -358,11 +361,35 @@ export async function buildAgent(deps: AgentDeps) {
     return fresh;
   };
 
+  /**
+   * The `params`, `clarification` and `card` blocks of an answer are validated (and repaired or
+   * removed) by the validator; if it cannot be asked, a block that is not JSON is dropped here.
+   */
+  const checkBlocks = async (run: Run, text: string): Promise<string> => {
+    if (!text.includes('```')) return text;
+    try {
+      const checked = await bus.request(
+        'answerBlocks',
+        run.scope,
+        { text },
+        { timeoutMs: config.validateTimeoutMs * 4, traceparent: run.traceparent },
+      );
+      for (const g of checked.guardrails) run.guardrails.add(g);
+      return checked.text;
+    } catch (error) {
+      log.warn(
+        { err: error, requestId: run.scope.requestId },
+        'answer blocks not checked; dropping unparsable ones',
+      );
+      return dropBrokenBlocks(text);
+    }
+  };
+
   /** Applies the output and reverse guardrails, then streams the answer in chunks. */
   const answer = async (run: Run, text: string): Promise<string> => {
     const reversed = reverseGuardrails(text, run.writes, describeTool);
     for (const g of reversed.guardrails) run.guardrails.add(g);
-    const safe = guardOutput(reversed.text);
+    const safe = guardOutput(await checkBlocks(run, reversed.text));
     await run.emit({ type: 'response_generating', payload: llm ? { model: llm.label } : {} });
     for (const chunk of chunks(safe)) await run.emit({ type: 'response_chunk', payload: { text: chunk } });
     return safe;
@@ -484,11 +511,15 @@ export async function buildAgent(deps: AgentDeps) {
     await complete(run, data, data.query, response, 'answered', { pipelineSteps });
   };
 
-  const offeredTools = async (run: Run, offered: Set<string>) => {
+  const offeredTools = async (run: Run, offered: Set<string>, containers: Map<string, ToolContainer>) => {
     const registry = await deps.tools.list(run.scope, run.traceparent);
     const byName = new Map(registry.map((t) => [t.name, t]));
-    return (): ChatCompletionFunctionTool[] =>
-      [...offered].flatMap((name) => {
+    return (): ChatCompletionFunctionTool[] => [
+      ...[...containers.values()].map((c) => ({
+        type: 'function' as const,
+        function: { name: c.name, description: c.description, parameters: c.inputSchema },
+      })),
+      ...[...offered].flatMap((name) => {
         const def = byName.get(name);
         if (!def) return [];
         return [
@@ -497,7 +528,34 @@ export async function buildAgent(deps: AgentDeps) {
             function: { name, description: def.description ?? name, parameters: def.inputSchema },
           },
         ];
-      });
+      }),
+    ];
+  };
+
+  /** A call to a container: expand it (its tools are offered from the next turn) or explain the mistake. */
+  const containerCall = async (
+    run: Run,
+    call: { name: string; arguments: string },
+    offered: Set<string>,
+    containers: Map<string, ToolContainer>,
+  ) => {
+    let args: unknown;
+    let rawArgs: string | undefined;
+    try {
+      args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments);
+    } catch {
+      rawArgs = call.arguments;
+    }
+    const verdict = (await validate(run, call.name, args, rawArgs, run.nextCallId())).container;
+    if (verdict?.expand) {
+      containers.delete(call.name);
+      for (const f of verdict.functions) offered.add(f);
+      return JSON.stringify({ success: true, expanded: call.name, functions: verdict.functions });
+    }
+    run.guardrails.add('container_invocation_error');
+    return JSON.stringify(
+      verdict?.error ?? { error_type: 'container_invocation_error', container_name: call.name },
+    );
   };
 
   /** The tool-calling loop, from wherever it stands, to an answer or a confirmation. */
@@ -507,8 +565,9 @@ export async function buildAgent(deps: AgentDeps) {
     userText: string,
     messages: ChatCompletionMessageParam[],
     offered: Set<string>,
+    containers: Map<string, ToolContainer>,
   ) => {
-    const toolDefs = await offeredTools(run, offered);
+    const toolDefs = await offeredTools(run, offered, containers);
     const maxTokens = data.route.tier === 'capable' ? config.maxTokens.capable : config.maxTokens.cheap;
     while (run.iterations < config.maxIterations) {
       // Buffered, not streamed: the reverse guardrails must see the whole answer before the user does.
@@ -528,6 +587,14 @@ export async function buildAgent(deps: AgentDeps) {
         })),
       });
       for (const [index, call] of turn.toolCalls.entries()) {
+        if (containers.has(call.name)) {
+          messages.push({
+            role: 'tool',
+            tool_call_id: call.id,
+            content: await containerCall(run, call, offered, containers),
+          });
+          continue;
+        }
         if (!offered.has(call.name)) {
           messages.push({
             role: 'tool',
@@ -547,6 +614,7 @@ export async function buildAgent(deps: AgentDeps) {
           await propose(run, data, userText, step, call.id, {
             messages,
             offered: [...offered],
+            containers: [...containers.values()],
             skippedToolCallIds: turn.toolCalls.slice(index + 1).map((c) => c.id),
           });
           return;
@@ -580,7 +648,7 @@ export async function buildAgent(deps: AgentDeps) {
     userText: string,
     step: { validation: ValidationResult; callId: string },
     toolCallId: string,
-    loopState: Pick<LoopState, 'messages' | 'offered' | 'skippedToolCallIds'>,
+    loopState: Pick<LoopState, 'messages' | 'offered' | 'containers' | 'skippedToolCallIds'>,
   ) => {
     const { validation } = step;
     const args = validation.args ?? {};
@@ -764,7 +832,14 @@ export async function buildAgent(deps: AgentDeps) {
       await complete(run, ctx, userText, response, 'answered');
       return;
     }
-    await loop(run, ctx, userText, messages, new Set(state.offered));
+    await loop(
+      run,
+      ctx,
+      userText,
+      messages,
+      new Set(state.offered),
+      new Map((state.containers ?? []).map((c) => [c.name, c])),
+    );
   };
 
   const runLlmPath = async (run: Run, data: QueryRouted) => {
@@ -787,13 +862,34 @@ export async function buildAgent(deps: AgentDeps) {
     }
     const registry = await deps.tools.list(run.scope, run.traceparent);
     const known = new Set(registry.map((t) => t.name));
-    const offered = new Set(route.tools.filter((name) => known.has(name)));
+    const selected = route.tools.filter((name) => known.has(name));
+    // Seed 001: with many tools the validator collapses them into one container per group.
+    const offering = await bus
+      .request(
+        'toolsContainers',
+        run.scope,
+        { tools: selected },
+        {
+          timeoutMs: config.validateTimeoutMs,
+          traceparent: run.traceparent,
+        },
+      )
+      .catch((error: unknown) => {
+        log.warn(
+          { err: error, requestId: run.scope.requestId },
+          'containers unavailable; offering tools as they are',
+        );
+        return undefined;
+      });
+    const collapsed = offering?.collapsed === true;
+    const offered = new Set(collapsed ? (offering?.tools ?? []).map((t) => t.name) : selected);
+    const containers = new Map(collapsed ? (offering?.containers ?? []).map((c) => [c.name, c]) : []);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: unifiedPrompt(config.persona) },
       ...past,
       { role: 'user', content: data.query },
     ];
-    await loop(run, data, data.query, messages, offered);
+    await loop(run, data, data.query, messages, offered, containers);
   };
 
   const handle = async (message: Message<QueryRouted>, ctx: MessageContext) => {
@@ -909,6 +1005,21 @@ function toolContent(step: ToolStep, offered: Set<string>): string {
   return JSON.stringify({ success: false, error: 'awaiting confirmation' });
 }
 
+/** Removes fenced json blocks whose body does not parse (used only when the validator cannot be asked). */
+function dropBrokenBlocks(text: string): string {
+  return text.replace(
+    /```(params|clarification|card)\s*\n([\s\S]*?)(```|$)/g,
+    (block, _kind, body: string) => {
+      try {
+        JSON.parse(body);
+        return block;
+      } catch {
+        return '';
+      }
+    },
+  );
+}
+
 /** Splits an answer into stream-sized pieces at line ends. */
 function chunks(text: string, size = 400): string[] {
   const out: string[] = [];
@@ -927,7 +1038,9 @@ function chunks(text: string, size = 400): string[] {
 /** Seed 000 §6.2: after the retries, ask the user for what is missing, in plain words. */
 function needsInputMessage(v: ValidationResult): string {
   const fields = v.missingFields.length > 0 ? v.missingFields : v.issues.map((i) => i.field);
-  const lines = fields.map((f) => `• ${plainField(f)}`);
+  const lines = v.questions?.length
+    ? v.questions.map((q) => `• ${q}`)
+    : fields.map((f) => `• ${plainField(f)}`);
   return `I need a few more details to ${describeTool(v.tool)}:\n${lines.join('\n')}`;
 }
 

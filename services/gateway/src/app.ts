@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import fastifyCors from '@fastify/cors';
+import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
 import type { Bus, Following } from '@munim/bus';
 import { QueryRequestSchema, RequestIdSchema, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import type { Database } from '@munim/db';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -10,33 +13,43 @@ import Fastify, {
   type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
+  type FastifySchema,
 } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ApiKeyAuth, mayActFor, type Tenant } from './auth.ts';
+import { Authenticator, mayActFor, type Principal } from './auth.ts';
+import { registerConsole } from './console.ts';
+import { registerConversations } from './conversations.ts';
 import type { Env } from './env.ts';
 import { httpError, validationError } from './http-errors.ts';
+import { type SlotRefusal, StreamSlots } from './limits.ts';
 import { registerMcp } from './mcp.ts';
+import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } from './openapi.ts';
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
 
 /** The gateway's settings (a subset of its environment). */
-export type GatewayConfig = Pick<
+export type GatewayConfig = Omit<
   Env,
-  'GATEWAY_API_KEYS' | 'BODY_LIMIT_BYTES' | 'STREAM_TIMEOUT_MS' | 'REQUEST_TIMEOUT_MS' | 'SSE_HEARTBEAT_MS'
+  'PORT' | 'HOST' | 'NATS_URL' | 'NATS_PREFIX' | 'LOG_LEVEL' | 'DATABASE_URL'
 >;
 
 export interface GatewayDeps {
   bus: Bus;
   log: Logger;
   config: GatewayConfig;
+  /** The database with `unified_conversations` and `feedback_log`; without it those endpoints answer 503. */
+  db?: Kysely<Database> | undefined;
 }
 
 export interface Gateway {
   /** The fastify app: `listen()` it, or `inject()` requests in tests. */
   app: FastifyInstance;
   start(): Promise<void>;
+  /** Streams (SSE responses and MCP tool calls) open right now. */
+  openStreamCount(): number;
   /** Ends every open stream with an `error` event (SERVICE_UNAVAILABLE), then closes the server. */
   stop(): Promise<void>;
 }
@@ -57,11 +70,21 @@ function sendUnavailable(reply: FastifyReply) {
 
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
-  const { bus, log, config } = deps;
-  const auth = new ApiKeyAuth(config.GATEWAY_API_KEYS);
-  const tenants = new WeakMap<FastifyRequest, Tenant>();
-  const tenantOf = (request: FastifyRequest) => tenants.get(request) ?? null;
+  const { bus, log, config, db } = deps;
+  const auth = new Authenticator(config.GATEWAY_API_KEYS, {
+    secret: config.GATEWAY_JWT_SECRET,
+    jwksUrl: config.GATEWAY_JWKS_URL,
+    issuer: config.GATEWAY_JWT_ISSUER,
+    audience: config.GATEWAY_JWT_AUDIENCE,
+    entityClaim: config.GATEWAY_JWT_ENTITY_CLAIM,
+    orgClaim: config.GATEWAY_JWT_ORG_CLAIM,
+  });
+  const principals = new WeakMap<FastifyRequest, Principal>();
+  const tenantOf = (request: FastifyRequest) => principals.get(request)?.tenant ?? null;
+  // Without auth every address is its own caller for rate limits and stream caps.
+  const callerOf = (request: FastifyRequest) => principals.get(request)?.id ?? `ip:${request.ip}`;
   const openStreams = new OpenStreams();
+  const slots = new StreamSlots(config.MAX_STREAMS_PER_KEY, config.MAX_STREAMS_TOTAL);
 
   const app = Fastify({ loggerInstance: log as FastifyBaseLogger, bodyLimit: config.BODY_LIMIT_BYTES });
   // Only JSON bodies are accepted; without this, text/plain would be parsed as a string.
@@ -72,8 +95,29 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     heartbeatInterval: config.SSE_HEARTBEAT_MS,
   });
 
+  await registerOpenApi(app);
+
+  if (config.CORS_ORIGINS.length > 0) {
+    await app.register(fastifyCors, {
+      origin: config.CORS_ORIGINS.includes('*') ? '*' : config.CORS_ORIGINS,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'last-event-id',
+        'mcp-protocol-version',
+        'mcp-session-id',
+      ],
+      exposedHeaders: ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+      maxAge: 600,
+    });
+  }
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
+    if (status === 429) {
+      return reply.code(429).send(httpError('RATE_LIMITED', error.message));
+    }
     if (request.url.startsWith('/mcp') && status < 500) {
       return reply.code(400).send({
         jsonrpc: '2.0',
@@ -105,6 +149,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     request.log.error({ err: error }, 'request failed');
     return reply.code(500).send(httpError('INTERNAL', 'Something went wrong on our side.'));
   });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.length <= config.MAX_URL_LENGTH) return;
+    return reply.code(414).send(
+      httpError('BAD_REQUEST', `url: must be at most ${config.MAX_URL_LENGTH} characters`, {
+        field: 'url',
+      }),
+    );
+  });
   app.setNotFoundHandler((request, reply) =>
     reply
       .code(404)
@@ -127,6 +179,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
 
   /** Streams a request's events as SSE until its end, a timeout, the client leaving or shutdown. */
   async function streamEvents(reply: FastifyReply, following: Following): Promise<void> {
+    // The follow is stopped by relay(); a client that left before it started still frees it.
     await openStreams.track(async (shutdown) => {
       const gone = new AbortController();
       reply.sse.onClose(() => gone.abort(DISCONNECTED));
@@ -138,6 +191,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
         following,
         signal: AbortSignal.any([shutdown, gone.signal]),
         timeoutMs: config.STREAM_TIMEOUT_MS,
+        idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
         onEvent: async ({ seq, message }) => {
           if (!reply.sse.isConnected) return gone.abort(DISCONNECTED);
           await reply.sse.send({ id: String(seq), event: message.data.type, data: message.data.payload });
@@ -148,31 +202,85 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     });
   }
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    const readiness = await checkReadiness(bus, config.REQUEST_TIMEOUT_MS);
-    return reply.code(readiness.ready ? 200 : 503).send({
-      status: readiness.ready ? 'ok' : 'unavailable',
-      nats: readiness.nats,
-      services: readiness.services,
-    });
-  });
+  const statusSchema = { type: 'object', properties: { status: { type: 'string' } } };
+  await registerConsole(app);
 
-  // Everything under /v1 and /mcp acts for a tenant: with keys configured it needs one.
+  app.get(
+    '/healthz',
+    { schema: { summary: 'The process is up', tags: ['health'], response: { 200: statusSchema } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        summary: 'NATS and every service the gateway needs answer',
+        tags: ['health'],
+        response: { 200: statusSchema, 503: statusSchema },
+      },
+    },
+    async (_request, reply) => {
+      const readiness = await checkReadiness(bus, config.REQUEST_TIMEOUT_MS);
+      return reply.code(readiness.ready ? 200 : 503).send({
+        status: readiness.ready ? 'ok' : 'unavailable',
+        nats: readiness.nats,
+        services: readiness.services,
+      });
+    },
+  );
+
+  function tooManyStreams(reply: FastifyReply, refusal: SlotRefusal) {
+    const message =
+      refusal.scope === 'key'
+        ? `At most ${config.MAX_STREAMS_PER_KEY} streams may be open at once per key; close one and try again.`
+        : 'The gateway has too many open streams; try again shortly.';
+    return reply
+      .code(429)
+      .header('retry-after', String(refusal.retryAfterSeconds))
+      .send(httpError('RATE_LIMITED', message));
+  }
+
+  // Everything under /v1 and /mcp acts for a tenant: with credentials configured it needs one.
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       if (!auth.enabled) return;
-      const tenant = auth.authenticate(request.headers.authorization);
-      if (!tenant) {
+      const principal = await auth.authenticate(request.headers.authorization);
+      if (!principal) {
         return reply
           .code(401)
           .header('www-authenticate', 'Bearer')
-          .send(httpError('UNAUTHORIZED', 'A valid API key is required: Authorization: Bearer <key>.'));
+          .send(
+            httpError(
+              'UNAUTHORIZED',
+              'A valid API key or token is required: Authorization: Bearer <key or token>.',
+            ),
+          );
       }
-      tenants.set(request, tenant);
+      principals.set(request, principal);
+    });
+    await api.register(fastifyRateLimit, {
+      // After authentication, so the limit counts per key or token rather than per address.
+      hook: 'preHandler',
+      max: config.RATE_LIMIT_MAX,
+      timeWindow: config.RATE_LIMIT_WINDOW_MS,
+      keyGenerator: callerOf,
+      errorResponseBuilder: (_request, context) =>
+        Object.assign(
+          new Error(
+            `Too many requests: at most ${context.max} per ${Math.ceil(config.RATE_LIMIT_WINDOW_MS / 1000)} s; retry after ${Math.ceil(context.ttl / 1000)} s.`,
+          ),
+          { statusCode: 429 },
+        ),
     });
 
-    api.post('/v1/query', { sse: 'manual' }, async (request, reply) => {
+    const queryDocs = {
+      summary: 'Ask a question, give an order, or answer a pending confirmation; streams its events',
+      tags: ['query'],
+      security: SECURITY,
+      body: jsonSchema(QueryRequestSchema),
+      response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 429, 503) },
+    };
+    api.post('/v1/query', { sse: 'manual', schema: queryDocs as FastifySchema }, async (request, reply) => {
       if (request.body === undefined) {
         return reply.code(400).send(httpError('BAD_REQUEST', 'body: is required', { field: 'body' }));
       }
@@ -187,70 +295,110 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
           }),
         );
       }
-      let submission: Awaited<ReturnType<typeof submitQuery>>;
+      const release = slots.acquire(callerOf(request));
+      if (typeof release !== 'function') return tooManyStreams(reply, release);
       try {
-        submission = await submitQuery(bus, body);
-      } catch (error) {
-        if (!(error instanceof SubmitError)) throw error;
-        request.log.error({ err: error }, 'query could not be submitted');
-        return sendUnavailable(reply);
-      }
-      request.log.info(
-        { requestId: submission.scope.requestId, conversationId: submission.scope.conversationId },
-        'query submitted',
-      );
-      await streamEvents(reply, submission.following);
-    });
-
-    api.get('/v1/requests/:requestId/events', { sse: 'manual' }, async (request, reply) => {
-      const params = ReplayParamsSchema.safeParse(request.params);
-      if (!params.success) return reply.code(400).send(validationError(params.error.issues));
-      const { requestId } = params.data;
-      const query = (request.query ?? {}) as Record<string, unknown>;
-      const header = request.headers['last-event-id'];
-      const rawLastId = typeof header === 'string' && header !== '' ? header : query.lastEventId;
-      let afterSeq: number | undefined;
-      if (rawLastId !== undefined) {
-        const lastId = LastEventIdSchema.safeParse(rawLastId);
-        if (!lastId.success) {
-          const message = lastId.error.issues[0]?.message ?? 'is invalid';
-          return reply
-            .code(400)
-            .send(httpError('BAD_REQUEST', `Last-Event-ID: ${message}`, { field: 'Last-Event-ID' }));
+        let submission: Awaited<ReturnType<typeof submitQuery>>;
+        try {
+          submission = await submitQuery(bus, body);
+        } catch (error) {
+          if (!(error instanceof SubmitError)) throw error;
+          request.log.error({ err: error }, 'query could not be submitted');
+          return sendUnavailable(reply);
         }
-        afterSeq = Number(lastId.data);
+        request.log.info(
+          { requestId: submission.scope.requestId, conversationId: submission.scope.conversationId },
+          'query submitted',
+        );
+        await streamEvents(reply, submission.following);
+      } finally {
+        release();
       }
-      let last: Awaited<ReturnType<Bus['lastEvent']>>;
-      try {
-        last = await bus.lastEvent(requestId);
-      } catch (error) {
-        request.log.error({ err: error, requestId }, 'could not look up the request');
-        return sendUnavailable(reply);
-      }
-      const tenant = tenantOf(request);
-      // Another tenant's request is reported as unknown, so ids cannot be probed.
-      if (!last || (tenant && !mayActFor(tenant, last.message.entityId, last.message.orgId))) {
-        return reply
-          .code(404)
-          .send(httpError('NOT_FOUND', `No events for request ${requestId}.`, { field: 'requestId' }));
-      }
-      const finished = TERMINAL_EVENT_TYPES.includes(last.message.data.type);
-      if (finished && afterSeq !== undefined && afterSeq >= last.seq) {
-        // Nothing was missed and nothing more will come.
-        reply.sse.sendHeaders(200);
-        return;
-      }
-      let following: Following;
-      try {
-        following = await bus.follow(requestId, afterSeq === undefined ? {} : { afterSeq });
-      } catch (error) {
-        request.log.error({ err: error, requestId }, 'could not follow the request');
-        return sendUnavailable(reply);
-      }
-      await streamEvents(reply, following);
     });
 
-    registerMcp(api, { bus, log, openStreams, streamTimeoutMs: config.STREAM_TIMEOUT_MS, tenantOf });
+    const replayDocs = {
+      summary: 'Replay the events of a request (after Last-Event-ID), then follow it live until it ends',
+      tags: ['query'],
+      security: SECURITY,
+      params: jsonSchema(ReplayParamsSchema),
+      querystring: {
+        type: 'object',
+        properties: { lastEventId: { type: 'string', description: 'Instead of the Last-Event-ID header.' } },
+      },
+      headers: {
+        type: 'object',
+        properties: { 'last-event-id': { type: 'string', pattern: '^\\d{1,15}$' } },
+      },
+      response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 404, 429, 503) },
+    };
+    api.get(
+      '/v1/requests/:requestId/events',
+      { sse: 'manual', schema: replayDocs as FastifySchema },
+      async (request, reply) => {
+        const params = ReplayParamsSchema.safeParse(request.params);
+        if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+        const { requestId } = params.data;
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const header = request.headers['last-event-id'];
+        const rawLastId = typeof header === 'string' && header !== '' ? header : query.lastEventId;
+        let afterSeq: number | undefined;
+        if (rawLastId !== undefined) {
+          const lastId = LastEventIdSchema.safeParse(rawLastId);
+          if (!lastId.success) {
+            const message = lastId.error.issues[0]?.message ?? 'is invalid';
+            return reply
+              .code(400)
+              .send(httpError('BAD_REQUEST', `Last-Event-ID: ${message}`, { field: 'Last-Event-ID' }));
+          }
+          afterSeq = Number(lastId.data);
+        }
+        let last: Awaited<ReturnType<Bus['lastEvent']>>;
+        try {
+          last = await bus.lastEvent(requestId);
+        } catch (error) {
+          request.log.error({ err: error, requestId }, 'could not look up the request');
+          return sendUnavailable(reply);
+        }
+        const tenant = tenantOf(request);
+        // Another tenant's request is reported as unknown, so ids cannot be probed.
+        if (!last || (tenant && !mayActFor(tenant, last.message.entityId, last.message.orgId))) {
+          return reply
+            .code(404)
+            .send(httpError('NOT_FOUND', `No events for request ${requestId}.`, { field: 'requestId' }));
+        }
+        const finished = TERMINAL_EVENT_TYPES.includes(last.message.data.type);
+        if (finished && afterSeq !== undefined && afterSeq >= last.seq) {
+          // Nothing was missed and nothing more will come.
+          reply.sse.sendHeaders(200);
+          return;
+        }
+        const release = slots.acquire(callerOf(request));
+        if (typeof release !== 'function') return tooManyStreams(reply, release);
+        try {
+          let following: Following;
+          try {
+            following = await bus.follow(requestId, afterSeq === undefined ? {} : { afterSeq });
+          } catch (error) {
+            request.log.error({ err: error, requestId }, 'could not follow the request');
+            return sendUnavailable(reply);
+          }
+          await streamEvents(reply, following);
+        } finally {
+          release();
+        }
+      },
+    );
+
+    registerConversations(api, { bus, db, tenantOf });
+    registerMcp(api, {
+      bus,
+      log,
+      openStreams,
+      streamTimeoutMs: config.STREAM_TIMEOUT_MS,
+      idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
+      tenantOf,
+      acquireSlot: (request) => slots.acquire(callerOf(request)),
+    });
   });
 
   return {
@@ -258,6 +406,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     start: async () => {
       await app.ready();
     },
+    openStreamCount: () => slots.open,
     stop: async () => {
       await app.close();
     },

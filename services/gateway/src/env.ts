@@ -1,5 +1,5 @@
 import { IdSchema } from '@munim/contracts';
-import { BaseEnvSchema, parseEnv } from '@munim/kit';
+import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
 /** One configured API key and the tenant it may act for. */
@@ -50,6 +50,8 @@ export const EnvSchema = BaseEnvSchema.extend({
     .int()
     .positive()
     .default(64 * 1024),
+  /** Longest accepted request URL (path and query string); a longer one gets a 414. */
+  MAX_URL_LENGTH: z.coerce.number().int().min(256).default(4096),
   /** Longest an SSE stream (or an MCP tool call) waits for `complete`/`error` before ending with TIMEOUT. */
   STREAM_TIMEOUT_MS: z.coerce
     .number()
@@ -60,6 +62,29 @@ export const EnvSchema = BaseEnvSchema.extend({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
   /** Interval of the SSE heartbeat comment that keeps idle proxies from closing a stream. */
   SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+  /** A stream that gets no event for this long ends with TIMEOUT (heartbeats do not count). */
+  STREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(120_000),
+  /** Open SSE streams (and MCP tool calls) one key, token or address may hold at once. */
+  MAX_STREAMS_PER_KEY: z.coerce.number().int().positive().default(20),
+  /** Open SSE streams (and MCP tool calls) the whole gateway holds at once. */
+  MAX_STREAMS_TOTAL: z.coerce.number().int().positive().default(2_000),
+  /** Requests one key, token or address may make per RATE_LIMIT_WINDOW_MS under /v1 and /mcp. */
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /** Browser origins allowed by CORS (comma-separated, `*` for any); unset: no CORS headers. */
+  CORS_ORIGINS: csv.default([]),
+  /** HS256 secret of bearer JWTs (at least 32 characters); unset: HS256 tokens are not accepted. */
+  GATEWAY_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** JWKS URL of the token issuer's public keys; unset: asymmetric tokens are not accepted. */
+  GATEWAY_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  GATEWAY_JWT_ISSUER: z.string().min(1).optional(),
+  GATEWAY_JWT_AUDIENCE: z.string().min(1).optional(),
+  /** JWT claim naming the entity a token may act for. */
+  GATEWAY_JWT_ENTITY_CLAIM: z.string().min(1).default('entity_id'),
+  /** JWT claim naming the organisation a token may act for. */
+  GATEWAY_JWT_ORG_CLAIM: z.string().min(1).default('org_id'),
+  /** PostgreSQL with `unified_conversations` and `feedback_log`; unset: those endpoints answer 503. */
+  DATABASE_URL: DatabaseUrlSchema.optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -1,4 +1,5 @@
 import { connectBus } from '@munim/bus';
+import { createDb } from '@munim/db';
 import { runMain, serveHealth } from '@munim/kit';
 import { buildGateway } from './app.ts';
 import { loadEnv } from './env.ts';
@@ -7,11 +8,20 @@ runMain('gateway', async (log) => {
   const env = loadEnv();
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'gateway', log });
   await bus.ensureStreams();
-  const gateway = await buildGateway({ bus, log, config: env });
+  // The agent writes conversations and the logger migrates; the gateway only reads and soft-deletes.
+  const db = env.DATABASE_URL ? createDb(env.DATABASE_URL, { max: 5, log }) : undefined;
+  const gateway = await buildGateway({ bus, log, config: env, db });
   await gateway.start();
   const url = await gateway.app.listen({ port: env.PORT, host: env.HOST });
   const health = serveHealth(bus, async () => ({ http: gateway.app.server.listening }));
-  log.info({ url, auth: env.GATEWAY_API_KEYS.length > 0 }, 'gateway listening');
+  log.info(
+    {
+      url,
+      auth: env.GATEWAY_API_KEYS.length > 0 || Boolean(env.GATEWAY_JWT_SECRET ?? env.GATEWAY_JWKS_URL),
+      conversations: Boolean(db),
+    },
+    'gateway listening',
+  );
   log.info({}, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
@@ -19,6 +29,7 @@ runMain('gateway', async (log) => {
       health.unsubscribe();
       await gateway.stop();
       await bus.nc.drain();
+      await db?.destroy();
     },
   };
 });

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Tenant } from './auth.ts';
+import type { SlotRefusal } from './limits.ts';
 import { type OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
 
@@ -24,6 +25,9 @@ export interface McpDeps {
   log: Logger;
   openStreams: OpenStreams;
   streamTimeoutMs: number;
+  idleTimeoutMs?: number | undefined;
+  /** Takes one of the caller's stream slots for a tool call: its release, or the refusal. */
+  acquireSlot?: (request: FastifyRequest) => (() => void) | SlotRefusal;
   /** The tenant of an authenticated request; null when the gateway runs without keys. */
   tenantOf: (request: FastifyRequest) => Tenant | null;
 }
@@ -84,9 +88,27 @@ async function runQuery(
   args: QueryToolArgs,
   tenant: Tenant | null,
   clientSignal: AbortSignal,
-) {
+  acquire: () => (() => void) | SlotRefusal,
+): Promise<CallToolResult> {
   const resolved = resolveTenant(args, tenant);
   if (typeof resolved === 'string') return toolError(resolved);
+  const release = acquire();
+  if (typeof release !== 'function') {
+    return toolError(`Too many queries are running for you; retry in ${release.retryAfterSeconds} s.`);
+  }
+  try {
+    return await runResolvedQuery(deps, args, resolved, clientSignal);
+  } finally {
+    release();
+  }
+}
+
+async function runResolvedQuery(
+  deps: McpDeps,
+  args: QueryToolArgs,
+  resolved: Tenant,
+  clientSignal: AbortSignal,
+): Promise<CallToolResult> {
   let submission: Awaited<ReturnType<typeof submitQuery>>;
   try {
     submission = await submitQuery(deps.bus, {
@@ -108,6 +130,7 @@ async function runQuery(
       following,
       signal: AbortSignal.any([shutdown, clientSignal]),
       timeoutMs: deps.streamTimeoutMs,
+      idleTimeoutMs: deps.idleTimeoutMs,
       onEvent: ({ message }) => {
         const event = message.data;
         if (event.type === 'mcq') mcq = event.payload;
@@ -133,7 +156,11 @@ async function runQuery(
   return result;
 }
 
-function createServer(deps: McpDeps, tenant: Tenant | null): McpServer {
+function createServer(
+  deps: McpDeps,
+  tenant: Tenant | null,
+  acquire: () => (() => void) | SlotRefusal,
+): McpServer {
   const server = new McpServer({ name: 'munim', version: '0.1.0' });
   server.registerTool(
     QUERY_TOOL,
@@ -146,7 +173,7 @@ function createServer(deps: McpDeps, tenant: Tenant | null): McpServer {
       inputSchema: QueryToolInput,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    (args, extra) => runQuery(deps, args, tenant, extra.signal),
+    (args, extra) => runQuery(deps, args, tenant, extra.signal, acquire),
   );
   return server;
 }
@@ -167,8 +194,12 @@ function methodNotAllowed(reply: FastifyReply) {
  * POST) at `/mcp`, with the one tool {@link QUERY_TOOL}.
  */
 export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
-  app.post('/mcp', async (request, reply) => {
-    const server = createServer(deps, deps.tenantOf(request));
+  // JSON-RPC over Streamable HTTP is described by MCP itself (tools/list), not by OpenAPI.
+  const hidden = { schema: { hide: true } };
+  app.post('/mcp', hidden, async (request, reply) => {
+    const server = createServer(deps, deps.tenantOf(request), () =>
+      deps.acquireSlot ? deps.acquireSlot(request) : () => undefined,
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.hijack();
     reply.raw.on('close', () => {
@@ -188,6 +219,6 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
       }
     }
   });
-  app.get('/mcp', async (_request, reply) => methodNotAllowed(reply));
-  app.delete('/mcp', async (_request, reply) => methodNotAllowed(reply));
+  app.get('/mcp', hidden, async (_request, reply) => methodNotAllowed(reply));
+  app.delete('/mcp', hidden, async (_request, reply) => methodNotAllowed(reply));
 }

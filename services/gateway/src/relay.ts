@@ -34,7 +34,10 @@ export interface RelayOptions {
   following: Following;
   /** Aborts the relay; an {@link ErrorInfo} reason becomes the relay's result. */
   signal: AbortSignal;
+  /** Longest the whole stream may last. */
   timeoutMs: number;
+  /** Longest the stream may go without an event. */
+  idleTimeoutMs?: number | undefined;
   onEvent: (event: FollowedEvent) => Promise<void> | void;
 }
 
@@ -49,7 +52,7 @@ function reasonOf(reason: unknown): ErrorInfo {
  * report). The follow is stopped in every case.
  */
 export async function relay(opts: RelayOptions): Promise<ErrorInfo | null> {
-  const { following, signal, timeoutMs, onEvent } = opts;
+  const { following, signal, timeoutMs, idleTimeoutMs, onEvent } = opts;
   let reason: ErrorInfo | undefined;
   const end = (error: ErrorInfo) => {
     if (reason) return;
@@ -65,17 +68,33 @@ export async function relay(opts: RelayOptions): Promise<ErrorInfo | null> {
       }),
     timeoutMs,
   );
+  let idleTimer: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    if (idleTimeoutMs === undefined) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(
+      () =>
+        end({
+          code: 'TIMEOUT',
+          message: `No progress for ${Math.ceil(idleTimeoutMs / 1000)} s. The request may still finish: replay its events to see the rest.`,
+        }),
+      idleTimeoutMs,
+    );
+  };
+  armIdle();
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   try {
     for await (const event of following) {
       if (reason) break;
+      armIdle();
       await onEvent(event);
       if (TERMINAL_EVENT_TYPES.includes(event.message.data.type)) return null;
     }
     return reason ?? { code: 'SERVICE_UNAVAILABLE', message: 'The event stream ended unexpectedly.' };
   } finally {
     clearTimeout(timer);
+    clearTimeout(idleTimer);
     signal.removeEventListener('abort', onAbort);
     await following.stop();
   }

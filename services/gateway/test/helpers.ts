@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Bus } from '@munim/bus';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted, ServiceName } from '@munim/contracts';
+import { type ConversationMessage, createDb, type Database, migrateToLatest } from '@munim/db';
+import { createTestDatabase } from '@munim/db/testing';
 import { connect } from '@nats-io/transport-node';
 import { createParser } from 'eventsource-parser';
+import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
@@ -46,10 +49,11 @@ export class TestBus {
 export async function startGateway(
   testBus: TestBus,
   env: Record<string, string> = {},
+  db?: Kysely<Database>,
 ): Promise<{ gateway: Gateway; url: string; bus: Bus }> {
   const bus = await testBus.bus('gateway');
   const config = loadEnv({ NATS_PREFIX: testBus.prefix, ...env });
-  const gateway = await buildGateway({ bus, log: pino({ level: 'silent' }), config });
+  const gateway = await buildGateway({ bus, log: pino({ level: 'silent' }), config, db });
   await gateway.start();
   const url = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   return { gateway, url, bus };
@@ -181,4 +185,56 @@ export function postQuery(
 export function gate(): { promise: Promise<void>; open: () => void } {
   const { promise, resolve } = Promise.withResolvers<void>();
   return { promise, open: () => resolve() };
+}
+
+/** A migrated throwaway database for one test file, and a kysely handle on it. */
+export async function testDatabase(): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
+  const database = await createTestDatabase();
+  const db = createDb(database.url, { max: 3 });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    await database.drop();
+    throw error;
+  }
+  return {
+    db,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
+
+/** Inserts a conversation row as the agent would write it. */
+export async function insertConversation(
+  db: Kysely<Database>,
+  row: {
+    id: string;
+    entityId: string;
+    orgId: string;
+    chatNumber: number;
+    name?: string;
+    messages?: ConversationMessage[];
+    updatedAt?: Date;
+    deleted?: boolean;
+  },
+): Promise<void> {
+  const messages = row.messages ?? [];
+  await db
+    .insertInto('unified_conversations')
+    .values({
+      id: row.id,
+      entity_id: row.entityId,
+      org_id: row.orgId,
+      chat_number: row.chatNumber,
+      chat_name: row.name ?? null,
+      messages: JSON.stringify(messages),
+      message_count: messages.length,
+      last_message_preview: messages.at(-1)?.content.slice(0, 100) ?? null,
+      is_deleted: row.deleted ?? false,
+      ...(row.updatedAt ? { updated_at: row.updatedAt, created_at: row.updatedAt } : {}),
+    })
+    .execute();
 }

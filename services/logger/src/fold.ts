@@ -13,6 +13,37 @@ type FoldHandler<T extends EventType> = (
 /** Guardrail recorded when the validator blocks a write before it reaches the MCP server (seed 000 §9.1). */
 export const WRITE_PREFLIGHT_BLOCK = 'write_preflight_block';
 
+/** A request's row before any event is folded in. */
+export function emptyRow(
+  ids: Pick<RoutingLog, 'request_id' | 'entity_id' | 'org_id' | 'conversation_id' | 'trace_id'>,
+  createdAt: Date,
+): RoutingLog {
+  return {
+    ...ids,
+    query: null,
+    path: null,
+    category: null,
+    confidence: null,
+    tier: null,
+    intent_id: null,
+    intent_confidence: null,
+    is_write_operation: false,
+    write_tool_results: [],
+    guardrails_triggered: [],
+    tools_used: [],
+    tools_failed: [],
+    llm_model: null,
+    iteration_count: null,
+    input_tokens: null,
+    output_tokens: null,
+    latency_ms: null,
+    status: 'running',
+    error_code: null,
+    response: null,
+    created_at: createdAt,
+  };
+}
+
 function withDistinct(list: readonly string[], value: string): string[] {
   return list.includes(value) ? [...list] : [...list, value];
 }

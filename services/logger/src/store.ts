@@ -2,7 +2,7 @@ import { traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
-import { foldEvent, type RoutingLog } from './fold.ts';
+import { emptyRow, foldEvent, type RoutingLog } from './fold.ts';
 
 /** Where an event came from on the stream. */
 export interface EventOrigin {
@@ -142,30 +142,8 @@ async function refold(trx: Kysely<Database>, current: RoutingLog): Promise<Routi
     .where('request_id', '=', current.request_id)
     .orderBy('seq')
     .execute();
-  let row: RoutingLog = {
-    ...current,
-    query: null,
-    path: null,
-    category: null,
-    confidence: null,
-    tier: null,
-    intent_id: null,
-    intent_confidence: null,
-    is_write_operation: false,
-    write_tool_results: [],
-    guardrails_triggered: [],
-    tools_used: [],
-    tools_failed: [],
-    llm_model: null,
-    iteration_count: null,
-    input_tokens: null,
-    output_tokens: null,
-    latency_ms: null,
-    status: 'running',
-    error_code: null,
-    response: null,
-    created_at: events[0]?.ts ?? current.created_at,
-  };
+  let row = emptyRow(current, events[0]?.ts ?? current.created_at);
+
   for (const e of events) {
     row = foldEvent(row, {
       id: e.id,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, Message } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';
-import { foldEvent, type RoutingLog } from '../src/fold.ts';
+import { emptyRow as blankRow, foldEvent, type RoutingLog } from '../src/fold.ts';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -19,34 +19,10 @@ function at(offsetMs: number, data: AgentEvent): Message<AgentEvent> {
 }
 
 function emptyRow(createdAtOffset = 0): RoutingLog {
-  return {
-    request_id: 'r1',
-    query: null,
-    path: null,
-    category: null,
-    confidence: null,
-    tier: null,
-    intent_id: null,
-    intent_confidence: null,
-    entity_id: 'e1',
-    org_id: 'o1',
-    conversation_id: 'c1',
-    is_write_operation: false,
-    write_tool_results: [],
-    guardrails_triggered: [],
-    tools_used: [],
-    tools_failed: [],
-    llm_model: null,
-    iteration_count: null,
-    input_tokens: null,
-    output_tokens: null,
-    latency_ms: null,
-    status: 'running',
-    error_code: null,
-    response: null,
-    trace_id: null,
-    created_at: new Date(T0 + createdAtOffset),
-  };
+  return blankRow(
+    { request_id: 'r1', entity_id: 'e1', org_id: 'o1', conversation_id: 'c1', trace_id: null },
+    new Date(T0 + createdAtOffset),
+  );
 }
 
 const complete = (status: 'answered' | 'needs_input', llmModel = 'm'): AgentEvent => ({

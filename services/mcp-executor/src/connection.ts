@@ -1,14 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@munim/kit';
 import { sanitizeMessage } from './errors.ts';
 
 /** Options of {@link McpConnection}. */
 export interface McpConnectionOptions {
-  /** Streamable HTTP endpoint of the MCP server. */
-  url: string;
+  /** Streamable HTTP endpoint of the MCP server (when no `transport` factory is given). */
+  url?: string;
+  /** Makes the transport of each new session (stdio, tenant URLs); default Streamable HTTP on `url`. */
+  transport?: () => Transport;
+  /** How the server is named in logs (default: the URL's origin). */
+  label?: string;
   /** Bearer token; sent as `Authorization`, never logged. */
   authToken?: string | undefined;
   log: Logger;
@@ -129,7 +134,7 @@ export class McpConnection {
           return;
         }
         this.#client = client;
-        this.#opts.log.info({ server: origin(this.#opts.url), attempt }, 'MCP session established');
+        this.#opts.log.info({ server: this.#label, attempt }, 'MCP session established');
         for (const wake of this.#waiters) wake();
         return;
       } catch (error) {
@@ -137,7 +142,7 @@ export class McpConnection {
         if (this.#stopped) return;
         this.#opts.log.warn(
           {
-            server: origin(this.#opts.url),
+            server: this.#label,
             attempt,
             retryInMs: delay,
             reason: describe(error, this.#secrets),
@@ -150,10 +155,15 @@ export class McpConnection {
     }
   }
 
-  #transport(): StreamableHTTPClientTransport {
+  get #label(): string {
+    return this.#opts.label ?? origin(this.#opts.url ?? '');
+  }
+
+  #transport(): Transport {
+    if (this.#opts.transport) return this.#opts.transport();
     const headers: Record<string, string> = {};
     if (this.#opts.authToken) headers.Authorization = `Bearer ${this.#opts.authToken}`;
-    return new StreamableHTTPClientTransport(new URL(this.#opts.url), { requestInit: { headers } });
+    return new StreamableHTTPClientTransport(new URL(this.#opts.url ?? ''), { requestInit: { headers } });
   }
 
   async #ping(): Promise<void> {

@@ -1,10 +1,13 @@
 import { connectBus } from '@munim/bus';
+import { createDb, migrateToLatest, pingDb } from '@munim/db';
 import { runMain, serveHealth } from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('mcp-executor', async (log) => {
   const env = loadEnv();
+  const db = createDb(env.DATABASE_URL, { log });
+  await migrateToLatest(db);
   const bus = await connectBus({
     servers: env.NATS_URL,
     prefix: env.NATS_PREFIX,
@@ -15,22 +18,30 @@ await runMain('mcp-executor', async (log) => {
   const app = await buildMcpExecutor({
     bus,
     log,
+    db,
     config: {
       serverUrl: env.MCP_SERVER_URL,
       authToken: env.MCP_AUTH_TOKEN,
+      // MCP_AUTH_TOKEN is the token of every HTTP server that does not name its own.
+      servers: env.MCP_SERVERS?.map((spec) =>
+        spec.url && !spec.authToken && env.MCP_AUTH_TOKEN ? { ...spec, authToken: env.MCP_AUTH_TOKEN } : spec,
+      ),
       readTimeoutMs: env.MCP_READ_TIMEOUT_MS,
       writeTimeoutMs: env.MCP_WRITE_TIMEOUT_MS,
       resultMaxChars: env.TOOL_RESULT_MAX_CHARS,
+      idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS,
+      idempotencyGraceMs: env.IDEMPOTENCY_GRACE_MS,
     },
   });
   await app.start();
-  serveHealth(bus, () => app.checks());
+  serveHealth(bus, async () => ({ ...(await app.checks()), db: await pingDb(db) }));
   log.info({}, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
       await bus.nc.drain();
+      await db.destroy();
     },
   };
 });

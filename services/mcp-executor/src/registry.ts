@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { isWriteTool, type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
 
 /** A tool as `tools/list` reports it. */
-interface ListedTool {
+export interface ListedTool {
   name: string;
   title?: string | undefined;
   description?: string | undefined;
@@ -63,6 +63,12 @@ export class ToolRegistry {
 
   get(name: string): ToolDefinition | undefined {
     return this.#tools.get(name);
+  }
+
+  /** Replaces the registry with definitions made elsewhere (several servers, renamed tools). */
+  replaceDefinitions(definitions: readonly ToolDefinition[]): void {
+    this.#tools = new Map(definitions.map((d) => [d.name, d]));
+    this.#loadedAt = Date.now();
   }
 
   /** Replaces the registry; returns the names of entries that were skipped as unusable. */

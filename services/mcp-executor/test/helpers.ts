@@ -9,7 +9,10 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { createDb, type Database, migrateToLatest } from '@munim/db';
+import { createTestDatabase } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
+import type { Kysely } from 'kysely';
 
 export const log = createLogger('test', 'silent');
 
@@ -38,6 +41,8 @@ export async function startSdkServer(initial: SdkTool[], opts: { pageSize?: numb
   const servers = new Set<Server>();
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const calls: string[] = [];
+  /** The `_meta` of every tools/call, in arrival order. */
+  const metas: unknown[] = [];
 
   const newServer = () => {
     const server = new Server(
@@ -53,6 +58,7 @@ export async function startSdkServer(initial: SdkTool[], opts: { pageSize?: numb
     });
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       calls.push(request.params.name);
+      metas.push(request.params._meta);
       const entry = tools.get(request.params.name);
       if (!entry) return { isError: true, content: [{ type: 'text', text: 'no such tool' }] };
       return entry.run(request.params.arguments ?? {});
@@ -82,10 +88,15 @@ export async function startSdkServer(initial: SdkTool[], opts: { pageSize?: numb
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    metas,
     /** Adds a tool and notifies every connected session. */
     async addTool(tool: SdkTool) {
       tools.set(tool.tool.name, tool);
       await Promise.allSettled([...servers].map((s) => s.sendToolListChanged()));
+    },
+    /** Removes a tool without telling anyone (only a periodic refresh notices). */
+    removeToolQuietly(name: string) {
+      tools.delete(name);
     },
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
@@ -111,4 +122,19 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A fresh, migrated database for one test file; `drop` closes it and removes it. */
+export async function testDatabase(): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const db = createDb(database.url, { max: 4 });
+  await migrateToLatest(db);
+  return {
+    db,
+    url: database.url,
+    async drop() {
+      await db.destroy();
+      await database.drop();
+    },
+  };
 }

@@ -97,6 +97,8 @@ describe('mcp-executor resilience', () => {
       pingIntervalMs: 0,
     });
     await waitFor(() => app.connection.connected);
+    // Opens the tenant's session, which the restart below invalidates.
+    expect(await execute(bus, 'get_all_vendors')).toMatchObject({ success: true });
 
     // The restarted server does not know the executor's session: the next call fails in transport.
     await listening.close();
@@ -118,8 +120,13 @@ describe('mcp-executor resilience', () => {
     books.resetCalls();
     books.setFaults({ dropResponseFor: 'create_customer' });
     const write = await execute(bus, 'create_customer', { Name: 'Once Only Ltd' });
-    expect(write).toMatchObject({ success: false, error: { code: 'MCP_UNAVAILABLE' } });
+    expect(write).toMatchObject({
+      success: false,
+      outcome: 'unknown',
+      error: { code: 'TOOL_OUTCOME_UNKNOWN' },
+    });
     expect(write.error?.message).toContain('may or may not have been applied');
+    expect(write.error?.message).toMatch(/read tool/);
     expect(books.calls().filter((c) => c.tool === 'create_customer')).toHaveLength(1);
     books.setFaults({});
     await expect.poll(() => app.connection.connected, { timeout: 5_000 }).toBe(true);

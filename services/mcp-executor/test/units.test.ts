@@ -90,18 +90,21 @@ describe('failure classification and sanitizing', () => {
 });
 
 describe('environment', () => {
-  it('requires MCP_SERVER_URL and applies the documented defaults', () => {
+  it('requires MCP_SERVER_URL and DATABASE_URL and applies the documented defaults', () => {
+    const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
     expect(() => loadEnv({})).toThrow(ConfigError);
-    expect(() => loadEnv({})).toThrow(/MCP_SERVER_URL/);
-    expect(() => loadEnv({ MCP_SERVER_URL: 'not a url' })).toThrow(/MCP_SERVER_URL/);
-    expect(() => loadEnv({ MCP_SERVER_URL: 'http://x/mcp', MCP_READ_TIMEOUT_MS: 'soon' })).toThrow(
-      /MCP_READ_TIMEOUT_MS/,
-    );
-    expect(loadEnv({ MCP_SERVER_URL: 'http://127.0.0.1:3100/mcp' })).toMatchObject({
+    expect(() => loadEnv({ DATABASE_URL })).toThrow(/MCP_SERVER_URL/);
+    expect(() => loadEnv({ MCP_SERVER_URL: 'http://x/mcp' })).toThrow(/DATABASE_URL/);
+    expect(() => loadEnv({ DATABASE_URL, MCP_SERVER_URL: 'not a url' })).toThrow(/MCP_SERVER_URL/);
+    expect(() =>
+      loadEnv({ DATABASE_URL, MCP_SERVER_URL: 'http://x/mcp', MCP_READ_TIMEOUT_MS: 'soon' }),
+    ).toThrow(/MCP_READ_TIMEOUT_MS/);
+    expect(loadEnv({ DATABASE_URL, MCP_SERVER_URL: 'http://127.0.0.1:3100/mcp' })).toMatchObject({
       MCP_SERVER_URL: 'http://127.0.0.1:3100/mcp',
       MCP_READ_TIMEOUT_MS: 30_000,
       MCP_WRITE_TIMEOUT_MS: 60_000,
       TOOL_RESULT_MAX_CHARS: 50_000,
+      IDEMPOTENCY_TTL_MS: 24 * 3600 * 1000,
     });
   });
 });

@@ -1,8 +1,20 @@
 import type { Bus, MessageContext, RunningConsumer } from '@munim/bus';
 import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
 import type { Logger, ToolCatalog } from '@munim/kit';
+import {
+  type CacheTtls,
+  CONVERSATION_STRATEGIES,
+  cachedComplete,
+  cacheKey,
+  cacheQuery,
+  expressesWrite,
+} from './cache.ts';
+import type { ConversationSource } from './conversation.ts';
 import { IntentMatcher, type IntentSource } from './intents.ts';
-import { routeQuery } from './route.ts';
+import { adaptiveThreshold, DEFAULT_RULES, type IntentOutcomes } from './learning.ts';
+import { outcomeHandler } from './outcomes.ts';
+import { NO_CONVERSATION, routeQuery } from './route.ts';
+import type { RouterStore } from './store.ts';
 import type { ToolStrategy } from './tool-groups.ts';
 
 export interface RouterConfig {
@@ -10,6 +22,11 @@ export interface RouterConfig {
   intentsRefreshMs: number;
   concurrency: number;
   toolStrategy: ToolStrategy;
+  /** Serve and write the response cache (seed 003 §6.13). */
+  cacheEnabled: boolean;
+  cacheTtls: CacheTtls;
+  /** Open routes older than this (their request never ended) are dropped. */
+  routeMaxAgeMs: number;
 }
 
 export interface RouterDeps {
@@ -17,23 +34,41 @@ export interface RouterDeps {
   log: Logger;
   intents: IntentSource;
   tools: ToolCatalog;
+  conversations: ConversationSource;
+  store: RouterStore;
   config: RouterConfig;
 }
 
-/** Routes every submitted query without calling an LLM (seed 003 §3) and hands it to the agent. */
+/**
+ * Routes every submitted query without calling an LLM (seed 003 §3) and hands it to the agent,
+ * or answers it from the response cache; learns from how each request ended (seed 003 §8).
+ */
 export async function buildRouter(deps: RouterDeps) {
-  const { bus, log, config } = deps;
+  const { bus, log, config, store } = deps;
   const matcher = new IntentMatcher();
+  let outcomes = new Map<string, IntentOutcomes>();
   let consumer: RunningConsumer | undefined;
+  let outcomeConsumer: RunningConsumer | undefined;
   let refresher: NodeJS.Timeout | undefined;
+  let pruner: NodeJS.Timeout | undefined;
+  const rules = { defaultThreshold: config.fastPathThreshold, ...DEFAULT_RULES };
+  const thresholdFor = (intentId: string) => adaptiveThreshold(outcomes.get(intentId), rules);
 
-  const refreshIntents = async () => {
+  const refresh = async () => {
     try {
       matcher.replace(await deps.intents.load());
     } catch (error) {
       log.warn({ err: error }, 'could not refresh intents; keeping the previous set');
     }
+    try {
+      outcomes = await store.intentOutcomes();
+    } catch (error) {
+      log.warn({ err: error }, 'could not refresh intent routing stats; keeping the previous ones');
+    }
   };
+
+  const prune = () =>
+    store.prune(config.routeMaxAgeMs).catch((error: unknown) => log.warn({ err: error }, 'prune failed'));
 
   const route = async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
@@ -59,15 +94,56 @@ export async function buildRouter(deps: RouterDeps) {
       );
       return [];
     });
+    const conversation = await deps.conversations.load(scope, registry).catch((error: unknown) => {
+      log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
+      return NO_CONVERSATION;
+    });
     await emit({ type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } });
 
     const { classification, match, entities, selection, decision } = routeQuery({
       query,
       matcher,
       registry,
-      thresholdFor: () => config.fastPathThreshold,
+      thresholdFor,
       strategy: config.toolStrategy,
+      conversation,
     });
+    const { tier, reasoning } = decision;
+    const queryNormalized = cacheQuery(query);
+    // Conversation-dependent queries mean something else in every conversation, and a change
+    // must reach the agent even when the last answer to the same words was a question back.
+    const cacheable =
+      decision.category === 'unified' &&
+      decision.path !== 'cached' &&
+      !CONVERSATION_STRATEGIES.has(decision.strategy) &&
+      !expressesWrite(queryNormalized);
+
+    if (config.cacheEnabled && cacheable) {
+      const cached = await store
+        .cached(scope.entityId, cacheKey(queryNormalized, decision.path))
+        .catch((error: unknown) => {
+          log.warn({ err: error, requestId: scope.requestId }, 'response cache unavailable; routing');
+          return undefined;
+        });
+      if (cached) {
+        await emit({
+          type: 'route_classified',
+          payload: {
+            path: 'cached',
+            category: decision.category,
+            confidence: decision.confidence,
+            tier,
+            reasoning: `cached answer of ${cached.answeredAt}`,
+          },
+        });
+        await emit({ type: 'response_generating', payload: {} });
+        await emit({ type: 'response_chunk', payload: { text: cached.response } });
+        await emit({ type: 'complete', payload: cachedComplete(query, cached) });
+        log.debug({ requestId: scope.requestId, from: cached.requestId }, 'answered from the cache');
+        return;
+      }
+    }
+
     if (classification.crossover) {
       await emit({
         type: 'mode_switch',
@@ -84,7 +160,6 @@ export async function buildRouter(deps: RouterDeps) {
       payload: { intent: match?.intent ?? null, confidence: match?.intent.confidence ?? 0 },
     });
     await emit({ type: 'entities_extracted', payload: { entities } });
-    const { tier, reasoning } = decision;
     await emit({
       type: 'route_classified',
       payload: {
@@ -104,6 +179,25 @@ export async function buildRouter(deps: RouterDeps) {
         count: selection.tools.length,
       },
     });
+    // Recorded before the agent can finish, so the outcome always finds its route.
+    await store
+      .recordRoute({
+        request_id: scope.requestId,
+        entity_id: scope.entityId,
+        query_normalized: queryNormalized,
+        path: decision.path,
+        category: decision.category,
+        strategy: decision.strategy,
+        cacheable,
+        intent_id: decision.path === 'fast' ? (decision.intent?.id ?? null) : null,
+        confidence: decision.path === 'fast' ? (decision.intent?.confidence ?? null) : null,
+      })
+      .catch((error: unknown) =>
+        log.warn(
+          { err: error, requestId: scope.requestId },
+          'could not record the route; nothing learnt from it',
+        ),
+      );
     await bus.publish(
       'queryRouted',
       scope,
@@ -115,10 +209,28 @@ export async function buildRouter(deps: RouterDeps) {
 
   return {
     matcher,
+    /** The fast-path threshold of an intent now (adaptive, seed 003 §8.2). */
+    thresholdFor,
+    /** Re-reads intents and routing stats now (also done on a timer). */
+    refresh,
     async start() {
-      await refreshIntents();
-      refresher = setInterval(() => void refreshIntents(), config.intentsRefreshMs);
+      await refresh();
+      await prune();
+      refresher = setInterval(() => void refresh(), config.intentsRefreshMs);
       refresher.unref();
+      pruner = setInterval(() => void prune(), Math.max(60_000, config.routeMaxAgeMs / 4));
+      pruner.unref();
+      outcomeConsumer = await bus.consume(
+        'requestEvents',
+        outcomeHandler(store, log, { cacheEnabled: config.cacheEnabled, ttls: config.cacheTtls }),
+        {
+          durable: 'router-cache',
+          concurrency: config.concurrency,
+          onGiveUp: async (message, error) => {
+            log.warn({ err: error, requestId: message.requestId }, 'outcome of a request not recorded');
+          },
+        },
+      );
       consumer = await bus.consume('querySubmitted', route, {
         durable: 'router',
         concurrency: config.concurrency,
@@ -132,7 +244,9 @@ export async function buildRouter(deps: RouterDeps) {
     },
     async stop() {
       if (refresher) clearInterval(refresher);
+      if (pruner) clearInterval(pruner);
       await consumer?.stop();
+      await outcomeConsumer?.stop();
     },
   };
 }

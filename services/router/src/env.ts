@@ -12,6 +12,30 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Tool selection strategy (seed 003 §4.4); `dynamic` picks one per query. */
   TOOL_STRATEGY: z.enum(TOOL_STRATEGIES).default('dynamic'),
   ROUTER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** Response cache (seed 003 §6.13): `on` or `off`. */
+  RESPONSE_CACHE: z.enum(['on', 'off']).default('on'),
+  /** Cache lifetimes by data kind: lists and balances, reports, static lookups. */
+  CACHE_TTL_VOLATILE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 60_000),
+  CACHE_TTL_REPORT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
+  CACHE_TTL_STATIC_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
+  /** A route whose request has not ended after this long is dropped unlearnt. */
+  ROUTE_MAX_AGE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 60_000),
 });
 export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

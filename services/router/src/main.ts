@@ -3,8 +3,10 @@ import { createDb, migrateToLatest } from '@munim/db';
 import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
+import { dbConversationSource } from './conversation.ts';
 import { dbIntentSource } from './db-intents.ts';
 import { loadEnv } from './env.ts';
+import { RouterStore } from './store.ts';
 
 await runMain('router', async (log) => {
   const env = loadEnv();
@@ -17,11 +19,22 @@ await runMain('router', async (log) => {
     log,
     intents: dbIntentSource(db, (name, reason) => log.warn({ intent: name, reason }, 'intent skipped')),
     tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.TOOLS_REQUEST_TIMEOUT_MS }),
+    conversations: dbConversationSource(db, (error) =>
+      log.warn({ err: error }, 'conversation unavailable; routing without history'),
+    ),
+    store: new RouterStore(db),
     config: {
       fastPathThreshold: env.FAST_PATH_THRESHOLD,
       intentsRefreshMs: env.INTENTS_REFRESH_MS,
       concurrency: env.ROUTER_CONCURRENCY,
       toolStrategy: env.TOOL_STRATEGY,
+      cacheEnabled: env.RESPONSE_CACHE === 'on',
+      cacheTtls: {
+        volatileMs: env.CACHE_TTL_VOLATILE_MS,
+        reportMs: env.CACHE_TTL_REPORT_MS,
+        staticMs: env.CACHE_TTL_STATIC_MS,
+      },
+      routeMaxAgeMs: env.ROUTE_MAX_AGE_MS,
     },
   });
   await app.start();

@@ -1,12 +1,46 @@
 import { type Bus, HandlerError, type MessageContext, RequestFailedError } from '@munim/bus';
-import type { AgentEvent, Message, RequestScope, ValidateRequest, ValidationResult } from '@munim/contracts';
+import {
+  type AgentEvent,
+  type ContainersReply,
+  type ContainersRequest,
+  catalog,
+  type Message,
+  messageSchema,
+  type RequestScope,
+  type ToolDefinition,
+  type ValidateRequest,
+  type ValidationResult,
+} from '@munim/contracts';
 import { createToolCatalog, type Logger, type ToolCatalog } from '@munim/kit';
+import { parseArgs } from './args.ts';
+import { repairBlocks } from './blocks.ts';
+import { argsHash } from './canonical.ts';
+import {
+  buildContainers,
+  type CollapseMode,
+  type Container,
+  checkContainerCall,
+  collapseTools,
+  toWire,
+} from './containers.ts';
+import type { JsonCorrector } from './correct.ts';
 import { SchemaCompiler } from './schema.ts';
-import { unknownTool, validateCall } from './validate.ts';
+import { GUARDRAILS, unknownTool, validateCall } from './validate.ts';
 
 export { parseArgs } from './args.ts';
+export { BLOCK_GUARDRAILS, BLOCK_SCHEMAS, repairBlocks } from './blocks.ts';
 export { argsHash, canonicalJson } from './canonical.ts';
-export { FIELD_SOURCES } from './guidance.ts';
+export {
+  buildContainers,
+  type CollapseMode,
+  type Container,
+  checkContainerCall,
+  collapseTools,
+  makeContainer,
+  TOOL_GROUPS,
+} from './containers.ts';
+export { createLlmCorrector, type JsonCorrector } from './correct.ts';
+export { FIELD_QUESTIONS, FIELD_SOURCES, questionsFor } from './guidance.ts';
 export { AMOUNT_FIELDS, CONFIRMATION_TIERS, confirmationTier, WRITE_TOOL_RULES } from './rules.ts';
 export { SchemaCompiler, strictify } from './schema.ts';
 export { GUARDRAILS, unknownTool, validateCall } from './validate.ts';
@@ -16,6 +50,9 @@ export interface ValidatorConfig {
   /** How long the tool registry is reused before it is fetched again. */
   toolsTtlMs: number;
   toolsRequestTimeoutMs: number;
+  /** `TOOL_COLLAPSE` (default `auto`) and its threshold (default 40 tools). */
+  collapse?: CollapseMode;
+  collapseThreshold?: number;
 }
 
 export interface ValidatorDeps {
@@ -24,6 +61,8 @@ export interface ValidatorDeps {
   config: ValidatorConfig;
   /** Where tool definitions come from; the MCP executor's registry (cached) when not given. */
   tools?: ToolCatalog;
+  /** The one LLM correction of seed 004; skipped when absent (no model configured). */
+  corrector?: JsonCorrector | undefined;
 }
 
 export interface Validator {
@@ -64,34 +103,56 @@ function writeValidationEvent(outcome: Omit<ValidationResult, 'durationMs'>, dur
  * `write_validation` event for each write it checks (seed 000 §5).
  */
 export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
-  const { bus, log, config } = deps;
+  const { bus, log, config, corrector } = deps;
   const tools =
     deps.tools ??
     createToolCatalog(bus, { ttlMs: config.toolsTtlMs, timeoutMs: config.toolsRequestTimeoutMs });
+  const collapse = config.collapse ?? 'auto';
+  const threshold = config.collapseThreshold ?? 40;
   const compiler = new SchemaCompiler();
   const inFlight = new Set<Promise<unknown>>();
-  let subscription: ReturnType<Bus['serve']> | undefined;
+  const subscriptions: ReturnType<Bus['serve']>[] = [];
+  const ToolsChangedMessage = messageSchema(catalog.toolsChanged.schema);
+  // Containers and names are rebuilt only when the registry array changes (a refresh yields a new one).
+  let derived:
+    | {
+        registry: readonly ToolDefinition[];
+        containers: Container[];
+        names: ReadonlySet<string>;
+        byName: ReadonlyMap<string, ToolDefinition>;
+      }
+    | undefined;
+  const derivedFrom = (registry: readonly ToolDefinition[]) => {
+    if (derived?.registry !== registry)
+      derived = {
+        registry,
+        containers: buildContainers(registry),
+        names: new Set(registry.map((t) => t.name)),
+        byName: new Map(registry.map((t) => [t.name, t])),
+      };
+    return derived;
+  };
 
-  async function validate(message: Message<ValidateRequest>, ctx: MessageContext): Promise<ValidationResult> {
-    const started = performance.now();
-    const request = message.data;
-    const scope: RequestScope = {
-      requestId: message.requestId,
-      conversationId: message.conversationId,
-      entityId: message.entityId,
-      orgId: message.orgId,
-    };
-    let definition: Awaited<ReturnType<ToolCatalog['find']>>;
-    let available: Set<string>;
+  const scopeOf = (message: Message<unknown>): RequestScope => ({
+    requestId: message.requestId,
+    conversationId: message.conversationId,
+    entityId: message.entityId,
+    orgId: message.orgId,
+  });
+
+  async function guarded<T>(
+    scope: RequestScope,
+    tool: string | undefined,
+    work: () => Promise<T>,
+  ): Promise<T> {
     try {
-      definition = await tools.find(request.tool, scope, ctx.traceparent);
-      available = new Set((await tools.list(scope, ctx.traceparent)).map((t) => t.name));
+      return await work();
     } catch (error) {
       const code =
         error instanceof RequestFailedError && error.code === 'MCP_UNAVAILABLE'
           ? 'MCP_UNAVAILABLE'
           : 'SERVICE_UNAVAILABLE';
-      log.warn({ err: error, requestId: scope.requestId, tool: request.tool }, 'tool registry unavailable');
+      log.warn({ err: error, requestId: scope.requestId, tool }, 'tool registry unavailable');
       throw new HandlerError(
         code,
         'The tool registry is not available right now, so the call cannot be checked.',
@@ -100,10 +161,84 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
         },
       );
     }
+  }
 
-    const outcome = definition
+  /** Seed 004: arguments still not a JSON object after jsonrepair get one LLM correction. */
+  async function correctArgs(
+    request: ValidateRequest,
+    definition: ToolDefinition,
+  ): Promise<{ request: ValidateRequest; corrected: boolean }> {
+    if (!corrector) return { request, corrected: false };
+    const parsed = parseArgs(request.args, request.rawArgs);
+    if (parsed.ok) return { request, corrected: false };
+    const text =
+      request.rawArgs ?? (typeof request.args === 'string' ? request.args : JSON.stringify(request.args));
+    const fixed = await corrector.correct({
+      text: text ?? '',
+      errors: [parsed.issue.message],
+      schema: definition.inputSchema,
+      what: `set of arguments for the tool ${definition.name}`,
+    });
+    if (typeof fixed !== 'object' || fixed === null || Array.isArray(fixed))
+      return { request, corrected: false };
+    const { rawArgs: _raw, ...rest } = request;
+    return { request: { ...rest, args: fixed }, corrected: true };
+  }
+
+  async function validate(message: Message<ValidateRequest>, ctx: MessageContext): Promise<ValidationResult> {
+    const started = performance.now();
+    const scope = scopeOf(message);
+    let request = message.data;
+    let list = await guarded(scope, request.tool, () => tools.list(scope, ctx.traceparent));
+    let definition = derivedFrom(list).byName.get(request.tool);
+
+    if (!definition) {
+      const check = checkContainerCall(
+        request.tool,
+        request.args,
+        derivedFrom(list).containers,
+        request.rawArgs,
+      );
+      if (check.kind !== 'none') {
+        const parsed = parseArgs(request.args, request.rawArgs);
+        const result: ValidationResult = {
+          tool: request.tool,
+          status: 'blocked',
+          isWrite: false,
+          missingFields: [],
+          fieldsValidated: [],
+          issues: [],
+          message:
+            check.kind === 'expand'
+              ? `'${check.container.name}' expanded. Its functions can be called from the next step: ${check.container.functions.join(', ')}.`
+              : `${check.response.error_message} ${check.response.retry_guidance}`,
+          suggestedTools: check.kind === 'expand' ? check.container.functions : [],
+          tier: 0,
+          argsHash: argsHash(parsed.ok ? parsed.args : {}),
+          guardrails: check.kind === 'error' ? [GUARDRAILS.containerInvocationError] : [],
+          durationMs: round2(performance.now() - started),
+          container: check.verdict,
+        };
+        log.info(
+          { requestId: scope.requestId, tool: request.tool, expand: check.kind === 'expand' },
+          'container call checked',
+        );
+        return result;
+      }
+      // Not a container either: the registry may have changed since it was cached.
+      definition = await guarded(scope, request.tool, () => tools.find(request.tool, scope, ctx.traceparent));
+      list = await guarded(scope, request.tool, () => tools.list(scope, ctx.traceparent));
+    }
+
+    let corrected = false;
+    if (definition) ({ request, corrected } = await correctArgs(request, definition));
+    const available = derivedFrom(list).names;
+    const checked = definition
       ? validateCall(definition, request, compiler, available)
       : unknownTool(request);
+    const outcome = corrected
+      ? { ...checked, guardrails: [GUARDRAILS.jsonLlmCorrected, ...checked.guardrails] }
+      : checked;
     const durationMs = round2(performance.now() - started);
     if (outcome.isWrite) {
       await bus
@@ -133,17 +268,67 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     return { ...outcome, durationMs };
   }
 
+  async function containers(
+    message: Message<ContainersRequest>,
+    ctx: MessageContext,
+  ): Promise<ContainersReply> {
+    const scope = scopeOf(message);
+    const list = await guarded(scope, undefined, () => tools.list(scope, ctx.traceparent));
+    const wanted = message.data.tools ? new Set(message.data.tools) : undefined;
+    const offered = wanted ? list.filter((t) => wanted.has(t.name)) : list;
+    const out = collapseTools(offered, {
+      mode: message.data.collapse ?? collapse,
+      threshold,
+      ...(message.data.groups ? { groups: message.data.groups } : {}),
+    });
+    return { collapsed: out.collapsed, containers: out.containers.map(toWire), tools: out.tools };
+  }
+
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
+    return work;
+  };
+
   return {
     async start() {
-      subscription = bus.serve('toolValidate', (message, ctx) => {
-        const work = validate(message, ctx);
-        inFlight.add(work);
-        void work.finally(() => inFlight.delete(work)).catch(() => undefined);
-        return work;
-      });
+      // The executor's notice of a changed registry: refetch now rather than at the end of the TTL;
+      // changed schemas then hash differently and are recompiled on their next call.
+      subscriptions.push(
+        bus.nc.subscribe(bus.subject('toolsChanged'), {
+          callback: (_err, msg) => {
+            let body: unknown;
+            try {
+              body = msg.json();
+            } catch {
+              body = undefined;
+            }
+            const parsed = ToolsChangedMessage.safeParse(body);
+            if (!parsed.success) {
+              log.warn({ subject: msg.subject }, 'malformed tools-changed notice ignored');
+              return;
+            }
+            tools.invalidate();
+            log.info({ ...parsed.data.data }, 'tool registry changed; refetching');
+          },
+        }),
+      );
+      subscriptions.push(
+        bus.serve('toolValidate', (message, ctx) => tracked(validate(message, ctx))),
+        bus.serve('toolsContainers', (message, ctx) => tracked(containers(message, ctx))),
+        bus.serve('answerBlocks', (message) =>
+          tracked(
+            repairBlocks(message.data.text, { corrector }).then((out) => {
+              if (out.guardrails.length > 0)
+                log.info({ requestId: message.requestId, blocks: out.blocks }, 'answer blocks corrected');
+              return out;
+            }),
+          ),
+        ),
+      );
     },
     async stop() {
-      await subscription?.drain().catch(() => undefined);
+      await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
       await Promise.allSettled([...inFlight]);
     },
   };

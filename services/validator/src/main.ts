@@ -1,20 +1,39 @@
 import { connectBus } from '@munim/bus';
 import { runMain, serveHealth } from '@munim/kit';
 import { buildValidator } from './app.ts';
+import { createLlmCorrector } from './correct.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('validator', async (log) => {
   const env = loadEnv();
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'validator', log });
   await bus.ensureStreams();
+  const corrector =
+    env.OPENAI_BASE_URL && env.LLM_MODEL
+      ? createLlmCorrector(
+          {
+            baseURL: env.OPENAI_BASE_URL,
+            apiKey: env.OPENAI_API_KEY,
+            model: env.LLM_MODEL,
+            timeoutMs: env.JSON_CORRECTION_TIMEOUT_MS,
+          },
+          log,
+        )
+      : undefined;
   const app = await buildValidator({
     bus,
     log,
-    config: { toolsTtlMs: env.VALIDATOR_TOOLS_TTL_MS, toolsRequestTimeoutMs: env.TOOLS_REQUEST_TIMEOUT_MS },
+    config: {
+      toolsTtlMs: env.VALIDATOR_TOOLS_TTL_MS,
+      toolsRequestTimeoutMs: env.TOOLS_REQUEST_TIMEOUT_MS,
+      collapse: env.TOOL_COLLAPSE,
+      collapseThreshold: env.TOOL_COLLAPSE_THRESHOLD,
+    },
+    corrector,
   });
   await app.start();
   serveHealth(bus);
-  log.info({}, 'ready');
+  log.info({ collapse: env.TOOL_COLLAPSE, jsonCorrection: corrector !== undefined }, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {

@@ -49,6 +49,12 @@ export const AMOUNT_FIELDS: ReadonlySet<string> = new Set([
   'AmountPaid',
 ]);
 
+/** Fields holding an ISO 4217 currency code, wherever they appear in a write's arguments. */
+export const CURRENCY_FIELDS: ReadonlySet<string> = new Set(['Currency', 'CurrencyCode', 'currency']);
+
+/** Fields holding a date (`Date`, `DueDate`, `FromDate`, …): a real calendar date when given as text. */
+export const DATE_FIELD = /(?:^|[a-z_])Date$|^date$|_date$/;
+
 /** Confirmation tiers of seed 000 §7.1; other writes get 3 when annotated destructive, else 1. */
 export const CONFIRMATION_TIERS: Readonly<Record<string, 1 | 2 | 3>> = {
   create_invoice: 1,

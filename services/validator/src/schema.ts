@@ -86,10 +86,21 @@ const MAX_CACHED = 2_000;
 /** Compiles each tool's input schema once (keyed by tool name and schema hash) with ajv. */
 export class SchemaCompiler {
   #cache = new Map<string, CompiledSchema>();
+  // The registry's schema objects live until the next refresh: skip hashing them on every call.
+  #bySchema = new WeakMap<Schema, { tool: string; compiled: CompiledSchema }>();
   #ajv2019: Ajv2019 | undefined;
   #ajv2020: Ajv2020 | undefined;
 
   compile(tool: string, inputSchema: Schema): CompiledSchema {
+    const known = this.#bySchema.get(inputSchema);
+    if (known?.tool === tool) return known.compiled;
+    const compiled = this.#compileByHash(tool, inputSchema);
+    this.#bySchema.set(inputSchema, { tool, compiled });
+    return compiled;
+  }
+
+  /** Keyed by the schema's hash, so a refreshed registry with unchanged schemas compiles nothing. */
+  #compileByHash(tool: string, inputSchema: Schema): CompiledSchema {
     const key = `${tool}:${argsHash(inputSchema)}`;
     const hit = this.#cache.get(key);
     if (hit) return hit;

@@ -2,13 +2,23 @@ import type { FieldIssue, ToolDefinition, ValidateRequest, ValidationResult } fr
 import { isWriteTool } from '@munim/contracts';
 import { parseArgs } from './args.ts';
 import { argsHash } from './canonical.ts';
-import { guidanceSentence, sourceOf } from './guidance.ts';
-import { AMOUNT_FIELDS, CUSTOM_CHECKS, confirmationTier, WRITE_TOOL_RULES } from './rules.ts';
+import { ISO_4217 } from './currencies.ts';
+import { guidanceSentence, questionsFor, sourceOf } from './guidance.ts';
+import {
+  AMOUNT_FIELDS,
+  CURRENCY_FIELDS,
+  CUSTOM_CHECKS,
+  confirmationTier,
+  DATE_FIELD,
+  WRITE_TOOL_RULES,
+} from './rules.ts';
 import { fieldPath, renderValue, type SchemaCompiler, toFieldIssue } from './schema.ts';
 
 /** Guardrail names reported in `ValidationResult.guardrails`. */
 export const GUARDRAILS = {
   jsonRepaired: 'json_repaired',
+  jsonLlmCorrected: 'json_llm_corrected',
+  containerInvocationError: 'container_invocation_error',
   writePreflightBlock: 'write_preflight_block',
   schemaUnavailable: 'schema_unavailable',
 } as const;
@@ -63,7 +73,44 @@ function blankRequired(schema: unknown, value: unknown, path: string, out: strin
   }
 }
 
-/** Amount fields anywhere in the arguments: finite numbers, not negative (seed 003 §6.10). */
+const DATE_TEXT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Whether text is a real calendar date (YYYY-MM-DD, optionally with an ISO time): no 2025-02-30. */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE_TEXT.exec(text);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  const timeOk = m[4] === undefined || (Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6] ?? 0) < 60);
+  return timeOk && day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+}
+
+/** Date and currency fields anywhere in a write's arguments: real dates, known ISO 4217 codes. */
+function dateAndCurrencyIssue(field: string, key: string, value: unknown): FieldIssue | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (DATE_FIELD.test(key) && !isCalendarDate(value)) {
+    return {
+      field,
+      expected: 'a real calendar date (YYYY-MM-DD)',
+      received: renderValue(value),
+      code: 'invalid_date',
+      message: `Field '${field}' must be a real calendar date as YYYY-MM-DD, but received ${renderValue(value)}.`,
+    };
+  }
+  if (CURRENCY_FIELDS.has(key) && !ISO_4217.has(value)) {
+    return {
+      field,
+      expected: 'an ISO 4217 currency code, e.g. INR',
+      received: renderValue(value),
+      code: 'invalid_currency',
+      message: `Field '${field}' must be an ISO 4217 currency code such as INR or USD, but received ${renderValue(value)}.`,
+    };
+  }
+  return undefined;
+}
+
+/** Amount fields anywhere in the arguments: finite numbers, not negative (seed 003 §6.10); dates and currencies. */
 function amountIssues(value: unknown, path: string, out: FieldIssue[]): void {
   if (Array.isArray(value)) {
     value.forEach((item, i) => void amountIssues(item, `${path}[${i}]`, out));
@@ -91,6 +138,9 @@ function amountIssues(value: unknown, path: string, out: FieldIssue[]): void {
         });
       }
     }
+    const other = dateAndCurrencyIssue(field, key, child);
+    // The schema's own format error for the field already says it.
+    if (other && !out.some((issue) => issue.field === field)) out.push(other);
     if (typeof child === 'object') amountIssues(child, field, out);
   }
 }
@@ -275,5 +325,6 @@ export function validateCall(
     tier,
     argsHash: argsHash(args),
     guardrails,
+    ...(missingFields.length > 0 ? { questions: questionsFor(tool, missingFields) } : {}),
   };
 }

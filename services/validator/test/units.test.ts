@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@munim/contracts';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, SchemaCompiler, strictify, validateCall } from '../src/app.ts';
 import { demoBooksDefinitions } from './helpers.ts';
@@ -89,5 +90,43 @@ describe('canonical JSON', () => {
   it('sorts keys at every depth and keeps array order', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, 1], c: null } })).toBe('{"a":{"c":null,"d":[2,1]},"b":1}');
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
+  });
+});
+
+describe('canonical JSON against JSON.stringify', () => {
+  it('matches JSON.stringify of a key-sorted copy for nested values, unicode and odd scalars', () => {
+    const sortDeep = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sortDeep)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    const reverseDeep = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reverseDeep)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .reverse()
+                .map((k) => [k, reverseDeep((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    const value = { z: [3, { b: 'नमस्ते😀', a: null }], a: { y: 1.5, x: [] }, 'k"q': '\u0000', n: Number.NaN };
+    expect(canonicalJson(value)).toBe(JSON.stringify(sortDeep(value)));
+    expect(canonicalJson([undefined, () => 1])).toBe('[null,null]');
+    expect(canonicalJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');
+    expect(canonicalJson(undefined)).toBe('null');
+    fc.assert(
+      fc.property(fc.jsonValue(), (json) => {
+        // Same value back, and one text whatever the key order (integer-like keys included).
+        const text = canonicalJson(json);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(json)));
+        expect(canonicalJson(reverseDeep(json))).toBe(text);
+      }),
+    );
   });
 });

@@ -450,5 +450,15 @@ describe('reads, tiers and the registry', () => {
   it('reads its settings from the environment', () => {
     expect(loadEnv({})).toMatchObject({ VALIDATOR_TOOLS_TTL_MS: 60_000, TOOLS_REQUEST_TIMEOUT_MS: 5_000 });
     expect(() => loadEnv({ VALIDATOR_TOOLS_TTL_MS: '-1' })).toThrow(/VALIDATOR_TOOLS_TTL_MS/);
+    expect(loadEnv({})).toMatchObject({ TOOL_COLLAPSE: 'auto', TOOL_COLLAPSE_THRESHOLD: 40 });
+    expect(loadEnv({}).LLM_MODEL).toBeUndefined();
+    expect(
+      loadEnv({ TOOL_COLLAPSE: 'always', OPENAI_BASE_URL: 'http://x/v1', LLM_MODEL: 'm' }),
+    ).toMatchObject({
+      TOOL_COLLAPSE: 'always',
+      LLM_MODEL: 'm',
+    });
+    expect(() => loadEnv({ TOOL_COLLAPSE: 'sometimes' })).toThrow(/TOOL_COLLAPSE/);
+    expect(() => loadEnv({ OPENAI_BASE_URL: 'ftp://x' })).toThrow(/OPENAI_BASE_URL/);
   });
 });

@@ -95,4 +95,26 @@ describe('validator with the real MCP executor', () => {
     expect(executed).toMatchObject({ success: true, result: { Amount: 1000 } });
     expect(books.calls().map((c) => c.tool)).toEqual(['create_payment']);
   });
+
+  it('collapses the real registry into containers and never sends a container call to the server', async () => {
+    const scope = newScope();
+    books.resetCalls();
+    const offered = await bus.request('toolsContainers', scope, { collapse: 'always' }, { timeoutMs: 5_000 });
+    const names = offered.containers.map((c) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['invoices', 'bills', 'payments', 'reports_pnl']));
+    // Every tool is offered exactly once: inside a container or as itself.
+    const inside = new Set(offered.containers.flatMap((c) => c.functions));
+    for (const tool of offered.tools) expect(inside.has(tool.name)).toBe(false);
+    expect(inside.size + offered.tools.length).toBe(executor.registry.list().length);
+
+    const expanded = await bus.request(
+      'toolValidate',
+      scope,
+      { tool: 'bills', args: {}, callId: 'c9', attempt: 1 },
+      { timeoutMs: 5_000 },
+    );
+    expect(expanded.container).toMatchObject({ name: 'bills', expand: true });
+    expect(expanded.container?.functions).toContain('approve_bill');
+    expect(books.calls()).toEqual([]);
+  });
 });

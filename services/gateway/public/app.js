@@ -1,0 +1,417 @@
+import { PipelineDebugger } from './debugger.js';
+import { renderMarkdown } from './markdown.js';
+import { readEvents } from './sse.js';
+
+const $ = (selector) => document.querySelector(selector);
+const el = (tag, props = {}, ...children) => {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...children);
+  return node;
+};
+
+const settings = {
+  apiKey: sessionStorage.getItem('munim.apiKey') ?? '',
+  entityId: localStorage.getItem('munim.entityId') ?? 'demo',
+  orgId: localStorage.getItem('munim.orgId') ?? 'demo',
+};
+let conversationId = null;
+let running = null;
+const debug = new PipelineDebugger($('#debugger'), $('#steps'), $('#debugger-request'));
+/** Events of the requests of this page, for the debugger when a stream is still running. */
+const liveEvents = new Map();
+
+function headers(json = false) {
+  return {
+    ...(json ? { 'content-type': 'application/json' } : {}),
+    ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+  };
+}
+const tenantQuery = () =>
+  new URLSearchParams({ entityId: settings.entityId, orgId: settings.orgId }).toString();
+
+async function errorText(response) {
+  try {
+    return (await response.json()).error?.message ?? response.statusText;
+  } catch {
+    return response.statusText;
+  }
+}
+
+function scrollDown() {
+  const chat = $('#chat');
+  chat.scrollTop = chat.scrollHeight;
+}
+
+function addUserMessage(text) {
+  $('#empty').hidden = true;
+  $('#chat').append(el('div', { className: 'msg user', textContent: text }));
+  scrollDown();
+}
+
+// ---- cards -------------------------------------------------------------------------------
+
+const cards = {
+  params(spec) {
+    const card = el('section', { className: 'card params' });
+    card.setAttribute('aria-label', spec.operation ?? 'Details');
+    card.append(el('h3', { textContent: spec.operation ?? 'Details' }));
+    const list = el('dl');
+    for (const item of spec.applied ?? [])
+      list.append(el('dt', { textContent: item.label }), el('dd', { textContent: String(item.value) }));
+    const pending = el('dl', { className: 'pending' });
+    for (const item of spec.pending ?? [])
+      pending.append(el('dt', { textContent: item.label }), el('dd', { textContent: item.hint ?? '' }));
+    card.append(list, pending);
+    return card;
+  },
+  clarification(spec) {
+    const options = Array.isArray(spec.options) ? spec.options : [];
+    const type = spec.type === 'dropdown' || spec.type === 'checkbox' ? spec.type : 'radio';
+    const name = `clarify-${Math.random().toString(36).slice(2)}`;
+    const form = el('form', { className: 'card clarification' });
+    const set = el('fieldset', {}, el('legend', { textContent: spec.question ?? 'Please choose' }));
+    if (type === 'dropdown') {
+      const select = el('select', { name });
+      select.setAttribute('aria-label', spec.question ?? 'Choose');
+      for (const option of options)
+        select.append(el('option', { value: option.value, textContent: option.label }));
+      set.append(select);
+    } else {
+      for (const option of options) {
+        const input = el('input', {
+          type: type === 'checkbox' ? 'checkbox' : 'radio',
+          name,
+          value: option.value,
+        });
+        input.dataset.label = option.label;
+        set.append(el('label', {}, input, ` ${option.label}`), el('br'));
+      }
+    }
+    const submit = el('button', { type: 'submit', className: 'primary', textContent: 'Send answer' });
+    form.append(set, submit);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      let labels;
+      if (type === 'dropdown') {
+        const select = form.querySelector('select');
+        labels = [select.selectedOptions[0]?.textContent ?? ''];
+      } else {
+        labels = [...form.querySelectorAll('input:checked')].map((input) => input.dataset.label);
+      }
+      if (labels.length === 0 || running) return;
+      for (const control of form.querySelectorAll('input, select, button')) control.disabled = true;
+      void ask({ query: labels.join(', ') });
+    });
+    return form;
+  },
+};
+
+function mcqCard(mcq) {
+  const card = el('section', { className: 'card mcq' });
+  card.setAttribute('role', 'group');
+  card.setAttribute('aria-label', 'Confirmation needed');
+  card.append(el('h3', { textContent: mcq.question }));
+  const details = el('dl');
+  details.append(el('dt', { textContent: 'Action' }), el('dd', { textContent: mcq.pending_tool }));
+  for (const [key, value] of Object.entries(mcq.pending_args ?? {})) {
+    details.append(
+      el('dt', { textContent: key }),
+      el('dd', { textContent: typeof value === 'string' ? value : JSON.stringify(value) }),
+    );
+  }
+  card.append(details);
+  let typed = null;
+  if (mcq.confirm_text) {
+    typed = el('input', { type: 'text', autocomplete: 'off', className: 'typed-input' });
+    card.append(el('label', { className: 'typed' }, `Type "${mcq.confirm_text}" to confirm: `, typed));
+  }
+  const buttons = el('div', { className: 'options' });
+  for (const option of mcq.options) {
+    const button = el('button', {
+      type: 'button',
+      textContent: option.label,
+      className: option.value === 'confirm' ? 'primary' : '',
+    });
+    button.dataset.value = option.value;
+    if (option.value === 'confirm' && typed) {
+      button.disabled = true;
+      typed.addEventListener('input', () => {
+        button.disabled = typed.value.trim() !== mcq.confirm_text;
+      });
+    }
+    button.addEventListener('click', () => {
+      if (running) return;
+      for (const control of card.querySelectorAll('button, input')) control.disabled = true;
+      card.append(
+        el('p', { className: 'done', textContent: option.value === 'confirm' ? 'Confirmed.' : 'Cancelled.' }),
+      );
+      void ask({
+        mcqResponse: {
+          actionId: mcq.actionId,
+          value: option.value,
+          ...(typed && option.value === 'confirm' ? { typedConfirmation: typed.value.trim() } : {}),
+        },
+      });
+    });
+    buttons.append(button);
+  }
+  card.append(buttons);
+  return card;
+}
+
+function feedbackButtons(requestId) {
+  const make = (signal, label, text) => {
+    const button = el('button', { type: 'button', textContent: text });
+    button.setAttribute('aria-label', label);
+    button.setAttribute('aria-pressed', 'false');
+    button.dataset.signal = signal;
+    button.addEventListener('click', async () => {
+      const response = await fetch('/v1/feedback', {
+        method: 'POST',
+        headers: headers(true),
+        body: JSON.stringify({ requestId, signal, entityId: settings.entityId, orgId: settings.orgId }),
+      });
+      if (response.ok) {
+        for (const other of button.parentElement.querySelectorAll('[data-signal]'))
+          other.setAttribute('aria-pressed', 'false');
+        button.setAttribute('aria-pressed', 'true');
+      }
+    });
+    return button;
+  };
+  return [make('thumbs_up', 'Good answer', '▲ Helpful'), make('thumbs_down', 'Bad answer', '▼ Not helpful')];
+}
+
+// ---- asking --------------------------------------------------------------------------------
+
+/** Sends a query (or an MCQ answer) and streams its events into a new assistant message. */
+async function ask(input) {
+  if (running) return;
+  if (input.query) addUserMessage(input.query);
+  const controller = new AbortController();
+  running = controller;
+  $('#send').disabled = true;
+  $('#stop').hidden = false;
+  const message = el('article', { className: 'msg assistant' });
+  message.setAttribute('aria-busy', 'true');
+  const thinking = el('p', { className: 'thinking', textContent: 'Thinking…' });
+  const answer = el('div', { className: 'answer' });
+  const extras = el('div');
+  const meta = el('div', { className: 'meta' });
+  message.append(thinking, answer, extras, meta);
+  $('#empty').hidden = true;
+  $('#chat').append(message);
+  scrollDown();
+  let text = '';
+  let requestId = null;
+  try {
+    const response = await fetch('/v1/query', {
+      method: 'POST',
+      headers: headers(true),
+      signal: controller.signal,
+      body: JSON.stringify({
+        entityId: settings.entityId,
+        orgId: settings.orgId,
+        ...(conversationId ? { conversationId } : {}),
+        ...input,
+      }),
+    });
+    if (!response.ok) throw new Error(await errorText(response));
+    await readEvents(response, ({ event, data }) => {
+      const at = performance.now();
+      if (event === 'connected') {
+        requestId = data.requestId;
+        conversationId = data.conversationId;
+        message.dataset.requestId = requestId;
+        liveEvents.set(requestId, []);
+        if (!debug.panel.hidden) debug.show(requestId);
+      }
+      liveEvents.get(requestId)?.push({ event, data, at });
+      if (debug.requestId === requestId) debug.add(event, data, at);
+      switch (event) {
+        case 'understanding_started':
+        case 'route_classified':
+        case 'executing_tool':
+        case 'response_generating':
+          thinking.textContent = event === 'executing_tool' ? `Calling ${data.tool}…` : 'Thinking…';
+          break;
+        case 'response_chunk':
+          text += data.text;
+          thinking.hidden = true;
+          renderMarkdown(answer, text, cards);
+          scrollDown();
+          break;
+        case 'mcq':
+          extras.append(mcqCard(data));
+          break;
+        case 'complete':
+          thinking.hidden = true;
+          renderMarkdown(answer, data.response, cards);
+          break;
+        case 'error':
+          thinking.hidden = true;
+          message.classList.add('error');
+          answer.textContent = data.message;
+          break;
+      }
+    });
+  } catch (error) {
+    thinking.hidden = true;
+    message.classList.add('error');
+    answer.textContent = controller.signal.aborted ? 'Stopped.' : `Could not ask: ${error.message}`;
+  } finally {
+    running = null;
+    message.setAttribute('aria-busy', 'false');
+    $('#send').disabled = false;
+    $('#stop').hidden = true;
+    if (requestId) {
+      const open = el('button', { type: 'button', textContent: 'Debug', className: 'debug' });
+      open.addEventListener('click', () => void openDebugger(requestId));
+      meta.append(...feedbackButtons(requestId), open);
+    }
+    void loadConversations();
+  }
+}
+
+/** Shows the step cards of a request: from this page's record, else replayed from the gateway. */
+async function openDebugger(requestId) {
+  debug.show(requestId);
+  const recorded = liveEvents.get(requestId);
+  if (recorded) {
+    for (const { event, data, at } of recorded) debug.add(event, data, at);
+    return;
+  }
+  const response = await fetch(`/v1/requests/${encodeURIComponent(requestId)}/events`, {
+    headers: headers(),
+  });
+  if (!response.ok) {
+    debug.add('error', { code: String(response.status), message: await errorText(response) }, null);
+    return;
+  }
+  await readEvents(response, ({ event, data }) => {
+    if (debug.requestId === requestId) debug.add(event, data, null);
+  });
+}
+
+// ---- conversations -------------------------------------------------------------------------
+
+async function loadConversations() {
+  const status = $('#sidebar-status');
+  const response = await fetch(`/v1/conversations?${tenantQuery()}`, { headers: headers() });
+  if (!response.ok) {
+    status.textContent = response.status === 503 ? 'History is not available.' : await errorText(response);
+    return;
+  }
+  status.textContent = '';
+  const { conversations } = await response.json();
+  const list = $('#conversations');
+  list.replaceChildren(
+    ...conversations.map((conversation) => {
+      const open = el(
+        'button',
+        { type: 'button', className: 'open', title: conversation.preview ?? '' },
+        el('strong', { textContent: `${conversation.displayId} ${conversation.name ?? 'Untitled'}` }),
+        el('span', {
+          textContent: `${new Date(conversation.updatedAt).toLocaleString()} · ${conversation.preview ?? ''}`,
+        }),
+      );
+      open.setAttribute('aria-current', String(conversation.id === conversationId));
+      open.addEventListener('click', () => void switchTo(conversation.id));
+      const remove = el('button', { type: 'button', className: 'delete', textContent: '×' });
+      remove.setAttribute('aria-label', `Delete ${conversation.displayId}`);
+      remove.addEventListener('click', () => void removeConversation(conversation.id));
+      return el('li', {}, open, remove);
+    }),
+  );
+  if (conversations.length === 0) status.textContent = 'No conversations yet.';
+}
+
+function newChat() {
+  if (running) running.abort();
+  conversationId = null;
+  $('#chat').replaceChildren($('#empty'));
+  $('#empty').hidden = false;
+  debug.hide();
+  void loadConversations();
+  $('#question').focus();
+}
+
+async function switchTo(id) {
+  const response = await fetch(`/v1/conversations/${encodeURIComponent(id)}?${tenantQuery()}`, {
+    headers: headers(),
+  });
+  if (!response.ok) return;
+  const conversation = await response.json();
+  conversationId = conversation.id;
+  $('#chat').replaceChildren($('#empty'));
+  $('#empty').hidden = true;
+  for (const message of conversation.messages) {
+    if (message.role === 'user') {
+      $('#chat').append(el('div', { className: 'msg user', textContent: message.content }));
+    } else if (message.role === 'assistant') {
+      const article = el('article', { className: 'msg assistant' });
+      const answer = el('div', { className: 'answer' });
+      renderMarkdown(answer, message.content, cards);
+      article.append(answer);
+      if (message.requestId) {
+        const open = el('button', { type: 'button', textContent: 'Debug', className: 'debug' });
+        open.addEventListener('click', () => void openDebugger(message.requestId));
+        article.append(el('div', { className: 'meta' }, ...feedbackButtons(message.requestId), open));
+      }
+      $('#chat').append(article);
+    }
+  }
+  scrollDown();
+  void loadConversations();
+}
+
+async function removeConversation(id) {
+  const response = await fetch(`/v1/conversations/${encodeURIComponent(id)}?${tenantQuery()}`, {
+    method: 'DELETE',
+    headers: headers(),
+  });
+  if (!response.ok && response.status !== 404) return;
+  if (id === conversationId) newChat();
+  else void loadConversations();
+}
+
+// ---- wiring --------------------------------------------------------------------------------
+
+$('#api-key').value = settings.apiKey;
+$('#entity-id').value = settings.entityId;
+$('#org-id').value = settings.orgId;
+$('#settings-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  settings.apiKey = $('#api-key').value.trim();
+  settings.entityId = $('#entity-id').value.trim();
+  settings.orgId = $('#org-id').value.trim();
+  // The key stays for this tab only; entity and org are remembered.
+  sessionStorage.setItem('munim.apiKey', settings.apiKey);
+  localStorage.setItem('munim.entityId', settings.entityId);
+  localStorage.setItem('munim.orgId', settings.orgId);
+  $('#settings').open = false;
+  newChat();
+});
+$('#ask').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const question = $('#question').value.trim();
+  if (!question || running) return;
+  $('#question').value = '';
+  void ask({ query: question });
+});
+$('#question').addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey) {
+    event.preventDefault();
+    $('#ask').requestSubmit();
+  }
+});
+$('#stop').addEventListener('click', () => running?.abort());
+$('#new-chat').addEventListener('click', newChat);
+$('#debugger-close').addEventListener('click', () => debug.hide());
+for (const button of document.querySelectorAll('[data-suggest]')) {
+  button.addEventListener('click', () => {
+    $('#question').value = button.dataset.suggest;
+    $('#question').focus();
+  });
+}
+void loadConversations();

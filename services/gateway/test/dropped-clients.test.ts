@@ -1,0 +1,100 @@
+import { connect, type Socket } from 'node:net';
+import type { Bus } from '@munim/bus';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Gateway } from '../src/app.ts';
+import { connectedOf, fakeBackend, postQuery, readSse, startGateway, TestBus } from './helpers.ts';
+
+const CLIENTS = 1000;
+const BATCH = 100;
+const testBus = new TestBus();
+let gateway: Gateway;
+let url: string;
+let bus: Bus;
+let backend: Awaited<ReturnType<typeof fakeBackend>>;
+
+/** Subscriptions the gateway's NATS connection holds (nats.js keeps no public count). */
+function natsSubscriptions(): number {
+  return (
+    bus.nc as unknown as { protocol: { subscriptions: { size(): number } } }
+  ).protocol.subscriptions.size();
+}
+
+beforeAll(async () => {
+  ({ gateway, url, bus } = await startGateway(testBus, {
+    MAX_STREAMS_PER_KEY: String(CLIENTS + 10),
+    MAX_STREAMS_TOTAL: String(CLIENTS + 10),
+    RATE_LIMIT_MAX: String(CLIENTS * 2),
+  }));
+  // The request never ends, so every replay stays live until its client goes away.
+  backend = await fakeBackend(testBus, () => []);
+});
+
+afterAll(async () => {
+  try {
+    await backend?.stop();
+    await gateway?.stop();
+  } finally {
+    await testBus.close();
+  }
+});
+
+/** A raw HTTP client following a request's events; resolves once the `connected` event arrived. */
+function follow(port: number, requestId: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let seen = '';
+    socket.setEncoding('utf8');
+    socket.on('error', reject);
+    socket.on('data', (chunk: string) => {
+      seen += chunk;
+      if (seen.includes('event: connected')) resolve(socket);
+    });
+    socket.write(
+      `GET /v1/requests/${requestId}/events HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n`,
+    );
+  });
+}
+
+describe('clients that go away', () => {
+  it(`frees every stream, JetStream consumer and NATS subscription of ${CLIENTS} dropped clients`, async () => {
+    const abort = new AbortController();
+    const first = await postQuery(
+      url,
+      { query: 'never answered', entityId: 'ent-a', orgId: 'org-a' },
+      {},
+      abort.signal,
+    );
+    const { events } = await readSse(first, { stopWhen: (e) => e.length > 0, abort });
+    const { requestId } = connectedOf(events);
+    await vi.waitFor(() => expect(gateway.openStreamCount()).toBe(0));
+    const baseline = {
+      streams: gateway.openStreamCount(),
+      consumers: await testBus.consumerCount(bus, 'events'),
+      subscriptions: natsSubscriptions(),
+    };
+
+    const port = Number(new URL(url).port);
+    const sockets: Socket[] = [];
+    for (let i = 0; i < CLIENTS; i += BATCH) {
+      sockets.push(...(await Promise.all(Array.from({ length: BATCH }, () => follow(port, requestId)))));
+    }
+    expect(gateway.openStreamCount()).toBe(baseline.streams + CLIENTS);
+    expect(await testBus.consumerCount(bus, 'events')).toBeGreaterThanOrEqual(baseline.consumers + CLIENTS);
+    expect(natsSubscriptions()).toBeGreaterThanOrEqual(baseline.subscriptions + CLIENTS);
+
+    // Half leave with a TCP reset, half just close: neither says goodbye at the HTTP level.
+    sockets.forEach((socket, index) => {
+      if (index % 2 === 0) socket.resetAndDestroy();
+      else socket.destroy();
+    });
+
+    await vi.waitFor(
+      async () => {
+        expect(gateway.openStreamCount()).toBe(baseline.streams);
+        expect(natsSubscriptions()).toBe(baseline.subscriptions);
+        expect(await testBus.consumerCount(bus, 'events')).toBe(baseline.consumers);
+      },
+      { timeout: 15_000, interval: 200 },
+    );
+  }, 30_000);
+});

@@ -1,0 +1,83 @@
+import { FeedbackRequestSchema, QueryRequestSchema } from '@munim/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../src/app.ts';
+import { jsonSchema } from '../src/openapi.ts';
+import { startGateway, TestBus } from './helpers.ts';
+
+const testBus = new TestBus();
+let gateway: Gateway;
+let url: string;
+
+interface OpenApiDoc {
+  openapi: string;
+  paths: Record<string, Record<string, Record<string, unknown>>>;
+  components: { securitySchemes: Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  ({ gateway, url } = await startGateway(testBus, { GATEWAY_API_KEYS: 'docs-key:ent-a:org-a' }));
+});
+
+afterAll(async () => {
+  try {
+    await gateway?.stop();
+  } finally {
+    await testBus.close();
+  }
+});
+
+describe('OpenAPI description', () => {
+  it('is served at /docs/json without credentials and lists every HTTP route but /mcp', async () => {
+    const response = await fetch(`${url}/docs/json`);
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as OpenApiDoc;
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/healthz',
+      '/readyz',
+      '/v1/conversations',
+      '/v1/conversations/{conversationId}',
+      '/v1/conversations/{conversationId}/export',
+      '/v1/feedback',
+      '/v1/query',
+      '/v1/requests/{requestId}/events',
+    ]);
+    expect(Object.keys(doc.paths['/v1/conversations/{conversationId}'] ?? {}).sort()).toEqual([
+      'delete',
+      'get',
+    ]);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('documents request bodies with the same zod schemas the handlers validate with', async () => {
+    const doc = (await (await fetch(`${url}/docs/json`)).json()) as OpenApiDoc;
+    const query = doc.paths['/v1/query']?.post as {
+      requestBody: { content: Record<string, { schema: Record<string, unknown> }> };
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
+    const body = query.requestBody.content['application/json']?.schema;
+    expect(body).toEqual(jsonSchema(QueryRequestSchema));
+    expect(body).toMatchObject({ required: ['entityId', 'orgId'], additionalProperties: false });
+    expect(Object.keys((body as { properties: object }).properties)).toEqual(
+      expect.arrayContaining(['query', 'entityId', 'orgId', 'conversationId', 'mcqResponse']),
+    );
+    expect(Object.keys(query.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
+    expect(Object.keys(query.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '429']));
+    const feedback = doc.paths['/v1/feedback']?.post as {
+      requestBody: { content: Record<string, { schema: unknown }> };
+    };
+    expect(feedback.requestBody.content['application/json']?.schema).toEqual(
+      jsonSchema(FeedbackRequestSchema),
+    );
+  });
+
+  it('keeps the handlers’ own validation errors (route schemas only document)', async () => {
+    const response = await fetch(`${url}/v1/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer docs-key' },
+      body: JSON.stringify({ entityId: 'ent-a', orgId: 'org-a' }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'query' } });
+  });
+});

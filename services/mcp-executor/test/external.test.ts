@@ -1,0 +1,207 @@
+// Against MCP servers nobody here wrote: the reference "everything" and "memory" servers,
+// over Streamable HTTP and stdio, through the whole executor (NATS request → MCP call → reply).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Bus } from '@munim/bus';
+import { TestNats } from '@munim/bus/testing';
+import type { ExecutionResult } from '@munim/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
+import { freePort, log, newScope, recordEvents, testDatabase, waitFor } from './helpers.ts';
+
+const require = createRequire(import.meta.url);
+const binOf = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
+const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
+const MEMORY = binOf('@modelcontextprotocol/server-memory');
+
+const cleanups: (() => Promise<void>)[] = [];
+let database: Awaited<ReturnType<typeof testDatabase>>;
+let scratch: string;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  scratch = await mkdtemp(join(tmpdir(), 'munim-mcp-'));
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await database.drop();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** server-everything in Streamable HTTP mode on `port`; resolves once it listens. */
+async function startEverythingHttp(port: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await waitFor(() => stderr.includes('listening') || child.exitCode !== null, 15_000);
+  if (child.exitCode !== null) throw new Error(`server-everything did not start: ${stderr}`);
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  };
+  cleanups.push(stop);
+  return { url: `http://127.0.0.1:${port}/mcp`, stop };
+}
+
+async function startExecutor(config: Partial<McpExecutorConfig>): Promise<{ app: McpExecutor; bus: Bus }> {
+  const nats = new TestNats();
+  cleanups.push(() => nats.cleanup());
+  const app = await buildMcpExecutor({
+    bus: await nats.bus('mcp-executor'),
+    log,
+    db: database.db,
+    config: {
+      readTimeoutMs: 10_000,
+      writeTimeoutMs: 10_000,
+      resultMaxChars: 50_000,
+      reconnectBackoff: { initialMs: 50, maxMs: 250 },
+      pingIntervalMs: 0,
+      ...config,
+    },
+  });
+  await app.start();
+  cleanups.push(() => app.stop());
+  return { app, bus: await nats.bus('agent') };
+}
+
+const run = (bus: Bus, tool: string, args: Record<string, unknown> = {}, scope = newScope()) =>
+  bus.request(
+    'toolExecute',
+    scope,
+    { tool, args, callId: `${scope.requestId}:1`, isWrite: false, argsHash: 'h' },
+    { timeoutMs: 20_000 },
+  );
+
+/** What every server-everything session offers, whatever the client's capabilities. */
+const EVERYTHING_TOOLS = ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'];
+
+describe('server-everything over Streamable HTTP', () => {
+  it('is unavailable while down at start, then lists, echoes, sums, reports errors and times out', async () => {
+    const port = await freePort();
+    const { app, bus } = await startExecutor({
+      serverUrl: `http://127.0.0.1:${port}/mcp`,
+      readTimeoutMs: 1_500,
+    });
+    expect(await run(bus, 'echo', { message: 'early' })).toMatchObject({
+      success: false,
+      error: { code: 'MCP_UNAVAILABLE' },
+    });
+
+    await startEverythingHttp(port);
+    await expect.poll(() => app.registry.loaded, { timeout: 10_000 }).toBe(true);
+    const { tools } = await bus.request('toolsList', newScope(), {}, { timeoutMs: 5_000 });
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(EVERYTHING_TOOLS));
+    expect(tools.find((t) => t.name === 'get-sum')).toMatchObject({
+      isWrite: false,
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+    });
+
+    expect(await run(bus, 'echo', { message: 'hello munim' })).toMatchObject({
+      success: true,
+      result: 'Echo: hello munim',
+    });
+    expect(await run(bus, 'get-sum', { a: 2, b: 40 })).toMatchObject({
+      success: true,
+      result: 'The sum of 2 and 40 is 42.',
+    });
+    const structured = await run(bus, 'get-structured-content', { location: 'Chicago' });
+    expect(structured.success).toBe(true);
+    expect(structured.result).toEqual({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
+
+    const bad: ExecutionResult = await run(bus, 'get-sum', { a: 'two', b: 40 });
+    expect(bad).toMatchObject({ success: false, error: { code: 'TOOL_FAILED' } });
+    expect(bad.error?.message).toMatch(/a|number|invalid/i);
+    expect(bad.error?.message).not.toMatch(/\bat\s+\S+\.js|127\.0\.0\.1/);
+
+    const slow = await run(bus, 'trigger-long-running-operation', { duration: 4, steps: 2 });
+    expect(slow).toMatchObject({ success: false, error: { code: 'TOOL_TIMEOUT' } });
+    // The timed-out call did not cost the session.
+    expect(await run(bus, 'echo', { message: 'after' })).toMatchObject({
+      success: true,
+      result: 'Echo: after',
+    });
+  });
+
+  it('retries a read on a new session when the server restarted mid-session', async () => {
+    const port = await freePort();
+    let server = await startEverythingHttp(port);
+    const { app, bus } = await startExecutor({ serverUrl: server.url });
+    await expect.poll(() => app.registry.loaded, { timeout: 10_000 }).toBe(true);
+    expect(await run(bus, 'echo', { message: 'one' })).toMatchObject({ success: true });
+
+    await server.stop();
+    server = await startEverythingHttp(port);
+    const scope = newScope();
+    const recorder = recordEvents(bus, scope.requestId);
+    expect(await run(bus, 'echo', { message: 'two' }, scope)).toMatchObject({
+      success: true,
+      result: 'Echo: two',
+    });
+    await expect.poll(() => recorder.events.map((e) => e.type)).toContain('tool_result');
+    recorder.stop();
+    expect(recorder.events.map((e) => e.type)).toEqual(['executing_tool', 'tool_retry', 'tool_result']);
+  });
+});
+
+describe('stdio servers', () => {
+  it('runs server-everything and server-memory side by side: reads, writes once, and reads the writes back', async () => {
+    const memoryFile = join(scratch, 'memory.jsonl');
+    const { app, bus } = await startExecutor({
+      servers: [
+        { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        { name: 'memory', command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } },
+      ],
+    });
+    await expect.poll(() => app.connections.every((c) => c.connected), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => app.registry.list().map((t) => t.name), { timeout: 5_000 })
+      .toEqual(
+        expect.arrayContaining([...EVERYTHING_TOOLS, 'create_entities', 'read_graph', 'search_nodes']),
+      );
+    expect(app.registry.get('create_entities')?.isWrite).toBe(true);
+    expect(app.registry.get('read_graph')?.isWrite).toBe(false);
+
+    expect(await run(bus, 'get-sum', { a: 1.5, b: 2 })).toMatchObject({
+      success: true,
+      result: 'The sum of 1.5 and 2 is 3.5.',
+    });
+
+    const scope = newScope();
+    const entities = [{ name: 'Acme Corp', entityType: 'customer', observations: ['pays late'] }];
+    const write = {
+      tool: 'create_entities',
+      args: { entities },
+      callId: `${scope.requestId}:1`,
+      isWrite: true,
+      argsHash: 'h',
+    };
+    const created = await bus.request('toolExecute', scope, write, { timeoutMs: 10_000 });
+    expect(created).toMatchObject({ success: true, outcome: 'succeeded' });
+    const repeated = await bus.request('toolExecute', scope, write, { timeoutMs: 10_000 });
+    expect(repeated).toMatchObject({ success: true, replayed: true });
+    expect(repeated.result).toEqual(created.result);
+
+    const graph = await run(bus, 'read_graph');
+    expect(graph.success).toBe(true);
+    const names = JSON.stringify(graph.result).match(/Acme Corp/g) ?? [];
+    expect(names).toHaveLength(1);
+    const found = await run(bus, 'search_nodes', { query: 'late' });
+    expect(JSON.stringify(found.result)).toContain('Acme Corp');
+  });
+});

@@ -1,0 +1,142 @@
+import type { Bus } from '@munim/bus';
+import { TestNats } from '@munim/bus/testing';
+import { catalog, type Message, messageSchema, type ToolsChanged } from '@munim/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpExecutor } from '../src/app.ts';
+import { diffTools } from '../src/registry-store.ts';
+import { log, newScope, readTool, startSdkServer, testDatabase } from './helpers.ts';
+
+let database: Awaited<ReturnType<typeof testDatabase>>;
+const nats = new TestNats();
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  database = await testDatabase();
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await nats.cleanup();
+  await database.drop();
+});
+
+/** Every toolsChanged notice published on the test prefix, parsed with its schema. */
+function recordChanges(bus: Bus): ToolsChanged[] {
+  const seen: ToolsChanged[] = [];
+  const schema = messageSchema(catalog.toolsChanged.schema);
+  const sub = bus.nc.subscribe(bus.subject('toolsChanged'), {
+    callback: (_err, msg) => void seen.push((schema.parse(msg.json()) as Message<ToolsChanged>).data),
+  });
+  cleanups.push(async () => sub.unsubscribe());
+  return seen;
+}
+
+const registryRows = () => database.db.selectFrom('tool_registry').selectAll().orderBy('tool_name').execute();
+
+describe('tool registry', () => {
+  it('diffs listings by name and definition', () => {
+    const a = { name: 'a', inputSchema: {}, isWrite: false };
+    const b = { name: 'b', inputSchema: {}, isWrite: false };
+    expect(
+      diffTools(
+        [a, b],
+        [
+          { ...a, description: 'now described' },
+          { name: 'c', inputSchema: {}, isWrite: true },
+        ],
+      ),
+    ).toEqual({
+      added: ['c'],
+      removed: ['b'],
+      changed: ['a'],
+    });
+    expect(diffTools([a], [a])).toEqual({ added: [], removed: [], changed: [] });
+  });
+
+  it('stores the listing, announces changes on list_changed and on the refresh interval, counts usage', async () => {
+    const server = await startSdkServer([
+      {
+        tool: readTool('get_things', { description: 'Lists things', annotations: { readOnlyHint: true } }),
+        run: () => ({ content: [{ type: 'text', text: '[1,2]' }] }),
+      },
+      {
+        tool: readTool('archive_thing', { annotations: { readOnlyHint: false, destructiveHint: true } }),
+        run: () => ({ content: [{ type: 'text', text: '{"ok":true}' }] }),
+      },
+    ]);
+    cleanups.push(server.close);
+    const bus = await nats.bus('validator');
+    const changes = recordChanges(bus);
+    const app = await buildMcpExecutor({
+      bus: await nats.bus('mcp-executor'),
+      log,
+      db: database.db,
+      config: {
+        serverUrl: server.url,
+        readTimeoutMs: 5_000,
+        writeTimeoutMs: 5_000,
+        resultMaxChars: 50_000,
+        registryRefreshMs: 300,
+        usageFlushMs: 100,
+      },
+    });
+    await app.start();
+    cleanups.push(() => app.stop());
+
+    await expect.poll(() => changes.length, { timeout: 5_000 }).toBe(1);
+    expect(changes[0]).toEqual({
+      reason: 'connected',
+      added: ['archive_thing', 'get_things'].sort(),
+      removed: [],
+      changed: [],
+      total: 2,
+    });
+    const rows = await registryRows();
+    expect(rows.map((r) => [r.tool_name, r.is_write])).toEqual([
+      ['archive_thing', true],
+      ['get_things', false],
+    ]);
+    expect(rows[1]).toMatchObject({
+      description: 'Lists things',
+      input_schema: { type: 'object', properties: {} },
+      annotations: { readOnlyHint: true },
+      tool_group: null,
+      usage_count: 0,
+    });
+    expect(rows[1]?.last_seen_at).toBeInstanceOf(Date);
+
+    await server.addTool({ tool: readTool('get_more'), run: () => ({ content: [] }) });
+    await expect.poll(() => changes.length, { timeout: 5_000 }).toBe(2);
+    expect(changes[1]).toMatchObject({ added: ['get_more'], removed: [], total: 3 });
+    expect(['list_changed', 'periodic']).toContain(changes[1]?.reason);
+    await expect.poll(async () => (await registryRows()).map((r) => r.tool_name)).toContain('get_more');
+
+    // Nobody is told of this removal; the periodic refresh finds it.
+    server.removeToolQuietly('get_more');
+    await expect.poll(() => changes.length, { timeout: 5_000 }).toBe(3);
+    expect(changes[2]).toEqual({
+      reason: 'periodic',
+      added: [],
+      removed: ['get_more'],
+      changed: [],
+      total: 2,
+    });
+    // A refresh that finds nothing new announces nothing.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(changes).toHaveLength(3);
+
+    const scope = newScope();
+    for (const n of [1, 2, 3]) {
+      const reply = await bus.request(
+        'toolExecute',
+        scope,
+        { tool: 'get_things', args: {}, callId: `${scope.requestId}:${n}`, isWrite: false, argsHash: 'h' },
+        { timeoutMs: 5_000 },
+      );
+      expect(reply).toMatchObject({ success: true, result: [1, 2] });
+    }
+    await expect
+      .poll(async () => (await registryRows()).find((r) => r.tool_name === 'get_things')?.usage_count)
+      .toBe(3);
+  });
+});

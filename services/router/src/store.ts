@@ -1,0 +1,237 @@
+import type { Path } from '@munim/contracts';
+import type { Database } from '@munim/db';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { CachedAnswer, DataKind } from './cache.ts';
+import type { IntentOutcomes } from './learning.ts';
+
+/** Cache key (never a SHA-256 hex) and data kind of the row that records an entity's last write. */
+export const INVALIDATION_MARKER = 'invalidated';
+/** First key of the advisory locks on an entity's cache (any constant unique to the router). */
+const CACHE_LOCK_SPACE = 4_242_008;
+
+export type RouteRow = Selectable<Database['router_routes']>;
+export type NewRoute = Omit<RouteRow, 'created_at'>;
+
+/** What the router keeps in PostgreSQL: open routes, the response cache and what it learns (seed 003 §6.13, §8). */
+export class RouterStore {
+  readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** Runs `fn` in one transaction, with a store bound to it. */
+  transaction<T>(fn: (store: RouterStore) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => fn(new RouterStore(trx)));
+  }
+
+  async recordRoute(route: NewRoute): Promise<void> {
+    await this.db
+      .insertInto('router_routes')
+      .values(route)
+      .onConflict((oc) => oc.column('request_id').doNothing())
+      .execute();
+  }
+
+  /** Removes and returns the open route of a request; undefined when none (or already settled). */
+  async settleRoute(requestId: string): Promise<RouteRow | undefined> {
+    return this.db
+      .deleteFrom('router_routes')
+      .where('request_id', '=', requestId)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** The fresh cached answer for an entity and key, if any. */
+  async cached(entityId: string, key: string): Promise<CachedAnswer | undefined> {
+    const row = await this.db
+      .selectFrom('response_cache')
+      .select(['response'])
+      .where('entity_id', '=', entityId)
+      .where('cache_key', '=', key)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .executeTakeFirst();
+    return row?.response as CachedAnswer | undefined;
+  }
+
+  async writeCache(entry: {
+    entityId: string;
+    key: string;
+    path: Path;
+    queryNormalized: string;
+    answer: CachedAnswer;
+    dataKind: DataKind;
+    ttlMs: number;
+  }): Promise<void> {
+    const expiresAt = sql<Date>`now() + ${`${Math.round(entry.ttlMs)} milliseconds`}::interval`;
+    const values = {
+      entity_id: entry.entityId,
+      cache_key: entry.key,
+      path: entry.path,
+      query_normalized: entry.queryNormalized,
+      response: JSON.stringify(entry.answer),
+      data_kind: entry.dataKind,
+      expires_at: expiresAt,
+    };
+    await this.db
+      .insertInto('response_cache')
+      .values(values)
+      .onConflict((oc) =>
+        oc.columns(['entity_id', 'cache_key']).doUpdateSet({
+          response: values.response,
+          data_kind: values.data_kind,
+          expires_at: expiresAt,
+          created_at: sql<Date>`now()`,
+        }),
+      )
+      .execute();
+  }
+
+  /**
+   * Drops every cached answer of an entity (a write changed its books) and leaves a marker row
+   * saying when, so an answer computed before the write and finished after it is not cached.
+   * Returns how many answers were dropped.
+   */
+  async invalidateEntity(entityId: string, markerTtlMs: number): Promise<number> {
+    return this.transaction(async (tx) => {
+      await tx.lockEntity(entityId);
+      const result = await tx.db
+        .deleteFrom('response_cache')
+        .where('entity_id', '=', entityId)
+        .executeTakeFirst();
+      await tx.db
+        .insertInto('response_cache')
+        .values({
+          entity_id: entityId,
+          cache_key: INVALIDATION_MARKER,
+          path: 'write',
+          query_normalized: '',
+          response: '{}',
+          data_kind: INVALIDATION_MARKER,
+          expires_at: sql<Date>`now() + ${`${Math.round(markerTtlMs)} milliseconds`}::interval`,
+        })
+        .execute();
+      return Number(result.numDeletedRows);
+    });
+  }
+
+  /** When the entity's cache was last invalidated by a write, if within the marker's life. */
+  async lastInvalidation(entityId: string): Promise<Date | undefined> {
+    const row = await this.db
+      .selectFrom('response_cache')
+      .select(['created_at'])
+      .where('entity_id', '=', entityId)
+      .where('cache_key', '=', INVALIDATION_MARKER)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .executeTakeFirst();
+    return row?.created_at;
+  }
+
+  /** Serialises cache writes and invalidations of one entity until the transaction ends. */
+  async lockEntity(entityId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${CACHE_LOCK_SPACE}, hashtext(${entityId}))`.execute(this.db);
+  }
+
+  /** One fast-path outcome of an intent at a confidence bucket (seed 003 §8.1). */
+  async recordIntentOutcome(intentId: string, bucket: number, success: boolean, ms: number): Promise<void> {
+    const ok = success ? 1 : 0;
+    await this.db
+      .insertInto('intent_routing_stats')
+      .values({
+        intent_id: intentId,
+        confidence_bucket: bucket,
+        total_attempts: 1,
+        successful_attempts: ok,
+        failed_attempts: 1 - ok,
+        avg_response_ms: ms,
+      })
+      .onConflict((oc) =>
+        oc.columns(['intent_id', 'confidence_bucket']).doUpdateSet({
+          total_attempts: sql<number>`intent_routing_stats.total_attempts + 1`,
+          successful_attempts: sql<number>`intent_routing_stats.successful_attempts + ${ok}`,
+          failed_attempts: sql<number>`intent_routing_stats.failed_attempts + ${1 - ok}`,
+          avg_response_ms: sql<number>`(intent_routing_stats.avg_response_ms * intent_routing_stats.total_attempts + ${ms}) / (intent_routing_stats.total_attempts + 1)`,
+          updated_at: sql<Date>`now()`,
+        }),
+      )
+      .execute();
+  }
+
+  /** Attempts and successes per intent over all its buckets. */
+  async intentOutcomes(): Promise<Map<string, IntentOutcomes>> {
+    const rows = await this.db
+      .selectFrom('intent_routing_stats')
+      .select((eb) => [
+        'intent_id',
+        eb.fn.sum<string>('total_attempts').as('attempts'),
+        eb.fn.sum<string>('successful_attempts').as('successes'),
+      ])
+      .groupBy('intent_id')
+      .execute();
+    return new Map(
+      rows.map((r) => [r.intent_id, { attempts: Number(r.attempts), successes: Number(r.successes) }]),
+    );
+  }
+
+  /** Counts one more occurrence of an LLM-path query (seed 003 §8.3); returns the new count. */
+  async recordLlmPattern(entry: {
+    hash: string;
+    queryText: string;
+    tools: string[];
+    strategy: string;
+    ms: number;
+  }): Promise<number> {
+    const row = await this.db
+      .insertInto('llm_path_patterns')
+      .values({
+        query_hash: entry.hash,
+        query_text: entry.queryText,
+        tools_used: entry.tools,
+        strategy: entry.strategy,
+        occurrence_count: 1,
+        avg_response_ms: entry.ms,
+      })
+      .onConflict((oc) =>
+        oc.column('query_hash').doUpdateSet({
+          occurrence_count: sql<number>`llm_path_patterns.occurrence_count + 1`,
+          tools_used: sql<
+            string[]
+          >`(select coalesce(array_agg(distinct t), '{}') from unnest(llm_path_patterns.tools_used || excluded.tools_used) t)`,
+          strategy: sql<string>`excluded.strategy`,
+          avg_response_ms: sql<number>`(llm_path_patterns.avg_response_ms * llm_path_patterns.occurrence_count + ${entry.ms}) / (llm_path_patterns.occurrence_count + 1)`,
+          last_seen_at: sql<Date>`now()`,
+        }),
+      )
+      .returning(['occurrence_count'])
+      .executeTakeFirstOrThrow();
+    return row.occurrence_count;
+  }
+
+  /** A pending suggestion for a frequent pattern (seed 003 §8.4); one per pattern. */
+  async suggestIntent(entry: {
+    hash: string;
+    name: string;
+    phrases: string[];
+    tools: string[];
+  }): Promise<void> {
+    await this.db
+      .insertInto('suggested_intents')
+      .values({
+        pattern_hash: entry.hash,
+        name: entry.name,
+        training_phrases: JSON.stringify(entry.phrases),
+        tools: JSON.stringify(entry.tools),
+        status: 'pending',
+      })
+      .onConflict((oc) => oc.column('pattern_hash').doNothing())
+      .execute();
+  }
+
+  /** Drops expired cache rows and routes whose outcome never came. */
+  async prune(routeMaxAgeMs: number): Promise<void> {
+    await this.db.deleteFrom('response_cache').where('expires_at', '<=', sql<Date>`now()`).execute();
+    await this.db
+      .deleteFrom('router_routes')
+      .where('created_at', '<', sql<Date>`now() - ${`${Math.round(routeMaxAgeMs)} milliseconds`}::interval`)
+      .execute();
+  }
+}
