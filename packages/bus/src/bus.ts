@@ -74,6 +74,13 @@ export interface ConsumeOptions {
   maxDeliver?: number;
   /** Called when a message failed its last delivery, so the request still ends. */
   onGiveUp?: (message: Message<unknown>, error: unknown) => Promise<void>;
+  /**
+   * Whether a malformed message that names its request ends that request with an `error` event
+   * (default true). Observers of the events stream turn it off: the owner of the work reports it.
+   */
+  reportMalformed?: boolean;
+  /** Where a durable created now starts: every stored message (default) or only new ones. */
+  startAt?: 'all' | 'new';
 }
 
 export interface RunningConsumer {
@@ -365,7 +372,7 @@ export class Bus {
     const config = {
       durable_name: opts.durable,
       ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
+      deliver_policy: opts.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
       filter_subject: `${this.prefix}.${def.subject.replace(/\{\w+\}/g, '*').replace(/\.\*$/, '.>')}`,
       ack_wait: (opts.ackWaitMs ?? 30_000) * 1_000_000,
       max_deliver: opts.maxDeliver ?? 5,
@@ -413,7 +420,8 @@ export class Bus {
         this.log?.warn({ subject: msg.subject, detail }, 'malformed message terminated');
         // nats-server 2.9 ignores a TERM that carries a reason; the reason is logged above instead.
         msg.term();
-        await this.reportMalformed(raw, `${catalog[name].subject}: ${detail}`);
+        if (opts.reportMalformed !== false)
+          await this.reportMalformed(raw, `${catalog[name].subject}: ${detail}`);
         return;
       }
       const message = parsed.data as Message<DataOf<N>>;

@@ -130,3 +130,25 @@ describe('bus', () => {
     expect(await bus.lastEvent('nope')).toBeNull();
   });
 });
+
+describe('observers of a stream', () => {
+  it('can start at new messages and leave malformed ones unreported', async () => {
+    const s = scope();
+    await bus.emit(s, { type: 'response_chunk', payload: { text: 'before' } });
+    const seen: string[] = [];
+    const c = await bus.consume('requestEvents', async (m) => void seen.push(m.data.type), {
+      durable: `observer-${randomUUID().slice(0, 8)}`,
+      startAt: 'new',
+      reportMalformed: false,
+    });
+    await bus.js.publish(
+      bus.subject('requestEvents', { requestId: s.requestId }),
+      JSON.stringify({ ...s, data: 1 }),
+    );
+    await bus.emit(s, { type: 'response_chunk', payload: { text: 'after' } });
+    await expect.poll(() => seen).toEqual(['response_chunk']);
+    const stored = await bus.lastEvent(s.requestId);
+    expect(stored?.message.data).toEqual({ type: 'response_chunk', payload: { text: 'after' } });
+    await c.stop();
+  });
+});

@@ -226,6 +226,9 @@ export async function buildRouter(deps: RouterDeps) {
         {
           durable: 'router-cache',
           concurrency: config.concurrency,
+          // An observer of every request's events: it neither reports their problems nor replays history.
+          reportMalformed: false,
+          startAt: 'new',
           onGiveUp: async (message, error) => {
             log.warn({ err: error, requestId: message.requestId }, 'outcome of a request not recorded');
           },
