@@ -33,6 +33,16 @@ import {
   headers as natsHeaders,
   type Subscription,
 } from '@nats-io/nats-core';
+import {
+  type Context,
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { z } from 'zod';
 import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
 import { childTraceparent } from './trace.ts';
@@ -222,10 +232,32 @@ export class Bus {
     return parsed.data as Message<DataOf<N>>;
   }
 
-  private headers(traceparent: string | undefined): MsgHdrs {
-    const h = natsHeaders();
-    h.set('traceparent', childTraceparent(traceparent));
-    return h;
+  /**
+   * Starts a span for one hop (consumers that bypass `consume` use it too). Its parent is the given
+   * `traceparent` (the message being handled)
+   * or the active context; its own `traceparent` travels in the NATS headers. With telemetry off
+   * the span is a no-op and a child `traceparent` is derived by hand, so one query is still one trace.
+   */
+  startSpan(
+    name: string,
+    kind: SpanKind,
+    parent: string | undefined,
+    attributes: Record<string, string>,
+  ): { span: Span; ctx: Context; traceparent: string; headers: MsgHdrs } {
+    const parentCtx = parent ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : context.active();
+    const span = tracer.startSpan(
+      name,
+      { kind, attributes: { 'messaging.system': 'nats', ...attributes } },
+      parentCtx,
+    );
+    const ctx = trace.setSpan(parentCtx, span);
+    const sc = span.spanContext();
+    const traceparent = trace.isSpanContextValid(sc)
+      ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
+      : childTraceparent(parent);
+    const headers = natsHeaders();
+    headers.set('traceparent', traceparent);
+    return { span, ctx, traceparent, headers };
   }
 
   /** Publishes to a JetStream subject after parsing the message; resolves when the stream has it. */
@@ -236,15 +268,26 @@ export class Bus {
     opts: PublishOptions = {},
   ): Promise<{ seq: number; duplicate: boolean; message: Message<DataOf<N>> }> {
     const message = this.envelope(name, scope, data);
-    const ack = await this.js.publish(
-      this.subject(name, opts.params),
-      encoder.encode(JSON.stringify(message)),
-      {
+    const subject = this.subject(name, opts.params);
+    const hop = this.startSpan(`publish ${catalog[name].subject}`, SpanKind.PRODUCER, opts.traceparent, {
+      'messaging.operation.name': 'publish',
+      'messaging.destination.name': subject,
+      'messaging.message.id': message.id,
+      'munim.request_id': scope.requestId,
+      ...(name === 'requestEvents' ? { 'munim.event_type': (data as AgentEvent).type } : {}),
+    });
+    try {
+      const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(message)), {
         msgID: opts.msgID ?? message.id,
-        headers: this.headers(opts.traceparent),
-      },
-    );
-    return { seq: ack.seq, duplicate: ack.duplicate, message };
+        headers: hop.headers,
+      });
+      return { seq: ack.seq, duplicate: ack.duplicate, message };
+    } catch (error) {
+      failSpan(hop.span, error);
+      throw error;
+    } finally {
+      hop.span.end();
+    }
   }
 
   /**
@@ -268,11 +311,34 @@ export class Bus {
   ): Promise<ReplyOf<N>> {
     const message = this.envelope(name, scope, data);
     const subject = this.subject(name, opts.params);
+    const hop = this.startSpan(`send ${catalog[name].subject}`, SpanKind.CLIENT, opts.traceparent, {
+      'messaging.operation.name': 'send',
+      'messaging.destination.name': subject,
+      'munim.request_id': scope.requestId,
+    });
+    try {
+      return await this.awaitReply(name, subject, message, opts.timeoutMs, hop.headers);
+    } catch (error) {
+      failSpan(hop.span, error);
+      throw error;
+    } finally {
+      hop.span.end();
+    }
+  }
+
+  private async awaitReply<N extends RequestSubjectName>(
+    name: N,
+    subject: string,
+    message: Message<DataOf<N>>,
+    timeoutMs: number,
+    headers: MsgHdrs,
+  ): Promise<ReplyOf<N>> {
+    const opts = { timeoutMs };
     let reply: Uint8Array;
     try {
       const msg = await this.nc.request(subject, encoder.encode(JSON.stringify(message)), {
-        timeout: opts.timeoutMs,
-        headers: this.headers(opts.traceparent),
+        timeout: timeoutMs,
+        headers,
       });
       reply = msg.data;
     } catch (error) {
@@ -339,23 +405,39 @@ export class Bus {
             });
             return;
           }
+          const request = parsed.data as Message<DataOf<N>>;
+          const hop = this.startSpan(
+            `process ${def.subject}`,
+            SpanKind.SERVER,
+            msg.headers?.get('traceparent') || undefined,
+            {
+              'messaging.operation.name': 'process',
+              'messaging.destination.name': msg.subject,
+              'munim.request_id': request.requestId,
+            },
+          );
           try {
-            const data = await handler(parsed.data as Message<DataOf<N>>, {
-              subject: msg.subject,
-              traceparent: msg.headers?.get('traceparent') || undefined,
-              deliveryCount: 1,
-              seq: 0,
-            });
+            const data = await context.with(hop.ctx, () =>
+              handler(request, {
+                subject: msg.subject,
+                traceparent: hop.traceparent,
+                deliveryCount: 1,
+                seq: 0,
+              }),
+            );
             const checked = (def.reply as z.ZodType).parse(data);
             respond({ ok: true, data: checked });
           } catch (error) {
             const code: ErrorCode = error instanceof HandlerError ? error.code : 'INTERNAL';
             if (!(error instanceof HandlerError))
               this.log?.error({ err: error, subject }, 'request handler failed');
+            failSpan(hop.span, error);
             respond({
               ok: false,
               error: { code, message: error instanceof Error ? error.message : String(error) },
             });
+          } finally {
+            hop.span.end();
           }
         })();
         inFlight.add(task);
@@ -426,15 +508,29 @@ export class Bus {
       }
       const message = parsed.data as Message<DataOf<N>>;
       const keepAlive = setInterval(() => msg.working(), Math.max(1000, (opts.ackWaitMs ?? 30_000) / 3));
+      const hop = this.startSpan(
+        `process ${catalog[name].subject}`,
+        SpanKind.CONSUMER,
+        msg.headers?.get('traceparent') || undefined,
+        {
+          'messaging.operation.name': 'process',
+          'messaging.destination.name': msg.subject,
+          'messaging.consumer.group.name': opts.durable,
+          'munim.request_id': message.requestId,
+        },
+      );
       try {
-        await handler(message, {
-          subject: msg.subject,
-          traceparent: msg.headers?.get('traceparent') || undefined,
-          deliveryCount: msg.info.deliveryCount,
-          seq: msg.seq,
-        });
+        await context.with(hop.ctx, () =>
+          handler(message, {
+            subject: msg.subject,
+            traceparent: hop.traceparent,
+            deliveryCount: msg.info.deliveryCount,
+            seq: msg.seq,
+          }),
+        );
         msg.ack();
       } catch (error) {
+        failSpan(hop.span, error);
         const last = msg.info.deliveryCount >= maxDeliver;
         this.log?.error(
           {
@@ -457,6 +553,7 @@ export class Bus {
         }
       } finally {
         clearInterval(keepAlive);
+        hop.span.end();
       }
     };
 
@@ -556,6 +653,16 @@ export class Bus {
     const parsed = this.schemaFor('requestEvents').safeParse(parseJson(bytes));
     return parsed.success ? (parsed.data as Message<AgentEvent>) : null;
   }
+}
+
+const tracer = trace.getTracer('@munim/bus');
+
+function failSpan(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
 }
 
 function isNotFound(error: unknown): boolean {

@@ -151,6 +151,11 @@ export const EventPayloads = {
     guardrails: z.array(z.string()).optional(),
     /** The pending confirmation, when `status` is `awaiting_confirmation`. */
     actionId: z.string().optional(),
+    /** The W3C trace id of the query (one query is one trace). */
+    traceId: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional(),
   }),
   error: z.object({ code: ErrorCodeSchema, message: z.string() }),
 } as const;

@@ -3,3 +3,4 @@ export * from './health.ts';
 export * from './lifecycle.ts';
 export * from './log.ts';
 export * from './tool-catalog.ts';
+export * from './telemetry.ts';

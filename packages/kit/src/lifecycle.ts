@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ConfigError } from './env.ts';
 import { createLogger } from './log.ts';
+import { startTelemetry } from './telemetry.ts';
 
 export type Stop = () => Promise<void>;
 
@@ -14,6 +15,7 @@ export async function runMain(
 ): Promise<void> {
   const log = createLogger(service, process.env.LOG_LEVEL || 'info');
   let running: { stop: Stop; shutdownTimeoutMs?: number };
+  const telemetry = await startTelemetry(service);
   try {
     running = await start(log);
   } catch (error) {
@@ -37,6 +39,8 @@ export async function runMain(
     timer.unref();
     try {
       await running.stop();
+      // Telemetry last: the spans of the shutdown itself are flushed too.
+      await telemetry.shutdown().catch((error: unknown) => log.warn({ err: error }, 'telemetry flush failed'));
       log.info({}, 'stopped');
       process.exit(0);
     } catch (error) {

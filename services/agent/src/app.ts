@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, type MessageContext, RequestFailedError, type RunningConsumer } from '@munim/bus';
+import {
+  type Bus,
+  type MessageContext,
+  RequestFailedError,
+  type RunningConsumer,
+  traceIdOf,
+} from '@munim/bus';
 import type {
   AgentEvent,
   CompletionStatus,
@@ -15,7 +21,8 @@ import type {
   ValidationResult,
 } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
-import type { Logger, ToolCatalog } from '@munim/kit';
+import { type Logger, meter, type ToolCatalog, tracer } from '@munim/kit';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
 import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
 import { renderResults } from './format.ts';
@@ -67,6 +74,25 @@ export class AgentError extends Error {
 const NO_MODEL_MESSAGE =
   'No language model is configured, so I can only answer questions that match a known report or list. ' +
   'Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to enable everything else.';
+
+/** LLM metrics with the GenAI semantic conventions' names; made on first use, after telemetry started. */
+let llmMetrics:
+  | {
+      tokens: ReturnType<ReturnType<typeof meter>['createCounter']>;
+      duration: ReturnType<ReturnType<typeof meter>['createHistogram']>;
+    }
+  | undefined;
+const metrics = () =>
+  (llmMetrics ??= {
+    tokens: meter().createCounter('gen_ai.client.token.usage', {
+      unit: '{token}',
+      description: 'LLM tokens used',
+    }),
+    duration: meter().createHistogram('gen_ai.client.operation.duration', {
+      unit: 's',
+      description: 'LLM call time',
+    }),
+  });
 
 /** Records per page injected into list calls. */
 const PAGE_SIZE = 50;
@@ -155,8 +181,28 @@ export async function buildAgent(deps: AgentDeps) {
   const llmTurn = async (run: Run, section: string, input: Parameters<Llm['turn']>[0]): Promise<LlmTurn> => {
     if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
     const started = performance.now();
+    const [system, model] = llm.label.split('/', 2);
+    const span = tracer().startSpan(`chat ${model}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system': system ?? 'openai',
+        'gen_ai.request.model': model ?? llm.label,
+        'gen_ai.request.max_tokens': input.maxTokens,
+        'munim.request_id': run.scope.requestId,
+        'munim.llm.section': section,
+      },
+    });
     try {
       const turn = await llm.turn(input);
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': turn.usage.input_tokens,
+        'gen_ai.usage.output_tokens': turn.usage.output_tokens,
+      });
+      const attributes = { 'gen_ai.request.model': model ?? llm.label, 'munim.llm.section': section };
+      metrics().tokens.add(turn.usage.input_tokens, { ...attributes, 'gen_ai.token.type': 'input' });
+      metrics().tokens.add(turn.usage.output_tokens, { ...attributes, 'gen_ai.token.type': 'output' });
+      metrics().duration.record((performance.now() - started) / 1000, attributes);
       run.iterations += 1;
       run.addUsage(turn.usage);
       void store
@@ -171,6 +217,8 @@ export async function buildAgent(deps: AgentDeps) {
         .catch((error: unknown) => log.warn({ err: error }, 'could not log LLM usage'));
       return turn;
     } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
       void store
         .logUsage({
           scope: run.scope,
@@ -183,6 +231,8 @@ export async function buildAgent(deps: AgentDeps) {
         })
         .catch(() => undefined);
       throw error;
+    } finally {
+      span.end();
     }
   };
 
@@ -343,6 +393,7 @@ export async function buildAgent(deps: AgentDeps) {
       status,
       ...(run.guardrails.size > 0 ? { guardrails: [...run.guardrails] } : {}),
       ...(extra.actionId ? { actionId: extra.actionId } : {}),
+      ...(traceIdOf(run.traceparent) ? { traceId: traceIdOf(run.traceparent) } : {}),
     };
     await run.emit({ type: 'complete', payload });
   };

@@ -38,7 +38,8 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Blocked retries of one write tool before the agent asks the user instead (seed 000 §8). */
   MAX_WRITE_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   VALIDATE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  EXECUTE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
+  // Longer than the executor's write timeout (60 s) plus its idempotency grace, so a retry waits it out.
+  EXECUTE_TIMEOUT_MS: z.coerce.number().int().positive().default(70_000),
   TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
   AGENT_CONCURRENCY: z.coerce.number().int().positive().default(16),
   PERSONA_NAME: z.string().default('Munim'),

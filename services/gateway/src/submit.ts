@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent } from '@munim/bus';
+import { SpanKind, trace } from '@opentelemetry/api';
 import type { McqResponse, RequestScope } from '@munim/contracts';
 
 /** A query (or an answer to a pending confirmation) as the gateway accepts it, already validated. */
@@ -16,6 +17,8 @@ export interface Submission {
   scope: RequestScope;
   following: Following;
 }
+
+const tracer = trace.getTracer('munim-gateway');
 
 /** The query could not be put on the bus (NATS unreachable, stream missing). */
 export class SubmitError extends Error {
@@ -34,7 +37,21 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     entityId: input.entityId,
     orgId: input.orgId,
   };
-  const traceparent = newTraceparent();
+  // The root of the query's trace: every hop after this is its descendant.
+  const span = tracer.startSpan(input.mcqResponse ? 'munim.confirmation' : 'munim.query', {
+    kind: SpanKind.SERVER,
+    attributes: {
+      'http.request.method': 'POST',
+      'http.route': '/v1/query',
+      'munim.request_id': scope.requestId,
+      'munim.conversation_id': scope.conversationId,
+      'munim.entity_id': scope.entityId,
+    },
+  });
+  const sc = span.spanContext();
+  const traceparent = trace.isSpanContextValid(sc)
+    ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
+    : newTraceparent();
   let following: Following;
   try {
     following = await bus.follow(scope.requestId);
@@ -70,7 +87,10 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
         )
         .catch(() => undefined);
     }
+    span.recordException(error instanceof Error ? error : String(error));
     throw new SubmitError('could not submit the query', { cause: error });
+  } finally {
+    span.end();
   }
   return { scope, following };
 }

@@ -16,6 +16,7 @@ import {
 } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { Logger } from '@munim/kit';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { McpConnection } from './connection.ts';
 import { classifyFailure, type FailureKind, neverReachedTool, sanitizeMessage } from './errors.ts';
@@ -347,14 +348,29 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     const session = sessionFor(route.entry, scope);
     const client = await session.client(SESSION_WAIT_MS);
     if (!client) return { kind: 'no_session' };
+    // The MCP call is a child span of the execute hop (semantic conventions for MCP/GenAI tools).
+    const span = trace.getTracer('munim-mcp-executor').startSpan(`tools/call ${route.name}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': route.name,
+        'munim.request_id': scope.requestId,
+        'munim.attempt': attempt,
+      },
+    });
     try {
       const raw = (await client.callTool(
         { name: route.name, arguments: args, ...(meta ? { _meta: meta } : {}) },
         undefined,
         { timeout: timeoutMs },
       )) as CallResultLike;
+      if (raw.isError === true)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'tool reported an error' });
+      span.end();
       return { kind: 'answer', raw };
     } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: sanitizeMessage(String(error), secrets) });
+      span.end();
       const kind = classifyFailure(error);
       log.warn({ tool, attempt, kind, reason: sanitizeMessage(String(error), secrets) }, 'MCP call failed');
       if (kind === 'transport') session.markBroken(client, error);
@@ -430,7 +446,10 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       );
     } catch (error) {
       if (stopping.signal.aborted) {
-        return failure('SERVICE_UNAVAILABLE', `${tool} is still running elsewhere; this executor is stopping.`);
+        return failure(
+          'SERVICE_UNAVAILABLE',
+          `${tool} is still running elsewhere; this executor is stopping.`,
+        );
       }
       log.error({ err: error, tool, callId }, 'idempotency store unavailable; write not sent');
       return failure('SERVICE_UNAVAILABLE', `${tool} was not sent: its safety record could not be written.`);

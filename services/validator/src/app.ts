@@ -12,6 +12,7 @@ import {
   type ValidationResult,
 } from '@munim/contracts';
 import { createToolCatalog, type Logger, type ToolCatalog } from '@munim/kit';
+import { metrics, trace } from '@opentelemetry/api';
 import { parseArgs } from './args.ts';
 import { repairBlocks } from './blocks.ts';
 import { argsHash } from './canonical.ts';
@@ -71,6 +72,13 @@ export interface Validator {
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
+
+let validationCounter: ReturnType<ReturnType<typeof metrics.getMeter>['createCounter']> | undefined;
+/** Validations by tool and verdict; made on first use, after telemetry started. */
+const validations = () =>
+  (validationCounter ??= metrics
+    .getMeter('munim')
+    .createCounter('munim.validations', { description: 'Tool calls checked by the validator' }));
 
 /** The `write_validation` event of seed 000 §5.1/§5.2 for a checked write. */
 function writeValidationEvent(outcome: Omit<ValidationResult, 'durationMs'>, durationMs: number): AgentEvent {
@@ -240,6 +248,15 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       ? { ...checked, guardrails: [GUARDRAILS.jsonLlmCorrected, ...checked.guardrails] }
       : checked;
     const durationMs = round2(performance.now() - started);
+    if (outcome.status === 'blocked') {
+      // The block is visible in the trace as an event of this hop's span.
+      trace.getActiveSpan()?.addEvent(outcome.isWrite ? 'write_preflight_block' : 'tool_call_blocked', {
+        'munim.tool': request.tool,
+        'munim.missing_fields': outcome.missingFields.join(','),
+        'munim.attempt': request.attempt,
+      });
+    }
+    validations().add(1, { 'munim.tool': request.tool, 'munim.validation.status': outcome.status });
     if (outcome.isWrite) {
       await bus
         .emit(scope, writeValidationEvent(outcome, durationMs), ctx.traceparent)
