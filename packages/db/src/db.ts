@@ -38,6 +38,12 @@ export function createDb(url: string, opts: CreateDbOptions = {}): Kysely<Databa
   // An idle client losing its connection (e.g. a database restart) must not crash the process;
   // the pool replaces it on the next checkout.
   pool.on('error', (err) => opts.log?.warn({ err }, 'idle database connection failed'));
+  // The pool listens only on idle clients: a connection lost while checked out (between the
+  // statements of a transaction) would otherwise be an uncaught 'error' that ends the process.
+  // The statement in progress, or the next one, fails and its caller handles that.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => opts.log?.warn({ err }, 'database connection failed'));
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -7,6 +7,7 @@ import * as toolIdempotency from './migrations/0004_tool_idempotency.ts';
 import * as pendingActions from './migrations/0006_pending_actions.ts';
 import * as routerRoutes from './migrations/0008_router_routes.ts';
 import * as conversationSummary from './migrations/0009_conversation_summary.ts';
+import * as loggerIndexes from './migrations/0010_logger_indexes.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -21,6 +22,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006_pending_actions': pendingActions,
   '0009_conversation_summary': conversationSummary,
   '0008_router_routes': routerRoutes,
+  '0010_logger_indexes': loggerIndexes,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

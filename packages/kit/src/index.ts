@@ -2,5 +2,5 @@ export * from './env.ts';
 export * from './health.ts';
 export * from './lifecycle.ts';
 export * from './log.ts';
-export * from './tool-catalog.ts';
 export * from './telemetry.ts';
+export * from './tool-catalog.ts';

@@ -40,7 +40,9 @@ export async function runMain(
     try {
       await running.stop();
       // Telemetry last: the spans of the shutdown itself are flushed too.
-      await telemetry.shutdown().catch((error: unknown) => log.warn({ err: error }, 'telemetry flush failed'));
+      await telemetry
+        .shutdown()
+        .catch((error: unknown) => log.warn({ err: error }, 'telemetry flush failed'));
       log.info({}, 'stopped');
       process.exit(0);
     } catch (error) {

@@ -29,7 +29,9 @@ export function createLogger(service: ServiceName | string, level = 'info'): Log
     // Every line written inside a span names it, so logs and traces join up.
     mixin() {
       const context = trace.getActiveSpan()?.spanContext();
-      return context && trace.isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : {};
+      return context && trace.isSpanContextValid(context)
+        ? { trace_id: context.traceId, span_id: context.spanId }
+        : {};
     },
   }).child({ service });
 }

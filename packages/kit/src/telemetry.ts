@@ -11,7 +11,10 @@ export interface Telemetry {
  * OpenTelemetry for one service, configured by the standard `OTEL_*` variables (OTLP/HTTP). With
  * no exporter endpoint set nothing is loaded, and the API's no-op tracer and meter cost next to nothing.
  */
-export async function startTelemetry(service: string, env: NodeJS.ProcessEnv = process.env): Promise<Telemetry> {
+export async function startTelemetry(
+  service: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Telemetry> {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (!endpoint || env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => {} };
   const [{ NodeSDK }, { OTLPTraceExporter }, { OTLPMetricExporter }, { PeriodicExportingMetricReader }] =

@@ -25,6 +25,7 @@ import type { Env } from './env.ts';
 import { httpError, validationError } from './http-errors.ts';
 import { type SlotRefusal, StreamSlots } from './limits.ts';
 import { registerMcp } from './mcp.ts';
+import { registerMetrics } from './metrics.ts';
 import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } from './openapi.ts';
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
@@ -390,6 +391,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     );
 
     registerConversations(api, { bus, db, tenantOf });
+    registerMetrics(api, { db, tenantOf });
     registerMcp(api, {
       bus,
       log,

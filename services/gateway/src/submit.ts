@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent } from '@munim/bus';
-import { SpanKind, trace } from '@opentelemetry/api';
 import type { McqResponse, RequestScope } from '@munim/contracts';
+import { SpanKind, trace } from '@opentelemetry/api';
 
 /** A query (or an answer to a pending confirmation) as the gateway accepts it, already validated. */
 export interface QueryInput {

@@ -39,6 +39,7 @@ describe('OpenAPI description', () => {
       '/v1/conversations/{conversationId}',
       '/v1/conversations/{conversationId}/export',
       '/v1/feedback',
+      '/v1/metrics/health',
       '/v1/query',
       '/v1/requests/{requestId}/events',
     ]);

@@ -1,26 +1,32 @@
-import type { Bus, MessageContext, RunningConsumer } from '@munim/bus';
-import type { AgentEvent, Message } from '@munim/contracts';
+import type { Bus } from '@munim/bus';
 import { type Database, migrateToLatest, pingDb } from '@munim/db';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { storeEvent } from './store.ts';
+import { type Ingest, startIngest } from './ingest.ts';
+import { deleteOldEvents } from './retention.ts';
+import type { BatchResult } from './store.ts';
 
 export { fold, foldEvent, type RoutingLog, WRITE_PREFLIGHT_BLOCK } from './fold.ts';
-export { StoreEventError, storeEvent } from './store.ts';
+export { deleteOldEvents } from './retention.ts';
+export { type BatchResult, type IncomingEvent, StoreEventError, storeBatch, storeEvent } from './store.ts';
 
 /** Durable consumer shared by every logger instance. */
 export const LOGGER_DURABLE = 'logger';
 
 export interface LoggerConfig {
-  /** Events stored at once by this instance. */
+  /** Batches written at once by this instance; a request's events always go to the same one. */
   concurrency: number;
-  /**
-   * Deliveries of one event before it is given up. High, because an event given up is an
-   * event missing from the database: with the bus's backoff capped at 30 s, 50 deliveries
-   * ride out a database outage of about 20 minutes.
-   */
-  maxDeliver?: number;
+  /** Largest number of events written in one transaction (default 500). */
+  batchSize?: number;
+  /** Unacked events the durable consumer hands out over all instances (default 10 000). */
+  maxAckPending?: number;
   ackWaitMs?: number;
+  /** Days `request_events` are kept; 0 (the default here; the service defaults to 30) keeps them forever. */
+  retentionDays?: number;
+  /** How often old events are deleted (default hourly). */
+  retentionIntervalMs?: number;
+  /** Called after each committed batch. */
+  onBatch?: (result: BatchResult, size: number) => void;
 }
 
 export interface LoggerDeps {
@@ -42,47 +48,41 @@ export interface LoggerApp {
 /** The logger: every event of every request into `request_events`, folded into `query_routing_logs`. */
 export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
   const { bus, log, db, config } = deps;
-  let consumer: RunningConsumer | undefined;
-  // Events of one request are stored one after another, in the order this instance received
-  // them (stream order), so the fold sees them in causal order; different requests run in parallel.
-  const chains = new Map<string, Promise<unknown>>();
+  let ingest: Ingest | undefined;
+  let retention: NodeJS.Timeout | undefined;
+  let pruning: Promise<unknown> = Promise.resolve();
 
-  const handle = (message: Message<AgentEvent>, ctx: MessageContext): Promise<void> => {
-    const key = message.requestId;
-    const run = (chains.get(key) ?? Promise.resolve()).then(async () => {
-      const stored = await storeEvent(db, message, { seq: ctx.seq, traceparent: ctx.traceparent });
-      log.debug(
-        { requestId: key, eventId: message.id, type: message.data.type, seq: ctx.seq, stored },
-        'event',
-      );
-    });
-    const settled = run.catch(() => undefined);
-    chains.set(key, settled);
-    void settled.then(() => {
-      if (chains.get(key) === settled) chains.delete(key);
-    });
-    return run;
+  const prune = () => {
+    const days = config.retentionDays ?? 0;
+    if (days <= 0) return;
+    pruning = pruning
+      .then(() => deleteOldEvents(db, days))
+      .then((deleted) => {
+        if (deleted > 0) log.info({ deleted, days }, 'old request events deleted');
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not delete old request events'));
   };
 
   return {
     async start() {
       await migrateToLatest(db);
-      consumer = await bus.consume('requestEvents', handle, {
+      ingest = await startIngest(bus, db, log, {
         durable: LOGGER_DURABLE,
-        concurrency: config.concurrency,
-        maxDeliver: config.maxDeliver ?? 50,
-        ...(config.ackWaitMs !== undefined && { ackWaitMs: config.ackWaitMs }),
-        onGiveUp: async (message, error) => {
-          log.error(
-            { err: error, eventId: message.id, requestId: message.requestId },
-            'event given up, not stored',
-          );
-        },
+        batchSize: config.batchSize ?? 500,
+        partitions: config.concurrency,
+        maxAckPending: config.maxAckPending ?? 10_000,
+        ackWaitMs: config.ackWaitMs ?? 30_000,
+        ...(config.onBatch && { onBatch: config.onBatch }),
       });
+      prune();
+      retention = setInterval(prune, config.retentionIntervalMs ?? 3_600_000);
+      retention.unref();
     },
     async stop() {
-      await consumer?.stop();
-      consumer = undefined;
+      clearInterval(retention);
+      await pruning;
+      await ingest?.stop();
+      ingest = undefined;
     },
     health: async () => ({ postgres: await pingDb(db) }),
   };

@@ -3,8 +3,14 @@ import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema,
-  /** Events stored at once by this instance. */
+  /** Batches written at once by this instance. */
   LOGGER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  /** Largest number of events written in one transaction. */
+  LOGGER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** How long an event handed to an instance that went away waits before another instance gets it. */
+  LOGGER_ACK_WAIT_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Days `request_events` are kept; 0 keeps them forever. */
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -9,7 +9,17 @@ await runMain('logger', async (log) => {
   const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'logger', log });
   await bus.ensureStreams();
-  const app = await buildLogger({ bus, log, db, config: { concurrency: env.LOGGER_CONCURRENCY } });
+  const app = await buildLogger({
+    bus,
+    log,
+    db,
+    config: {
+      concurrency: env.LOGGER_CONCURRENCY,
+      batchSize: env.LOGGER_BATCH_SIZE,
+      ackWaitMs: env.LOGGER_ACK_WAIT_MS,
+      retentionDays: env.EVENTS_RETENTION_DAYS,
+    },
+  });
   await app.start();
   serveHealth(bus, app.health);
   log.info({ concurrency: env.LOGGER_CONCURRENCY }, 'ready');

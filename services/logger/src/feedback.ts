@@ -1,0 +1,75 @@
+/** An implicit feedback signal about a request's answer, read from the user's next query (seed 003 §8.5). */
+export interface ImplicitSignal {
+  signal: 'rephrase' | 'follow_up' | 'action_taken';
+  score: number;
+}
+
+/** The previous request of the conversation, as far as the signals need it. */
+export interface PreviousRequest {
+  query: string | null;
+  status: string;
+  is_write_operation: boolean;
+}
+
+/** Keyword overlap above which the next query is the same question again (seed 003 §8.5: "> 60 %"). */
+export const REPHRASE_OVERLAP = 0.6;
+/** Words at most in a follow-up ("and last month?", "only Acme"). */
+export const FOLLOW_UP_MAX_WORDS = 6;
+
+const STOPWORDS = new Set(
+  (
+    'a an the of for to in on at by with from and or me my our us we i you your it its this that these those ' +
+    'is are was were be been do does did can could would should will please show list give get tell what ' +
+    'which who how all any some there much many'
+  ).split(' '),
+);
+
+/** Verbs that order a write (DESIGN §3.5's write-tool prefixes, plus how users say them). */
+const WRITE_VERBS = new Set(
+  (
+    'create update delete void approve send file import merge adjust reconcile ' +
+    'record add make pay raise issue post book enter generate cancel edit change remove'
+  ).split(' '),
+);
+
+function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+}
+
+/** The query's keywords: its words without stopwords and single letters. */
+export function keywords(text: string): Set<string> {
+  return new Set(words(text).filter((w) => w.length > 1 && !STOPWORDS.has(w)));
+}
+
+/** Shared keywords over the keywords of the longer query: 1 for the same question, 0 for unrelated ones. */
+export function keywordOverlap(a: string, b: string): number {
+  const ka = keywords(a);
+  const kb = keywords(b);
+  const larger = Math.max(ka.size, kb.size);
+  if (larger === 0) return 0;
+  let shared = 0;
+  for (const k of ka) if (kb.has(k)) shared += 1;
+  return shared / larger;
+}
+
+/**
+ * The signal the next query gives about the previous answer, or null:
+ * asking again in other words (rephrase, −1) says the answer missed; ordering a write after a
+ * read answer (action taken, +2) says it was acted on; a short query building on it (follow-up,
+ * +1) says it was useful. One signal per query, in that order of precedence.
+ */
+export function implicitSignal(previous: PreviousRequest, next: string): ImplicitSignal | null {
+  if (!previous.query) return null;
+  if (keywordOverlap(previous.query, next) > REPHRASE_OVERLAP) return { signal: 'rephrase', score: -1 };
+  if (previous.status !== 'answered') return null;
+  const leading = words(next).slice(0, 3);
+  if (!previous.is_write_operation && leading.some((w) => WRITE_VERBS.has(w))) {
+    return { signal: 'action_taken', score: 2 };
+  }
+  const count = words(next).length;
+  if (count > 0 && count <= FOLLOW_UP_MAX_WORDS) return { signal: 'follow_up', score: 1 };
+  return null;
+}

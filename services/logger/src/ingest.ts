@@ -1,0 +1,265 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Bus, describeIssues } from '@munim/bus';
+import { type AgentEvent, catalog, type Message, messageSchema } from '@munim/contracts';
+import { type Database, pingDb } from '@munim/db';
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { type BatchResult, type IncomingEvent, storeBatch } from './store.ts';
+
+/** How the logger batches its writes. */
+export interface IngestConfig {
+  /** Durable consumer name shared by every instance. */
+  durable: string;
+  /** Largest number of events written in one transaction. */
+  batchSize: number;
+  /** Batches written at once by this instance (requests are partitioned among them). */
+  partitions: number;
+  /** Unacked events the consumer hands out, over all instances. */
+  maxAckPending: number;
+  ackWaitMs: number;
+  /** Called after each committed batch (tests and benchmarks count them). */
+  onBatch?: (result: BatchResult, size: number) => void;
+}
+
+/** The running ingest of one instance. */
+export interface Ingest {
+  /** Stops pulling, writes what it holds, then resolves. */
+  stop(): Promise<void>;
+}
+
+interface Held {
+  msg: JsMsg;
+  event: IncomingEvent;
+  /** The consumer span of this message: from its receipt to its commit. */
+  span: Span;
+}
+
+function finish(held: readonly Held[], error?: unknown): void {
+  for (const h of held) {
+    if (error !== undefined) {
+      h.span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+    }
+    h.span.end();
+  }
+}
+
+const decoder = new TextDecoder();
+const eventSchema = messageSchema(catalog.requestEvents.schema);
+const ScopeSchema = z.object({
+  requestId: z.string(),
+  conversationId: z.string(),
+  entityId: z.string(),
+  orgId: z.string(),
+});
+
+/** A failure of one stored event that persists while the database answers: a poison event. */
+const GIVE_UP_AFTER = 5;
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/** FNV-1a, so every event of one request lands in the same partition. */
+function partitionOf(requestId: string, partitions: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < requestId.length; i += 1) {
+    hash ^= requestId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % partitions;
+}
+
+/** The durable pull consumer of every request event, created or updated to this config. */
+async function ensureConsumer(bus: Bus, config: IngestConfig): Promise<string> {
+  const stream = bus.streamName('events');
+  const settings = {
+    ack_wait: config.ackWaitMs * 1_000_000,
+    // Unlimited: an event given up is an event missing from the database; a database outage is
+    // ridden out by holding the events (and telling the server we are working on them).
+    max_deliver: -1,
+    max_ack_pending: config.maxAckPending,
+  };
+  try {
+    await bus.jsm.consumers.info(stream, config.durable);
+    await bus.jsm.consumers.update(stream, config.durable, settings);
+  } catch (error) {
+    if (!/not found|404|10014/i.test(String(error))) throw error;
+    try {
+      await bus.jsm.consumers.add(stream, {
+        durable_name: config.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: `${bus.prefix}.${catalog.requestEvents.subject.replace(/\{\w+\}$/, '>')}`,
+        ...settings,
+      });
+    } catch (addError) {
+      if (!/already in use|exists/i.test(String(addError))) throw addError;
+    }
+  }
+  return stream;
+}
+
+/**
+ * Consumes every request event with explicit acks and writes them in batches: each partition of
+ * this instance takes what arrived while its previous batch was committing (up to `batchSize`),
+ * writes it in one transaction and only then acks it. While the database is unreachable a
+ * partition retries its batch with backoff and holds everything it received, extending the ack
+ * deadline, so nothing is acked or lost; when the database is back the events go in.
+ * A message that fails its schema is terminated (and its request ended with an `error` event).
+ */
+export async function startIngest(
+  bus: Bus,
+  db: Kysely<Database>,
+  log: Logger,
+  config: IngestConfig,
+): Promise<Ingest> {
+  const stream = await ensureConsumer(bus, config);
+  const consumer = await bus.js.consumers.get(stream, config.durable);
+  const queues: Held[][] = Array.from({ length: config.partitions }, () => []);
+  const inFlight: Held[][] = Array.from({ length: config.partitions }, () => []);
+  const running: (Promise<void> | undefined)[] = Array.from({ length: config.partitions });
+  let stopping = false;
+
+  const keepAlive = setInterval(
+    () => {
+      for (const list of [...queues, ...inFlight]) for (const h of list) h.msg.working();
+    },
+    Math.max(500, config.ackWaitMs / 3),
+  );
+
+  const reportMalformed = async (raw: unknown, detail: string) => {
+    const scope = ScopeSchema.safeParse(raw);
+    if (!scope.success) return;
+    try {
+      await bus.emit(scope.data, {
+        type: 'error',
+        payload: { code: 'MALFORMED_MESSAGE', message: `The request could not be processed: ${detail}` },
+      });
+    } catch (error) {
+      log.warn({ err: error }, 'could not report malformed message');
+    }
+  };
+
+  /** Commits one batch, retrying until it is in or known to be poison; splits a failing batch. */
+  const commit = async (batch: Held[]): Promise<void> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const result = await storeBatch(
+          db,
+          batch.map((h) => h.event),
+        );
+        for (const h of batch) h.msg.ack();
+        finish(batch);
+        config.onBatch?.(result, batch.length);
+        return;
+      } catch (error) {
+        const reachable = await pingDb(db);
+        if (reachable && attempt >= GIVE_UP_AFTER / 2 && batch.length > 1) {
+          const half = Math.ceil(batch.length / 2);
+          await commit(batch.slice(0, half));
+          await commit(batch.slice(half));
+          return;
+        }
+        if (reachable && attempt >= GIVE_UP_AFTER) {
+          const { message } = batch[0]!.event;
+          log.error(
+            { err: error, eventId: message.id, requestId: message.requestId },
+            'event given up, not stored',
+          );
+          batch[0]!.msg.term();
+          finish(batch, error);
+          return;
+        }
+        if (stopping && !reachable) {
+          // Another instance (or the next start) takes them over at once.
+          for (const h of batch) h.msg.nak();
+          finish(batch, error);
+          log.warn(
+            { err: error, events: batch.length },
+            'stopping with the database down; events handed back',
+          );
+          return;
+        }
+        log.warn({ err: error, attempt, events: batch.length, reachable }, 'batch not stored, retrying');
+        await sleep(Math.min(5000, 100 * 2 ** (attempt - 1)));
+      }
+    }
+  };
+
+  const drain = async (p: number) => {
+    const queue = queues[p]!;
+    while (queue.length > 0) {
+      // Let messages delivered in the same tick join the batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      const batch = queue.splice(0, config.batchSize);
+      inFlight[p] = batch;
+      try {
+        await commit(batch);
+      } finally {
+        inFlight[p] = [];
+      }
+    }
+  };
+
+  const kick = (p: number) => {
+    if (running[p]) return;
+    running[p] = drain(p)
+      .catch((error: unknown) => log.error({ err: error, partition: p }, 'ingest partition crashed'))
+      .finally(() => {
+        running[p] = undefined;
+        if (queues[p]!.length > 0 && !stopping) kick(p);
+      });
+  };
+
+  const receive = (msg: JsMsg) => {
+    const raw = parseJson(msg.data);
+    const parsed = eventSchema.safeParse(raw);
+    if (!parsed.success) {
+      const detail = describeIssues(parsed.error.issues);
+      log.warn({ subject: msg.subject, detail }, 'malformed message terminated');
+      msg.term();
+      void reportMalformed(raw, `${catalog.requestEvents.subject}: ${detail}`);
+      return;
+    }
+    const message = parsed.data as Message<AgentEvent>;
+    const p = partitionOf(message.requestId, config.partitions);
+    const traceparent = msg.headers?.get('traceparent') || undefined;
+    const { span } = bus.startSpan(
+      `process ${catalog.requestEvents.subject}`,
+      SpanKind.CONSUMER,
+      traceparent,
+      {
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': msg.subject,
+        'messaging.consumer.group.name': config.durable,
+        'munim.request_id': message.requestId,
+        'munim.event_type': message.data.type,
+      },
+    );
+    queues[p]!.push({ msg, event: { message, seq: msg.seq, traceparent }, span });
+    kick(p);
+  };
+
+  const messages: ConsumerMessages = await consumer.consume({
+    max_messages: Math.min(config.maxAckPending, config.batchSize * config.partitions * 2),
+    callback: receive,
+  });
+
+  return {
+    async stop() {
+      messages.stop();
+      await messages.closed().catch(() => undefined);
+      stopping = true;
+      for (let p = 0; p < config.partitions; p += 1) if (queues[p]!.length > 0) kick(p);
+      await Promise.allSettled(running.filter(Boolean));
+      clearInterval(keepAlive);
+    },
+  };
+}
