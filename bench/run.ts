@@ -6,6 +6,7 @@ import { e2eLatency } from './suites/e2e-latency.ts';
 import { executorSuite } from './suites/executor.ts';
 import { loggerSuite } from './suites/logger.ts';
 import { routerSuite } from './suites/router.ts';
+import { tracingOverhead } from './suites/tracing.ts';
 import { validatorSuite } from './suites/validator.ts';
 
 export interface Suite {
@@ -13,7 +14,14 @@ export interface Suite {
   run(): Promise<void>;
 }
 
-const suites: Suite[] = [e2eLatency, validatorSuite, routerSuite, executorSuite, loggerSuite];
+const suites: Suite[] = [
+  e2eLatency,
+  validatorSuite,
+  routerSuite,
+  executorSuite,
+  loggerSuite,
+  tracingOverhead,
+];
 const filter = process.argv[2];
 const selected = suites.filter((s) => !filter || s.name.includes(filter));
 if (selected.length === 0) {

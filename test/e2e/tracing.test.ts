@@ -86,6 +86,8 @@ beforeAll(async () => {
   sys = await startSystem({
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      // This receiver reads OTLP/JSON; production uses the default, protobuf.
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_METRIC_EXPORT_INTERVAL: '500',
     },
@@ -125,7 +127,19 @@ describe('one query is one trace (OpenTelemetry)', () => {
       'gen_ai.usage.input_tokens': expect.anything(),
     });
     expect(trace.find((s) => s.service === 'munim-logger')?.attributes['messaging.system']).toBe('nats');
-    await expect.poll(() => receiver.metrics, { timeout: 15_000 }).toContain('gen_ai.client.token.usage');
+    await expect
+      .poll(() => receiver.metrics, { timeout: 15_000 })
+      .toEqual(
+        expect.arrayContaining([
+          'munim.queries',
+          'munim.routes',
+          'munim.validations',
+          'munim.tool_calls',
+          'munim.tool_call.duration',
+          'gen_ai.client.token.usage',
+          'gen_ai.client.operation.duration',
+        ]),
+      );
   });
 
   it('shows a blocked write as a span event', async () => {

@@ -36,6 +36,7 @@ import {
 import {
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
   ROOT_CONTEXT,
   type Span,
@@ -45,7 +46,7 @@ import {
 } from '@opentelemetry/api';
 import { z } from 'zod';
 import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
-import { childTraceparent } from './trace.ts';
+import { childTraceparent, newTraceparent } from './trace.ts';
 
 type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
 type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
@@ -91,6 +92,8 @@ export interface ConsumeOptions {
   reportMalformed?: boolean;
   /** Where a durable created now starts: every stored message (default) or only new ones. */
   startAt?: 'all' | 'new';
+  /** Whether each message gets a consumer span (default true); observers that skip most messages turn it off. */
+  traced?: boolean;
 }
 
 export interface RunningConsumer {
@@ -508,17 +511,16 @@ export class Bus {
       }
       const message = parsed.data as Message<DataOf<N>>;
       const keepAlive = setInterval(() => msg.working(), Math.max(1000, (opts.ackWaitMs ?? 30_000) / 3));
-      const hop = this.startSpan(
-        `process ${catalog[name].subject}`,
-        SpanKind.CONSUMER,
-        msg.headers?.get('traceparent') || undefined,
-        {
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': msg.subject,
-          'messaging.consumer.group.name': opts.durable,
-          'munim.request_id': message.requestId,
-        },
-      );
+      const incoming = msg.headers?.get('traceparent') || undefined;
+      const hop =
+        opts.traced === false
+          ? untracedHop(incoming)
+          : this.startSpan(`process ${catalog[name].subject}`, SpanKind.CONSUMER, incoming, {
+              'messaging.operation.name': 'process',
+              'messaging.destination.name': msg.subject,
+              'messaging.consumer.group.name': opts.durable,
+              'munim.request_id': message.requestId,
+            });
       try {
         await context.with(hop.ctx, () =>
           handler(message, {
@@ -656,6 +658,12 @@ export class Bus {
 }
 
 const tracer = trace.getTracer('@munim/bus');
+
+/** A hop without a span of its own: the handler still passes the message's trace on. */
+function untracedHop(traceparent: string | undefined) {
+  const span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+  return { span, ctx: context.active(), traceparent: traceparent ?? newTraceparent() };
+}
 
 function failSpan(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));

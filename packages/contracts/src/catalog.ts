@@ -1,5 +1,6 @@
 import { requestEvents } from './subjects/events.ts';
 import { healthPing } from './subjects/health.ts';
+import { intentsChanged } from './subjects/intents.ts';
 import { queryRouted, querySubmitted } from './subjects/query.ts';
 import { toolsChanged } from './subjects/registry.ts';
 import { toolExecute, toolsList, toolValidate } from './subjects/tools.ts';
@@ -14,6 +15,7 @@ export const catalog = {
   toolExecute,
   toolsList,
   toolsChanged,
+  intentsChanged,
   toolsContainers,
   answerBlocks,
   healthPing,

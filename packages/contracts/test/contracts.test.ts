@@ -153,6 +153,10 @@ describe('envelope and subjects', () => {
       good: { reason: 'list_changed', added: ['create_x'], removed: [], changed: [], total: 3 },
       bad: { reason: 'list_changed', added: 'create_x', removed: [], changed: [], total: -1 },
     },
+    intentsChanged: {
+      good: { reason: 'created', intentIds: ['intent-1'] },
+      bad: { reason: '', intentIds: 'intent-1' },
+    },
     toolsContainers: { good: { groups: ['invoices'], collapse: 'always' }, bad: { collapse: 'sometimes' } },
     answerBlocks: { good: { text: 'Done.' }, bad: { text: 1 } },
     healthPing: { good: {}, bad: 'ping' },

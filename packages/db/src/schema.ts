@@ -322,6 +322,17 @@ export interface RouterRoutesTable {
   created_at: GeneratedTimestamp;
 }
 
+/** Clickable sample queries per entity (seed 003 §6.1); see migration 0011. */
+export interface QuickSuggestionsTable {
+  id: Generated<number>;
+  entity_id: string;
+  text: string;
+  sort_order: Generated<number>;
+  is_active: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -337,6 +348,7 @@ export interface Database {
   suggested_intents: SuggestedIntentsTable;
   tool_idempotency: ToolIdempotencyTable;
   router_routes: RouterRoutesTable;
+  quick_suggestions: QuickSuggestionsTable;
 }
 
 /** Every table the migrations create. */
@@ -355,6 +367,7 @@ export const TABLE_NAMES = [
   'pending_actions',
   'tool_idempotency',
   'router_routes',
+  'quick_suggestions',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -17,11 +17,17 @@ export async function startTelemetry(
 ): Promise<Telemetry> {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   if (!endpoint || env.OTEL_SDK_DISABLED === 'true') return { enabled: false, shutdown: async () => {} };
+  // OTLP over HTTP, protobuf unless OTEL_EXPORTER_OTLP_PROTOCOL asks for JSON (the spec's default).
+  const json = (env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf') === 'http/json';
   const [{ NodeSDK }, { OTLPTraceExporter }, { OTLPMetricExporter }, { PeriodicExportingMetricReader }] =
     await Promise.all([
       import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/exporter-metrics-otlp-http'),
+      json
+        ? import('@opentelemetry/exporter-trace-otlp-http')
+        : import('@opentelemetry/exporter-trace-otlp-proto'),
+      json
+        ? import('@opentelemetry/exporter-metrics-otlp-http')
+        : import('@opentelemetry/exporter-metrics-otlp-proto'),
       import('@opentelemetry/sdk-metrics'),
     ]);
   const sdk = new NodeSDK({
@@ -45,3 +51,21 @@ export const tracer = () => trace.getTracer('munim');
 
 /** The meter of munim's own metrics. */
 export const meter = () => metrics.getMeter('munim');
+
+type Counter = ReturnType<ReturnType<typeof meter>['createCounter']>;
+type Histogram = ReturnType<ReturnType<typeof meter>['createHistogram']>;
+
+/**
+ * A counter made on first use: instruments made before the SDK started would stay no-ops
+ * (metrics have no proxy provider), and modules load before `runMain` starts telemetry.
+ */
+export function lazyCounter(name: string, description: string, unit?: string): () => Counter {
+  let made: Counter | undefined;
+  return () => (made ??= meter().createCounter(name, { description, ...(unit ? { unit } : {}) }));
+}
+
+/** A histogram made on first use (see {@link lazyCounter}). */
+export function lazyHistogram(name: string, description: string, unit?: string): () => Histogram {
+  let made: Histogram | undefined;
+  return () => (made ??= meter().createHistogram(name, { description, ...(unit ? { unit } : {}) }));
+}

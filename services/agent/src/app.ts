@@ -21,7 +21,7 @@ import type {
   ValidationResult,
 } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
-import { type Logger, meter, type ToolCatalog, tracer } from '@munim/kit';
+import { type Logger, lazyCounter, lazyHistogram, type ToolCatalog, tracer } from '@munim/kit';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
 import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
@@ -75,24 +75,9 @@ const NO_MODEL_MESSAGE =
   'No language model is configured, so I can only answer questions that match a known report or list. ' +
   'Set OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL to enable everything else.';
 
-/** LLM metrics with the GenAI semantic conventions' names; made on first use, after telemetry started. */
-let llmMetrics:
-  | {
-      tokens: ReturnType<ReturnType<typeof meter>['createCounter']>;
-      duration: ReturnType<ReturnType<typeof meter>['createHistogram']>;
-    }
-  | undefined;
-const metrics = () =>
-  (llmMetrics ??= {
-    tokens: meter().createCounter('gen_ai.client.token.usage', {
-      unit: '{token}',
-      description: 'LLM tokens used',
-    }),
-    duration: meter().createHistogram('gen_ai.client.operation.duration', {
-      unit: 's',
-      description: 'LLM call time',
-    }),
-  });
+/** LLM metrics with the GenAI semantic conventions' names. */
+const llmTokens = lazyCounter('gen_ai.client.token.usage', 'LLM tokens used', '{token}');
+const llmDuration = lazyHistogram('gen_ai.client.operation.duration', 'LLM call time', 's');
 
 /** Records per page injected into list calls. */
 const PAGE_SIZE = 50;
@@ -200,9 +185,9 @@ export async function buildAgent(deps: AgentDeps) {
         'gen_ai.usage.output_tokens': turn.usage.output_tokens,
       });
       const attributes = { 'gen_ai.request.model': model ?? llm.label, 'munim.llm.section': section };
-      metrics().tokens.add(turn.usage.input_tokens, { ...attributes, 'gen_ai.token.type': 'input' });
-      metrics().tokens.add(turn.usage.output_tokens, { ...attributes, 'gen_ai.token.type': 'output' });
-      metrics().duration.record((performance.now() - started) / 1000, attributes);
+      llmTokens().add(turn.usage.input_tokens, { ...attributes, 'gen_ai.token.type': 'input' });
+      llmTokens().add(turn.usage.output_tokens, { ...attributes, 'gen_ai.token.type': 'output' });
+      llmDuration().record((performance.now() - started) / 1000, attributes);
       run.iterations += 1;
       run.addUsage(turn.usage);
       void store

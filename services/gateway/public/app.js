@@ -391,6 +391,7 @@ $('#settings-form').addEventListener('submit', (event) => {
   localStorage.setItem('munim.orgId', settings.orgId);
   $('#settings').open = false;
   newChat();
+  void loadSuggestions();
 });
 $('#ask').addEventListener('submit', (event) => {
   event.preventDefault();
@@ -408,10 +409,26 @@ $('#question').addEventListener('keydown', (event) => {
 $('#stop').addEventListener('click', () => running?.abort());
 $('#new-chat').addEventListener('click', newChat);
 $('#debugger-close').addEventListener('click', () => debug.hide());
-for (const button of document.querySelectorAll('[data-suggest]')) {
-  button.addEventListener('click', () => {
-    $('#question').value = button.dataset.suggest;
-    $('#question').focus();
-  });
+$('#empty .suggestions').addEventListener('click', (event) => {
+  const button = event.target.closest('[data-suggest]');
+  if (!button) return;
+  $('#question').value = button.dataset.suggest;
+  $('#question').focus();
+});
+
+/** The entity's quick suggestions (or its intents' phrases); the built-in ones stay when none come. */
+async function loadSuggestions() {
+  const response = await fetch(`/v1/suggestions?${tenantQuery()}`, { headers: headers() }).catch(() => null);
+  if (!response?.ok) return;
+  const { suggestions } = await response.json();
+  if (!Array.isArray(suggestions) || suggestions.length === 0) return;
+  $('#empty .suggestions').replaceChildren(
+    ...suggestions.map(({ text }) => {
+      const button = el('button', { type: 'button', textContent: text });
+      button.dataset.suggest = text;
+      return el('li', {}, button);
+    }),
+  );
 }
 void loadConversations();
+void loadSuggestions();

@@ -18,6 +18,7 @@ import Fastify, {
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { registerAdmin } from './admin/index.ts';
 import { Authenticator, mayActFor, type Principal } from './auth.ts';
 import { registerConsole } from './console.ts';
 import { registerConversations } from './conversations.ts';
@@ -72,14 +73,18 @@ function sendUnavailable(reply: FastifyReply) {
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const { bus, log, config, db } = deps;
-  const auth = new Authenticator(config.GATEWAY_API_KEYS, {
-    secret: config.GATEWAY_JWT_SECRET,
-    jwksUrl: config.GATEWAY_JWKS_URL,
-    issuer: config.GATEWAY_JWT_ISSUER,
-    audience: config.GATEWAY_JWT_AUDIENCE,
-    entityClaim: config.GATEWAY_JWT_ENTITY_CLAIM,
-    orgClaim: config.GATEWAY_JWT_ORG_CLAIM,
-  });
+  const auth = new Authenticator(
+    config.GATEWAY_API_KEYS,
+    {
+      secret: config.GATEWAY_JWT_SECRET,
+      jwksUrl: config.GATEWAY_JWKS_URL,
+      issuer: config.GATEWAY_JWT_ISSUER,
+      audience: config.GATEWAY_JWT_AUDIENCE,
+      entityClaim: config.GATEWAY_JWT_ENTITY_CLAIM,
+      orgClaim: config.GATEWAY_JWT_ORG_CLAIM,
+    },
+    { keys: config.GATEWAY_ADMIN_KEYS, role: config.GATEWAY_JWT_ADMIN_ROLE },
+  );
   const principals = new WeakMap<FastifyRequest, Principal>();
   const tenantOf = (request: FastifyRequest) => principals.get(request)?.tenant ?? null;
   // Without auth every address is its own caller for rate limits and stream caps.
@@ -392,6 +397,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
 
     registerConversations(api, { bus, db, tenantOf });
     registerMetrics(api, { db, tenantOf });
+    registerAdmin(api, {
+      bus,
+      log,
+      config,
+      db,
+      authEnabled: auth.enabled,
+      tenantOf,
+      principalOf: (r) => principals.get(r) ?? null,
+    });
     registerMcp(api, {
       bus,
       log,

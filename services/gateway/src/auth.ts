@@ -11,9 +11,19 @@ export interface Tenant {
 
 /** An authenticated caller: whose books it may use, and a stable id for rate limits and stream caps. */
 export interface Principal {
-  tenant: Tenant;
+  /** Null for an admin credential that names no tenant: it may act for any entity. */
+  tenant: Tenant | null;
+  /** May use the admin endpoints (`/v1/admin/*`). */
+  admin: boolean;
   /** `key:<digest prefix>` or `jwt:<issuer>:<subject or tenant>`; never the secret itself. */
   id: string;
+}
+
+/** Who is an administrator: holders of these keys, and tokens with this role. */
+export interface AdminSettings {
+  keys: readonly string[];
+  /** Looked for in a `roles` array claim or a `role` string claim. */
+  role: string;
 }
 
 /** How bearer JWTs are verified; absent when only API keys (or nothing) are configured. */
@@ -64,8 +74,9 @@ export class Authenticator {
   readonly #jwt: JwtSettings | undefined;
   readonly #hmacKey: Uint8Array | undefined;
   readonly #jwks: JWTVerifyGetKey | undefined;
+  readonly #adminRole: string | undefined;
 
-  constructor(keys: readonly ApiKey[], jwt?: JwtSettings) {
+  constructor(keys: readonly ApiKey[], jwt?: JwtSettings, admin?: AdminSettings) {
     this.#keys = keys.map((k) => {
       const hashed = digest(k.key);
       return {
@@ -73,9 +84,18 @@ export class Authenticator {
         principal: {
           tenant: { entityId: k.entityId, orgId: k.orgId },
           id: `key:${hashed.subarray(0, 8).toString('hex')}`,
+          admin: false,
         },
       };
     });
+    for (const key of admin?.keys ?? []) {
+      const hashed = digest(key);
+      this.#keys.push({
+        digest: hashed,
+        principal: { tenant: null, id: `admin:${hashed.subarray(0, 8).toString('hex')}`, admin: true },
+      });
+    }
+    this.#adminRole = admin?.role;
     const enabled = jwt && (jwt.secret || jwt.jwksUrl);
     this.#jwt = enabled ? jwt : undefined;
     this.#hmacKey = jwt?.secret ? new TextEncoder().encode(jwt.secret) : undefined;
@@ -121,11 +141,21 @@ export class Authenticator {
     if (!payload) return null;
     const entityId = claim(payload, settings.entityClaim);
     const orgId = claim(payload, settings.orgClaim);
-    // A token that names no tenant may act for nobody.
-    if (!entityId || !orgId) return null;
+    const admin = this.#adminRole !== undefined && hasRole(payload, this.#adminRole);
+    if (!entityId || !orgId) {
+      // A token that names no tenant may act for nobody, unless it is an administrator's.
+      if (!admin || !payload.sub) return null;
+      return { tenant: null, id: `jwt:${payload.iss ?? ''}:${payload.sub}`, admin };
+    }
     const subject = payload.sub ?? `${entityId}/${orgId}`;
-    return { tenant: { entityId, orgId }, id: `jwt:${payload.iss ?? ''}:${subject}` };
+    return { tenant: { entityId, orgId }, id: `jwt:${payload.iss ?? ''}:${subject}`, admin };
   }
+}
+
+/** Whether a token carries a role, as a `roles` array claim or a `role` string claim. */
+function hasRole(payload: JWTPayload, role: string): boolean {
+  const { roles, role: single } = payload;
+  return (Array.isArray(roles) && roles.includes(role)) || single === role;
 }
 
 /** Whether a tenant may act for the given entity and organisation. */

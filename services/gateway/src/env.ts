@@ -85,6 +85,23 @@ export const EnvSchema = BaseEnvSchema.extend({
   GATEWAY_JWT_ORG_CLAIM: z.string().min(1).default('org_id'),
   /** PostgreSQL with `unified_conversations` and `feedback_log`; unset: those endpoints answer 503. */
   DATABASE_URL: DatabaseUrlSchema.optional(),
+  /** Comma-separated keys that may use `/v1/admin/*` (and act for any entity); never logged. */
+  GATEWAY_ADMIN_KEYS: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((key) => key.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters')))
+    .default([]),
+  /** The role (in a token's `roles` array or `role` string claim) that grants admin access. */
+  GATEWAY_JWT_ADMIN_ROLE: z.string().min(1).default('admin'),
+  /** OpenAI-compatible endpoint the admin side uses to draft intents; unset: generation answers 503. */
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

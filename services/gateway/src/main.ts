@@ -17,7 +17,10 @@ runMain('gateway', async (log) => {
   log.info(
     {
       url,
-      auth: env.GATEWAY_API_KEYS.length > 0 || Boolean(env.GATEWAY_JWT_SECRET ?? env.GATEWAY_JWKS_URL),
+      auth:
+        env.GATEWAY_API_KEYS.length > 0 ||
+        env.GATEWAY_ADMIN_KEYS.length > 0 ||
+        Boolean(env.GATEWAY_JWT_SECRET ?? env.GATEWAY_JWKS_URL),
       conversations: Boolean(db),
     },
     'gateway listening',

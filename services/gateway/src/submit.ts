@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent } from '@munim/bus';
 import type { McqResponse, RequestScope } from '@munim/contracts';
+import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
 
 /** A query (or an answer to a pending confirmation) as the gateway accepts it, already validated. */
@@ -19,6 +20,7 @@ export interface Submission {
 }
 
 const tracer = trace.getTracer('munim-gateway');
+const queries = lazyCounter('munim.queries', 'Queries submitted through the gateway');
 
 /** The query could not be put on the bus (NATS unreachable, stream missing). */
 export class SubmitError extends Error {
@@ -48,6 +50,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
       'munim.entity_id': scope.entityId,
     },
   });
+  queries().add(1, { 'munim.kind': input.mcqResponse ? 'confirmation' : 'query' });
   const sc = span.spanContext();
   const traceparent = trace.isSpanContextValid(sc)
     ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Bus, describeIssues } from '@munim/bus';
-import { type AgentEvent, catalog, type Message, messageSchema } from '@munim/contracts';
+import {
+  type AgentEvent,
+  catalog,
+  type Message,
+  messageSchema,
+  TERMINAL_EVENT_TYPES,
+} from '@munim/contracts';
 import { type Database, pingDb } from '@munim/db';
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -33,16 +39,16 @@ export interface Ingest {
 interface Held {
   msg: JsMsg;
   event: IncomingEvent;
-  /** The consumer span of this message: from its receipt to its commit. */
-  span: Span;
+  /** The consumer span of a request's terminal event: from its receipt to its commit. */
+  span: Span | undefined;
 }
 
 function finish(held: readonly Held[], error?: unknown): void {
   for (const h of held) {
     if (error !== undefined) {
-      h.span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+      h.span?.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
     }
-    h.span.end();
+    h.span?.end();
   }
 }
 
@@ -231,18 +237,17 @@ export async function startIngest(
     const message = parsed.data as Message<AgentEvent>;
     const p = partitionOf(message.requestId, config.partitions);
     const traceparent = msg.headers?.get('traceparent') || undefined;
-    const { span } = bus.startSpan(
-      `process ${catalog.requestEvents.subject}`,
-      SpanKind.CONSUMER,
-      traceparent,
-      {
-        'messaging.operation.name': 'process',
-        'messaging.destination.name': msg.subject,
-        'messaging.consumer.group.name': config.durable,
-        'munim.request_id': message.requestId,
-        'munim.event_type': message.data.type,
-      },
-    );
+    // One span per request (at its complete/error), not per event: the trace shows where each
+    // request's record was committed without a span for every stored event.
+    const span = !TERMINAL_EVENT_TYPES.includes(message.data.type)
+      ? undefined
+      : bus.startSpan(`process ${catalog.requestEvents.subject}`, SpanKind.CONSUMER, traceparent, {
+          'messaging.operation.name': 'process',
+          'messaging.destination.name': msg.subject,
+          'messaging.consumer.group.name': config.durable,
+          'munim.request_id': message.requestId,
+          'munim.event_type': message.data.type,
+        }).span;
     queues[p]!.push({ msg, event: { message, seq: msg.seq, traceparent }, span });
     kick(p);
   };

@@ -16,6 +16,7 @@ import {
 } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { Logger } from '@munim/kit';
+import { lazyCounter, lazyHistogram } from '@munim/kit';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { McpConnection } from './connection.ts';
@@ -31,6 +32,9 @@ import { listAllTools, ToolRegistry, toDefinition } from './registry.ts';
 import { diffTools, isEmptyDiff, syncToolRegistry, UsageCounter } from './registry-store.ts';
 import { type CallResultLike, extractResult, resultText, truncateResult } from './result.ts';
 import { createTransport, describeServer, type McpServerSpec, ServerSpecError } from './servers.ts';
+
+const toolCalls = lazyCounter('munim.tool_calls', 'MCP tool calls by tool and outcome');
+const toolDuration = lazyHistogram('munim.tool_call.duration', 'MCP tool call time', 's');
 
 export { McpConnection, type McpConnectionOptions } from './connection.ts';
 export { classifyFailure, neverReachedTool, sanitizeMessage } from './errors.ts';
@@ -358,6 +362,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
         'munim.attempt': attempt,
       },
     });
+    const callStarted = performance.now();
     try {
       const raw = (await client.callTool(
         { name: route.name, arguments: args, ...(meta ? { _meta: meta } : {}) },
@@ -367,10 +372,16 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       if (raw.isError === true)
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'tool reported an error' });
       span.end();
+      toolCalls().add(1, {
+        'gen_ai.tool.name': route.name,
+        'munim.outcome': raw.isError === true ? 'error' : 'ok',
+      });
+      toolDuration().record((performance.now() - callStarted) / 1000, { 'gen_ai.tool.name': route.name });
       return { kind: 'answer', raw };
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: sanitizeMessage(String(error), secrets) });
       span.end();
+      toolCalls().add(1, { 'gen_ai.tool.name': route.name, 'munim.outcome': 'failed' });
       const kind = classifyFailure(error);
       log.warn({ tool, attempt, kind, reason: sanitizeMessage(String(error), secrets) }, 'MCP call failed');
       if (kind === 'transport') session.markBroken(client, error);

@@ -1,6 +1,14 @@
 import type { Bus, MessageContext, RunningConsumer } from '@munim/bus';
-import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
-import type { Logger, ToolCatalog } from '@munim/kit';
+import {
+  type AgentEvent,
+  catalog,
+  type Message,
+  messageSchema,
+  type QuerySubmitted,
+  type RequestScope,
+  type RouteDecision,
+} from '@munim/contracts';
+import { type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
 import {
   type CacheTtls,
   CONVERSATION_STRATEGIES,
@@ -16,6 +24,8 @@ import { outcomeHandler } from './outcomes.ts';
 import { NO_CONVERSATION, routeQuery } from './route.ts';
 import type { RouterStore } from './store.ts';
 import type { ToolStrategy } from './tool-groups.ts';
+
+const routes = lazyCounter('munim.routes', 'Routed queries by path and category');
 
 export interface RouterConfig {
   fastPathThreshold: number;
@@ -51,6 +61,8 @@ export async function buildRouter(deps: RouterDeps) {
   let outcomeConsumer: RunningConsumer | undefined;
   let refresher: NodeJS.Timeout | undefined;
   let pruner: NodeJS.Timeout | undefined;
+  let intentsChangedSub: ReturnType<Bus['nc']['subscribe']> | undefined;
+  const IntentsChangedMessage = messageSchema(catalog.intentsChanged.schema);
   const rules = { defaultThreshold: config.fastPathThreshold, ...DEFAULT_RULES };
   const thresholdFor = (intentId: string) => adaptiveThreshold(outcomes.get(intentId), rules);
 
@@ -126,6 +138,7 @@ export async function buildRouter(deps: RouterDeps) {
           return undefined;
         });
       if (cached) {
+        routes().add(1, { 'munim.path': 'cached', 'munim.category': decision.category });
         await emit({
           type: 'route_classified',
           payload: {
@@ -160,6 +173,7 @@ export async function buildRouter(deps: RouterDeps) {
       payload: { intent: match?.intent ?? null, confidence: match?.intent.confidence ?? 0 },
     });
     await emit({ type: 'entities_extracted', payload: { entities } });
+    routes().add(1, { 'munim.path': decision.path, 'munim.category': decision.category });
     await emit({
       type: 'route_classified',
       payload: {
@@ -218,6 +232,24 @@ export async function buildRouter(deps: RouterDeps) {
       await prune();
       refresher = setInterval(() => void refresh(), config.intentsRefreshMs);
       refresher.unref();
+      // An admin changed the intents: use them now rather than at the next timed refresh.
+      intentsChangedSub = bus.nc.subscribe(bus.subject('intentsChanged'), {
+        callback: (_err, msg) => {
+          let body: unknown;
+          try {
+            body = msg.json();
+          } catch {
+            body = undefined;
+          }
+          const parsed = IntentsChangedMessage.safeParse(body);
+          if (!parsed.success) {
+            log.warn({ subject: msg.subject }, 'malformed intents-changed notice ignored');
+            return;
+          }
+          log.info({ ...parsed.data.data }, 'intents changed; reloading');
+          void refresh();
+        },
+      });
       pruner = setInterval(() => void prune(), Math.max(60_000, config.routeMaxAgeMs / 4));
       pruner.unref();
       outcomeConsumer = await bus.consume(
@@ -229,6 +261,7 @@ export async function buildRouter(deps: RouterDeps) {
           // An observer of every request's events: it neither reports their problems nor replays history.
           reportMalformed: false,
           startAt: 'new',
+          traced: false,
           onGiveUp: async (message, error) => {
             log.warn({ err: error, requestId: message.requestId }, 'outcome of a request not recorded');
           },
@@ -248,6 +281,7 @@ export async function buildRouter(deps: RouterDeps) {
     async stop() {
       if (refresher) clearInterval(refresher);
       if (pruner) clearInterval(pruner);
+      intentsChangedSub?.unsubscribe();
       await consumer?.stop();
       await outcomeConsumer?.stop();
     },

@@ -11,8 +11,8 @@ import {
   type ValidateRequest,
   type ValidationResult,
 } from '@munim/contracts';
-import { createToolCatalog, type Logger, type ToolCatalog } from '@munim/kit';
-import { metrics, trace } from '@opentelemetry/api';
+import { createToolCatalog, type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
+import { trace } from '@opentelemetry/api';
 import { parseArgs } from './args.ts';
 import { repairBlocks } from './blocks.ts';
 import { argsHash } from './canonical.ts';
@@ -73,12 +73,8 @@ export interface Validator {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-let validationCounter: ReturnType<ReturnType<typeof metrics.getMeter>['createCounter']> | undefined;
-/** Validations by tool and verdict; made on first use, after telemetry started. */
-const validations = () =>
-  (validationCounter ??= metrics
-    .getMeter('munim')
-    .createCounter('munim.validations', { description: 'Tool calls checked by the validator' }));
+/** Validations by tool and verdict. */
+const validations = lazyCounter('munim.validations', 'Tool calls checked by the validator');
 
 /** The `write_validation` event of seed 000 §5.1/§5.2 for a checked write. */
 function writeValidationEvent(outcome: Omit<ValidationResult, 'durationMs'>, durationMs: number): AgentEvent {
