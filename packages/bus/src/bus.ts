@@ -272,13 +272,17 @@ export class Bus {
   ): Promise<{ seq: number; duplicate: boolean; message: Message<DataOf<N>> }> {
     const message = this.envelope(name, scope, data);
     const subject = this.subject(name, opts.params);
-    const hop = this.startSpan(`publish ${catalog[name].subject}`, SpanKind.PRODUCER, opts.traceparent, {
-      'messaging.operation.name': 'publish',
-      'messaging.destination.name': subject,
-      'messaging.message.id': message.id,
-      'munim.request_id': scope.requestId,
-      ...(name === 'requestEvents' ? { 'munim.event_type': (data as AgentEvent).type } : {}),
-    });
+    // An event is recorded on the span of the work that emits it, not as a span of its own: a
+    // request emits dozens, and its readers (the logger) join the trace through this parent.
+    const hop =
+      name === 'requestEvents'
+        ? eventHop(opts.traceparent, (data as AgentEvent).type)
+        : this.startSpan(`publish ${catalog[name].subject}`, SpanKind.PRODUCER, opts.traceparent, {
+            'messaging.operation.name': 'publish',
+            'messaging.destination.name': subject,
+            'messaging.message.id': message.id,
+            'munim.request_id': scope.requestId,
+          });
     try {
       const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(message)), {
         msgID: opts.msgID ?? message.id,
@@ -658,6 +662,20 @@ export class Bus {
 }
 
 const tracer = trace.getTracer('@munim/bus');
+
+/** An event's publish: a span event on the active span, and the caller's trace in the headers. */
+function eventHop(traceparent: string | undefined, type: string) {
+  const active = trace.getActiveSpan();
+  active?.addEvent('munim.event', { 'munim.event_type': type });
+  const sc = active?.spanContext();
+  const parent =
+    sc && trace.isSpanContextValid(sc)
+      ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
+      : traceparent;
+  const headers = natsHeaders();
+  headers.set('traceparent', parent ?? newTraceparent());
+  return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), headers };
+}
 
 /** A hop without a span of its own: the handler still passes the message's trace on. */
 function untracedHop(traceparent: string | undefined) {
