@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type AgentEvent,
+  type BroadcastSubjectName,
   type Catalog,
   catalog,
   type ErrorCode,
@@ -14,6 +15,7 @@ import {
   STREAMS,
   type StreamKey,
   type StreamSubjectName,
+  SYSTEM_SCOPE,
   TERMINAL_EVENT_TYPES,
 } from '@munim/contracts';
 import {
@@ -452,6 +454,41 @@ export class Bus {
       },
     });
     return sub;
+  }
+
+  /** Publishes a notice to every listening instance (core NATS, fire and forget), after parsing it. */
+  broadcast<N extends BroadcastSubjectName>(
+    name: N,
+    data: DataOf<N>,
+    scope: RequestScope = SYSTEM_SCOPE,
+  ): void {
+    const message = this.envelope(name, scope, data);
+    this.nc.publish(this.subject(name), encoder.encode(JSON.stringify(message)));
+  }
+
+  /** Listens to a broadcast subject on every instance; a malformed notice is logged and ignored. */
+  listen<N extends BroadcastSubjectName>(
+    name: N,
+    handler: (message: Message<DataOf<N>>) => void,
+  ): Subscription {
+    const subject = this.subject(name);
+    return this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err) {
+          this.log?.error({ err, subject }, 'subscription error');
+          return;
+        }
+        const parsed = this.schemaFor(name).safeParse(parseJson(msg.data));
+        if (!parsed.success) {
+          this.log?.warn(
+            { subject, detail: describeIssues(parsed.error.issues) },
+            'malformed notice ignored',
+          );
+          return;
+        }
+        handler(parsed.data as Message<DataOf<N>>);
+      },
+    });
   }
 
   /** Makes sure the durable consumer of a stream subject exists with the given settings. */

@@ -28,3 +28,6 @@ export type StreamSubjectName = {
 export type RequestSubjectName = {
   [K in SubjectName]: Catalog[K]['kind'] extends 'request' ? K : never;
 }[SubjectName];
+export type BroadcastSubjectName = {
+  [K in SubjectName]: Catalog[K]['kind'] extends 'broadcast' ? K : never;
+}[SubjectName];

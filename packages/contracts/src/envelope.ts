@@ -47,3 +47,11 @@ export function messageSchema<T extends z.ZodType>(data: T) {
   return EnvelopeSchema.extend({ data });
 }
 export type Message<T> = Envelope & { data: T };
+
+/** The scope of messages that belong to no request (registry and intent notices, health pings). */
+export const SYSTEM_SCOPE: RequestScope = {
+  requestId: 'system',
+  conversationId: 'system',
+  entityId: 'system',
+  orgId: 'system',
+};

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type Bus, HandlerError } from '@munim/bus';
-import {
-  type AgentEvent,
-  catalog,
-  type ErrorInfo,
-  type ExecuteRequest,
-  type ExecutionResult,
-  type Message,
-  messageSchema,
-  type RequestScope,
-  type ToolDefinition,
-  type ToolList,
-  type ToolsChanged,
+import type {
+  AgentEvent,
+  ErrorInfo,
+  ExecuteRequest,
+  ExecutionResult,
+  Message,
+  RequestScope,
+  ToolDefinition,
+  ToolList,
+  ToolsChanged,
 } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { Logger } from '@munim/kit';
@@ -115,14 +113,6 @@ interface Outcome extends StoredOutcome {
 const SESSION_WAIT_MS = 2_000;
 /** Least time between registry refreshes caused by calls naming an unknown tool. */
 const MISS_REFRESH_MS = 1_000;
-
-/** Envelope scope of messages that belong to no request. */
-const SYSTEM_SCOPE: RequestScope = {
-  requestId: 'system',
-  conversationId: 'system',
-  entityId: 'system',
-  orgId: 'system',
-};
 
 const UNAVAILABLE = 'The accounting system is not reachable right now. Try again shortly.';
 
@@ -293,18 +283,8 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     publishToolsChanged({ reason, ...diff, total: after.length });
   };
 
-  const ToolsChangedMessage = messageSchema(catalog.toolsChanged.schema);
   /** Tells every listening instance (the validator) that the registry changed; core NATS, fire and forget. */
-  const publishToolsChanged = (data: ToolsChanged) => {
-    const message = ToolsChangedMessage.parse({
-      id: randomUUID(),
-      ...SYSTEM_SCOPE,
-      service: bus.service,
-      ts: new Date().toISOString(),
-      data,
-    });
-    bus.nc.publish(bus.subject('toolsChanged'), JSON.stringify(message));
-  };
+  const publishToolsChanged = (data: ToolsChanged) => bus.broadcast('toolsChanged', data);
 
   function refresh(reason: string): Promise<void> {
     refreshing ??= (async () => {

@@ -1,13 +1,5 @@
 import type { Bus, MessageContext, RunningConsumer } from '@munim/bus';
-import {
-  type AgentEvent,
-  catalog,
-  type Message,
-  messageSchema,
-  type QuerySubmitted,
-  type RequestScope,
-  type RouteDecision,
-} from '@munim/contracts';
+import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
 import { type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
 import {
   type CacheTtls,
@@ -62,7 +54,6 @@ export async function buildRouter(deps: RouterDeps) {
   let refresher: NodeJS.Timeout | undefined;
   let pruner: NodeJS.Timeout | undefined;
   let intentsChangedSub: ReturnType<Bus['nc']['subscribe']> | undefined;
-  const IntentsChangedMessage = messageSchema(catalog.intentsChanged.schema);
   const rules = { defaultThreshold: config.fastPathThreshold, ...DEFAULT_RULES };
   const thresholdFor = (intentId: string) => adaptiveThreshold(outcomes.get(intentId), rules);
 
@@ -233,22 +224,9 @@ export async function buildRouter(deps: RouterDeps) {
       refresher = setInterval(() => void refresh(), config.intentsRefreshMs);
       refresher.unref();
       // An admin changed the intents: use them now rather than at the next timed refresh.
-      intentsChangedSub = bus.nc.subscribe(bus.subject('intentsChanged'), {
-        callback: (_err, msg) => {
-          let body: unknown;
-          try {
-            body = msg.json();
-          } catch {
-            body = undefined;
-          }
-          const parsed = IntentsChangedMessage.safeParse(body);
-          if (!parsed.success) {
-            log.warn({ subject: msg.subject }, 'malformed intents-changed notice ignored');
-            return;
-          }
-          log.info({ ...parsed.data.data }, 'intents changed; reloading');
-          void refresh();
-        },
+      intentsChangedSub = bus.listen('intentsChanged', (message) => {
+        log.info({ ...message.data }, 'intents changed; reloading');
+        void refresh();
       });
       pruner = setInterval(() => void prune(), Math.max(60_000, config.routeMaxAgeMs / 4));
       pruner.unref();

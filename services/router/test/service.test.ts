@@ -35,6 +35,7 @@ let db: Kysely<Database>;
 let gateway: Bus;
 let routerBus: Bus;
 let app: Awaited<ReturnType<typeof buildRouter>>;
+let intentLoads = 0;
 
 function answered(data: QueryRouted, over: Partial<EventPayload<'complete'>> = {}): AgentEvent {
   const used =
@@ -82,7 +83,12 @@ beforeAll(async () => {
   app = await buildRouter({
     bus: routerBus,
     log: createLogger('router', 'silent'),
-    intents: { load: async () => seededIntents() },
+    intents: {
+      load: async () => {
+        intentLoads += 1;
+        return seededIntents();
+      },
+    },
     tools,
     conversations: fakeConversations,
     store: new RouterStore(db),
@@ -442,5 +448,23 @@ describe('conversation source over the agent’s tables', () => {
     );
     expect(reported).toBeInstanceOf(Error);
     await broken.destroy();
+  });
+});
+
+describe('intent changes', () => {
+  it('reloads the intents at once when an admin change is announced', async () => {
+    const before = intentLoads;
+    gateway.broadcast('intentsChanged', { reason: 'created', intentIds: ['intent_x'] });
+    await expect.poll(() => intentLoads).toBeGreaterThan(before);
+  });
+
+  it('ignores a malformed announcement', async () => {
+    const before = intentLoads;
+    gateway.nc.publish(gateway.subject('intentsChanged'), JSON.stringify({ data: { reason: 1 } }));
+    gateway.broadcast('intentsChanged', { reason: 'updated', intentIds: [] });
+    await expect.poll(() => intentLoads).toBe(before + 1);
+    // Both notices were delivered in order; give a reload the malformed one caused time to show.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(intentLoads).toBe(before + 1);
   });
 });

@@ -1,15 +1,13 @@
 import { type Bus, HandlerError, type MessageContext, RequestFailedError } from '@munim/bus';
-import {
-  type AgentEvent,
-  type ContainersReply,
-  type ContainersRequest,
-  catalog,
-  type Message,
-  messageSchema,
-  type RequestScope,
-  type ToolDefinition,
-  type ValidateRequest,
-  type ValidationResult,
+import type {
+  AgentEvent,
+  ContainersReply,
+  ContainersRequest,
+  Message,
+  RequestScope,
+  ToolDefinition,
+  ValidateRequest,
+  ValidationResult,
 } from '@munim/contracts';
 import { createToolCatalog, type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
 import { trace } from '@opentelemetry/api';
@@ -116,7 +114,6 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
   const compiler = new SchemaCompiler();
   const inFlight = new Set<Promise<unknown>>();
   const subscriptions: ReturnType<Bus['serve']>[] = [];
-  const ToolsChangedMessage = messageSchema(catalog.toolsChanged.schema);
   // Containers and names are rebuilt only when the registry array changes (a refresh yields a new one).
   let derived:
     | {
@@ -308,22 +305,9 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       // The executor's notice of a changed registry: refetch now rather than at the end of the TTL;
       // changed schemas then hash differently and are recompiled on their next call.
       subscriptions.push(
-        bus.nc.subscribe(bus.subject('toolsChanged'), {
-          callback: (_err, msg) => {
-            let body: unknown;
-            try {
-              body = msg.json();
-            } catch {
-              body = undefined;
-            }
-            const parsed = ToolsChangedMessage.safeParse(body);
-            if (!parsed.success) {
-              log.warn({ subject: msg.subject }, 'malformed tools-changed notice ignored');
-              return;
-            }
-            tools.invalidate();
-            log.info({ ...parsed.data.data }, 'tool registry changed; refetching');
-          },
+        bus.listen('toolsChanged', (message) => {
+          tools.invalidate();
+          log.info({ ...message.data }, 'tool registry changed; refetching');
         }),
       );
       subscriptions.push(

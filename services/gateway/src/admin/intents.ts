@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { catalog, type IntentsChanged, messageSchema, type RequestScope } from '@munim/contracts';
+import { type IntentsChanged, SYSTEM_SCOPE } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import { httpError, validationError } from '../http-errors.ts';
 import { type AdminDeps, HIDDEN, iso, noDatabase } from './shared.ts';
-
-const SYSTEM_SCOPE: RequestScope = {
-  requestId: 'system',
-  conversationId: 'system',
-  entityId: 'system',
-  orgId: 'system',
-};
 
 const IntentIdSchema = z
   .string()
@@ -200,16 +193,8 @@ export async function insertIntent(db: Kysely<Database>, intent: IntentInput): P
 
 /** Tells every router instance to reload its intents now (core NATS, fire and forget). */
 export function intentsChangedPublisher(deps: Pick<AdminDeps, 'bus' | 'log'>) {
-  const schema = messageSchema(catalog.intentsChanged.schema);
   return (data: IntentsChanged) => {
-    const message = schema.parse({
-      id: randomUUID(),
-      ...SYSTEM_SCOPE,
-      service: deps.bus.service,
-      ts: new Date().toISOString(),
-      data,
-    });
-    deps.bus.nc.publish(deps.bus.subject('intentsChanged'), JSON.stringify(message));
+    deps.bus.broadcast('intentsChanged', data);
     deps.log.info({ ...data }, 'intents changed');
   };
 }
