@@ -13,7 +13,14 @@ import {
   usageFor,
 } from './responses.ts';
 import { lastUserText, ScriptBook, textMatches } from './scripts.ts';
-import type { ChatRequest, RecordedRequest, ScriptedLlm, StartOptions, TurnAnswer } from './types.ts';
+import type {
+  ChatRequest,
+  RecordedRequest,
+  RecordedTranscription,
+  ScriptedLlm,
+  StartOptions,
+  TurnAnswer,
+} from './types.ts';
 
 export { contentText, lastUserText } from './scripts.ts';
 export type {
@@ -24,6 +31,7 @@ export type {
   ContentResult,
   ErrorResult,
   RecordedRequest,
+  RecordedTranscription,
   Script,
   ScriptedLlm,
   ScriptedToolCall,
@@ -39,6 +47,7 @@ export type {
 const CHAT_PATH = /^(?:\/v1)?\/chat\/completions\/?$/;
 const AZURE_CHAT_PATH = /^(?:\/openai)?\/deployments\/([^/]+)\/chat\/completions\/?$/;
 const MODELS_PATH = /^(?:\/v1|\/openai)?\/models\/?$/;
+const TRANSCRIPTIONS_PATH = /^(?:\/v1)?\/audio\/transcriptions\/?$/;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
@@ -122,6 +131,48 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
     res.end(JSON.stringify(body));
   };
 
+  const transcriptions: RecordedTranscription[] = [];
+  let transcription: string | ((upload: RecordedTranscription) => string) = '';
+
+  /** OpenAI's `/audio/transcriptions`: a multipart form with `file` and `model`; answers `{ text }`. */
+  const transcribe = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: Record<string, string>,
+    at: number,
+  ): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let form: FormData;
+    try {
+      form = await new Response(Buffer.concat(chunks), {
+        headers: { 'content-type': headers['content-type'] ?? '' },
+      }).formData();
+    } catch {
+      return sendJson(
+        res,
+        400,
+        errorBody('scripted-llm: expected a multipart form', 'invalid_request_error'),
+      );
+    }
+    const file = form.get('file');
+    if (!(file instanceof Blob)) {
+      return sendJson(res, 400, errorBody("scripted-llm: the form has no 'file'", 'invalid_request_error'));
+    }
+    const upload: RecordedTranscription = {
+      model: String(form.get('model') ?? ''),
+      filename: file instanceof File ? file.name : 'file',
+      mimeType: file.type,
+      bytes: new Uint8Array(await file.arrayBuffer()),
+      ...(form.get('language') ? { language: String(form.get('language')) } : {}),
+      headers,
+      at,
+    };
+    transcriptions.push(upload);
+    const text = typeof transcription === 'function' ? transcription(upload) : transcription;
+    return sendJson(res, 200, { text });
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const at = Date.now();
     const seq = ++requestSeq;
@@ -151,6 +202,11 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
         object: 'list',
         data: [{ id: defaultModel, object: 'model', created: 0, owned_by: 'scripted-llm' }],
       });
+    }
+
+    if (TRANSCRIPTIONS_PATH.test(path) && req.method === 'POST') {
+      if (!authorized) return unauthorized();
+      return transcribe(req, res, headers, at);
     }
 
     const azure = AZURE_CHAT_PATH.exec(path);
@@ -298,6 +354,11 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
     reset() {
       book.clear();
       requests.length = 0;
+      transcriptions.length = 0;
+    },
+    transcriptions,
+    transcribeAs(text) {
+      transcription = text;
     },
     close() {
       closed ??= new Promise<void>((resolve, reject) => {

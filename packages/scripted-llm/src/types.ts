@@ -149,4 +149,20 @@ export interface ScriptedLlm {
   /** Forget all scripts, cursors and recorded requests. */
   reset(): void;
   close(): Promise<void>;
+  /** What `/audio/transcriptions` answers next: a fixed text, or one computed from the upload. */
+  transcribeAs(text: string | ((upload: RecordedTranscription) => string)): void;
+  /** Every transcription request received, in order. */
+  readonly transcriptions: RecordedTranscription[];
+}
+
+/** One `/audio/transcriptions` request, as the multipart form arrived. */
+export interface RecordedTranscription {
+  model: string;
+  filename: string;
+  mimeType: string;
+  /** The uploaded file's bytes. */
+  bytes: Uint8Array;
+  language?: string;
+  headers: Record<string, string>;
+  at: number;
 }

@@ -1,10 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifyCors from '@fastify/cors';
+import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
 import type { Bus, Following } from '@munim/bus';
-import { QueryRequestSchema, RequestIdSchema, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import {
+  type QueryRequest,
+  QueryRequestSchema,
+  RequestIdSchema,
+  TERMINAL_EVENT_TYPES,
+} from '@munim/contracts';
 import type { Database } from '@munim/db';
 import Fastify, {
   type FastifyBaseLogger,
@@ -31,6 +37,7 @@ import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } f
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
+import { createTranscriber, readAudio, TranscriptionError } from './transcribe.ts';
 
 /** The gateway's settings (a subset of its environment). */
 export type GatewayConfig = Omit<
@@ -102,6 +109,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   });
 
   await registerOpenApi(app);
+  // Multipart only where a route reads it (audio); files are streamed and size-limited there.
+  await app.register(fastifyMultipart, { limits: { fileSize: config.STT_MAX_BYTES } });
 
   if (config.CORS_ORIGINS.length > 0) {
     await app.register(fastifyCors, {
@@ -286,13 +295,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       body: jsonSchema(QueryRequestSchema),
       response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 429, 503) },
     };
-    api.post('/v1/query', { sse: 'manual', schema: queryDocs as FastifySchema }, async (request, reply) => {
-      if (request.body === undefined) {
-        return reply.code(400).send(httpError('BAD_REQUEST', 'body: is required', { field: 'body' }));
-      }
-      const parsed = QueryRequestSchema.safeParse(request.body);
-      if (!parsed.success) return reply.code(400).send(validationError(parsed.error.issues));
-      const body = parsed.data;
+    /** Streams the answer to a validated query body (typed or transcribed). */
+    const answerQuery = async (request: FastifyRequest, reply: FastifyReply, body: QueryRequest) => {
       const tenant = tenantOf(request);
       if (tenant && !mayActFor(tenant, body.entityId, body.orgId)) {
         return reply.code(403).send(
@@ -320,6 +324,61 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       } finally {
         release();
       }
+    };
+
+    api.post('/v1/query', { sse: 'manual', schema: queryDocs as FastifySchema }, async (request, reply) => {
+      if (request.body === undefined) {
+        return reply.code(400).send(httpError('BAD_REQUEST', 'body: is required', { field: 'body' }));
+      }
+      const parsed = QueryRequestSchema.safeParse(request.body);
+      if (!parsed.success) return reply.code(400).send(validationError(parsed.error.issues));
+      return answerQuery(request, reply, parsed.data);
+    });
+
+    // Speech to text (seed 003 §6.2): a transcript, or a spoken query answered like a typed one.
+    const transcriber = createTranscriber({
+      baseURL: config.STT_BASE_URL ?? config.OPENAI_BASE_URL,
+      apiKey: config.STT_API_KEY ?? config.OPENAI_API_KEY,
+      model: config.STT_MODEL,
+      maxBytes: config.STT_MAX_BYTES,
+    });
+    const transcribeRequest = async (request: FastifyRequest) => {
+      const upload = await readAudio(request, config.STT_MAX_BYTES);
+      return { upload, text: await transcriber.transcribe(upload) };
+    };
+    const transcriptionFailed = (reply: FastifyReply, error: unknown) => {
+      if (error instanceof TranscriptionError) return reply.code(error.status).send(error.body);
+      throw error;
+    };
+    api.post('/v1/transcribe', { schema: { hide: true } }, async (request, reply) => {
+      try {
+        const { text } = await transcribeRequest(request);
+        return reply.send({ text, model: config.STT_MODEL });
+      } catch (error) {
+        return transcriptionFailed(reply, error);
+      }
+    });
+    api.post('/v1/query/audio', { sse: 'manual', schema: { hide: true } }, async (request, reply) => {
+      let transcript: Awaited<ReturnType<typeof transcribeRequest>>;
+      try {
+        transcript = await transcribeRequest(request);
+      } catch (error) {
+        return transcriptionFailed(reply, error);
+      }
+      if (!transcript.text) {
+        return reply
+          .code(422)
+          .send(httpError('BAD_REQUEST', 'file: no speech was recognised in the audio', { field: 'file' }));
+      }
+      const { entityId, orgId, conversationId } = transcript.upload.fields;
+      const parsed = QueryRequestSchema.safeParse({
+        query: transcript.text,
+        entityId,
+        orgId,
+        ...(conversationId ? { conversationId } : {}),
+      });
+      if (!parsed.success) return reply.code(400).send(validationError(parsed.error.issues));
+      return answerQuery(request, reply, parsed.data);
     });
 
     const replayDocs = {

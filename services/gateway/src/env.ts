@@ -99,6 +99,16 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** The role (in a token's `roles` array or `role` string claim) that grants admin access. */
   GATEWAY_JWT_ADMIN_ROLE: z.string().min(1).default('admin'),
   /** OpenAI-compatible endpoint the admin side uses to draft intents; unset: generation answers 503. */
+  /** Speech to text (seed 003 §6.2): any OpenAI-compatible `/audio/transcriptions`; defaults to OPENAI_*. */
+  STT_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  STT_API_KEY: z.string().min(1).optional(),
+  STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
+  /** Largest audio upload, in bytes (seed 003 §6.2: 25 MB). */
+  STT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
