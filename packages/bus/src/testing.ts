@@ -14,7 +14,7 @@ export class TestNats {
   readonly #buses: Bus[] = [];
 
   async bus(service: ServiceName): Promise<Bus> {
-    const nc = await connect({ servers: NATS_URL });
+    const nc = await connect({ servers: NATS_URL, noAsyncTraces: true });
     const bus = await Bus.create({ nc, prefix: this.prefix, service });
     await bus.ensureStreams();
     this.#buses.push(bus);
