@@ -1,6 +1,7 @@
 import { requestEvents } from './subjects/events.ts';
 import { healthPing } from './subjects/health.ts';
 import { intentsChanged } from './subjects/intents.ts';
+import { llmConfigChanged } from './subjects/llm-configs.ts';
 import { queryRouted, querySubmitted } from './subjects/query.ts';
 import { toolsChanged } from './subjects/registry.ts';
 import { toolExecute, toolsList, toolValidate } from './subjects/tools.ts';
@@ -16,6 +17,7 @@ export const catalog = {
   toolsList,
   toolsChanged,
   intentsChanged,
+  llmConfigChanged,
   toolsContainers,
   answerBlocks,
   healthPing,

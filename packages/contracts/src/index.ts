@@ -8,6 +8,7 @@ export * from './subjects/conversations.ts';
 export * from './subjects/events.ts';
 export * from './subjects/health.ts';
 export * from './subjects/intents.ts';
+export * from './subjects/llm-configs.ts';
 export * from './subjects/metrics.ts';
 export * from './subjects/query.ts';
 export * from './subjects/registry.ts';

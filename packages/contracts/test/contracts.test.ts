@@ -157,6 +157,7 @@ describe('envelope and subjects', () => {
       good: { reason: 'created', intentIds: ['intent-1'] },
       bad: { reason: '', intentIds: 'intent-1' },
     },
+    llmConfigChanged: { good: { reason: 'default', configId: 3 }, bad: { reason: 'default', configId: 'x' } },
     toolsContainers: { good: { groups: ['invoices'], collapse: 'always' }, bad: { collapse: 'sometimes' } },
     answerBlocks: { good: { text: 'Done.' }, bad: { text: 1 } },
     healthPing: { good: {}, bad: 'ping' },

@@ -1,4 +1,5 @@
 export * from './db.ts';
 export * from './migrate.ts';
 export * from './schema.ts';
+export * from './secrets.ts';
 export * from './seed/intents.ts';

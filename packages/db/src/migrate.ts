@@ -9,6 +9,7 @@ import * as routerRoutes from './migrations/0008_router_routes.ts';
 import * as conversationSummary from './migrations/0009_conversation_summary.ts';
 import * as loggerIndexes from './migrations/0010_logger_indexes.ts';
 import * as quickSuggestions from './migrations/0011_quick_suggestions.ts';
+import * as llmConfigs from './migrations/0012_llm_configs.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -25,6 +26,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008_router_routes': routerRoutes,
   '0010_logger_indexes': loggerIndexes,
   '0011_quick_suggestions': quickSuggestions,
+  '0012_llm_configs': llmConfigs,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -333,6 +333,25 @@ export interface QuickSuggestionsTable {
   updated_at: GeneratedTimestamp;
 }
 
+/** Model configurations (seed 003 §1.4); see migration 0012. `api_key_encrypted` is `encryptSecret` output. */
+export interface LlmConfigsTable {
+  id: Generated<number>;
+  name: string;
+  provider: string;
+  model: string;
+  endpoint: string;
+  api_style: Generated<'openai' | 'azure'>;
+  api_key_encrypted: string | null;
+  temperature: number | null;
+  max_tokens: number | null;
+  is_default: Generated<boolean>;
+  total_input_tokens: Generated<number>;
+  total_output_tokens: Generated<number>;
+  total_requests: Generated<number>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -349,6 +368,7 @@ export interface Database {
   tool_idempotency: ToolIdempotencyTable;
   router_routes: RouterRoutesTable;
   quick_suggestions: QuickSuggestionsTable;
+  llm_configs: LlmConfigsTable;
 }
 
 /** Every table the migrations create. */
@@ -368,6 +388,7 @@ export const TABLE_NAMES = [
   'tool_idempotency',
   'router_routes',
   'quick_suggestions',
+  'llm_configs',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

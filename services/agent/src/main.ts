@@ -1,18 +1,20 @@
 import { connectBus } from '@munim/bus';
-import { createDb, migrateToLatest, pingDb } from '@munim/db';
+import { createDb, migrateToLatest, parseSecretKey, pingDb } from '@munim/db';
 import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
+import { createModelSource, loadLlmConfigEnv } from './llm-config.ts';
 import { AgentStore } from './store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();
+  const { LLM_CONFIG_KEY } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
   await migrateToLatest(db);
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'agent', log });
   await bus.ensureStreams();
-  const llm =
+  const envLlm =
     env.OPENAI_BASE_URL && env.LLM_MODEL
       ? createLlm({
           baseURL: env.OPENAI_BASE_URL,
@@ -26,8 +28,27 @@ await runMain('agent', async (log) => {
           maxRetries: env.LLM_MAX_RETRIES,
         })
       : null;
+  // The default llm_configs row wins over the environment and is swapped on llmConfigChanged.
+  const models = await createModelSource({
+    db,
+    bus,
+    log,
+    fallback: envLlm,
+    secretKey: LLM_CONFIG_KEY ? parseSecretKey(LLM_CONFIG_KEY) : null,
+    settings: {
+      timeoutMs: env.LLM_TIMEOUT_MS,
+      azureApiVersion: env.AZURE_OPENAI_API_VERSION,
+      systemRole: env.LLM_SYSTEM_ROLE,
+      maxRetries: env.LLM_MAX_RETRIES,
+    },
+  });
+  const { llm } = models;
   if (!llm)
-    log.warn({}, 'no model configured (OPENAI_BASE_URL, LLM_MODEL): only fast-path queries will be answered');
+    log.warn(
+      {},
+      'no model configured (llm_configs default, or OPENAI_BASE_URL and LLM_MODEL): only fast-path queries ' +
+        'will be answered; adding a model needs a restart',
+    );
   const app = await buildAgent({
     bus,
     log,
@@ -52,11 +73,13 @@ await runMain('agent', async (log) => {
     },
   });
   await app.start();
+  models.start();
   serveHealth(bus, async () => ({ postgres: await pingDb(db) }));
   log.info({ model: llm?.label ?? null }, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
+      await models.stop();
       await app.stop();
       await bus.nc.drain();
       await db.destroy();

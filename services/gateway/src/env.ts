@@ -1,4 +1,5 @@
 import { IdSchema } from '@munim/contracts';
+import { parseSecretKey } from '@munim/db';
 import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
@@ -112,6 +113,18 @@ export const EnvSchema = BaseEnvSchema.extend({
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
+  /** AES-256 key (32 bytes, hex or base64) that encrypts `llm_configs` API keys; unset: keys are refused. */
+  LLM_CONFIG_KEY: z
+    .string()
+    .refine((text) => {
+      try {
+        parseSecretKey(text);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be 32 bytes, as 64 hex digits or base64')
+    .optional(),
 });
 export type Env = z.infer<typeof EnvSchema>;
 

@@ -3,6 +3,7 @@ import { httpError } from '../http-errors.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerGenerate } from './generate.ts';
 import { registerIntents } from './intents.ts';
+import { registerLlmConfigs } from './llm-configs.ts';
 import type { AdminDeps } from './shared.ts';
 import { registerAdminSuggestions, registerSuggestions } from './suggestions.ts';
 
@@ -25,5 +26,6 @@ export function registerAdmin(api: FastifyInstance, deps: AdminDeps): void {
     registerAnalytics(admin, deps);
     registerIntents(admin, deps);
     registerGenerate(admin, deps);
+    registerLlmConfigs(admin, deps);
   });
 }

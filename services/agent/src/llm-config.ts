@@ -1,0 +1,188 @@
+import type { Bus } from '@munim/bus';
+import { type Database, decryptSecret, parseSecretKey } from '@munim/db';
+import { type Logger, parseEnv } from '@munim/kit';
+import { type Kysely, sql } from 'kysely';
+import { z } from 'zod';
+import { createLlm, type Llm, type LlmConfig } from './llm.ts';
+
+/** The agent's extra variable for database model configurations (kept apart from env.ts). */
+export const LlmConfigEnvSchema = z.object({
+  /** AES-256 key (32 bytes, hex or base64) that decrypts `llm_configs` API keys; the gateway's same key. */
+  LLM_CONFIG_KEY: z
+    .string()
+    .refine((text) => {
+      try {
+        parseSecretKey(text);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be 32 bytes, as 64 hex digits or base64')
+    .optional(),
+});
+export const loadLlmConfigEnv = (source: NodeJS.ProcessEnv = process.env) =>
+  parseEnv(LlmConfigEnvSchema, source);
+
+/** Client settings a database row does not carry; they come from the environment. */
+export type ClientSettings = Pick<LlmConfig, 'timeoutMs' | 'azureApiVersion' | 'systemRole' | 'maxRetries'>;
+
+/** The model in use: the client, the row it came from (null: the environment) and the row's defaults. */
+interface Current {
+  llm: Llm;
+  configId: number | null;
+  temperature: number | null;
+  maxTokens: number | null;
+}
+
+/** The default row is unusable (no key to decrypt it, or an endpoint the client cannot speak to). */
+export class LlmConfigError extends Error {
+  override name = 'LlmConfigError';
+}
+
+/** Builds the client of the default `llm_configs` row, or null when there is no default. */
+export async function loadDefaultConfig(
+  db: Kysely<Database>,
+  secretKey: Buffer | null,
+  settings: ClientSettings,
+): Promise<Current | null> {
+  const row = await db
+    .selectFrom('llm_configs')
+    .selectAll()
+    .where('is_default', '=', true)
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.api_key_encrypted !== null && !secretKey) {
+    throw new LlmConfigError(`model configuration ${row.id} has a key but LLM_CONFIG_KEY is not set`);
+  }
+  const apiKey =
+    row.api_key_encrypted !== null && secretKey ? decryptSecret(secretKey, row.api_key_encrypted) : undefined;
+  return {
+    llm: createLlm({
+      ...settings,
+      baseURL: row.endpoint,
+      apiKey,
+      model: row.model,
+      provider: row.provider,
+      apiStyle: row.api_style,
+    }),
+    configId: Number(row.id),
+    temperature: row.temperature,
+    maxTokens: row.max_tokens,
+  };
+}
+
+/**
+ * An `Llm` that forwards to the model currently configured, so the agent swaps models without a
+ * restart: the default `llm_configs` row when there is one, else the environment's model. After each
+ * call it adds the usage to the row's totals.
+ */
+export class SwitchableLlm implements Llm {
+  #current: Current;
+  readonly #fallback: Llm | null;
+  readonly #db: Kysely<Database>;
+  readonly #log: Logger;
+
+  constructor(current: Current, fallback: Llm | null, db: Kysely<Database>, log: Logger) {
+    this.#current = current;
+    this.#fallback = fallback;
+    this.#db = db;
+    this.#log = log;
+  }
+
+  /** `<provider>/<model>` of the model in use. */
+  get label(): string {
+    return this.#current.llm.label;
+  }
+
+  /** The `llm_configs` id in use, or null for the environment's model. */
+  get configId(): number | null {
+    return this.#current.configId;
+  }
+
+  /** Uses this model from now on; calls already running finish on the old one. */
+  use(next: Current | null): void {
+    if (next) this.#current = next;
+    else if (this.#fallback)
+      this.#current = { llm: this.#fallback, configId: null, temperature: null, maxTokens: null };
+    else return;
+    this.#log.info({ model: this.label, configId: this.configId }, 'model in use');
+  }
+
+  async turn(input: Parameters<Llm['turn']>[0]) {
+    const current = this.#current;
+    const turn = await current.llm.turn({
+      ...input,
+      // The row's max_tokens caps every tier's budget; its temperature is the default.
+      maxTokens: current.maxTokens ? Math.min(input.maxTokens, current.maxTokens) : input.maxTokens,
+      ...(input.temperature === undefined && current.temperature !== null
+        ? { temperature: current.temperature }
+        : {}),
+    });
+    if (current.configId !== null) {
+      await this.#db
+        .updateTable('llm_configs')
+        .set({
+          total_input_tokens: sql<number>`total_input_tokens + ${turn.usage.input_tokens}`,
+          total_output_tokens: sql<number>`total_output_tokens + ${turn.usage.output_tokens}`,
+          total_requests: sql<number>`total_requests + 1`,
+        })
+        .where('id', '=', current.configId)
+        .execute()
+        .catch((error: unknown) =>
+          this.#log.warn({ err: error }, 'could not add usage to the model configuration'),
+        );
+    }
+    return turn;
+  }
+}
+
+/** What the agent's main needs to pick models from the database. */
+export interface ModelSourceDeps {
+  db: Kysely<Database>;
+  bus: Bus;
+  log: Logger;
+  /** The environment's model (OPENAI_BASE_URL, LLM_MODEL): the bootstrap default. */
+  fallback: Llm | null;
+  secretKey: Buffer | null;
+  settings: ClientSettings;
+}
+
+/**
+ * The agent's model: the default `llm_configs` row when there is one, else the environment's; it
+ * reloads on every `llmConfigChanged` notice. `llm` is null only when neither the database nor the
+ * environment has a model at start; adding one then needs a restart, since the agent takes its model once.
+ */
+export async function createModelSource(deps: ModelSourceDeps) {
+  const { db, bus, log, fallback } = deps;
+  const load = async (): Promise<Current | null> => {
+    try {
+      return await loadDefaultConfig(db, deps.secretKey, deps.settings);
+    } catch (error) {
+      // A broken row must not take the agent down: keep answering with the environment's model.
+      log.warn({ err: error }, 'default model configuration unusable; using the environment model');
+      return null;
+    }
+  };
+  const initial = await load();
+  const start =
+    initial ?? (fallback && { llm: fallback, configId: null, temperature: null, maxTokens: null });
+  const llm = start ? new SwitchableLlm(start, fallback, db, log) : null;
+  let subscription: ReturnType<Bus['listen']> | undefined;
+  let reloads = Promise.resolve();
+  return {
+    llm,
+    /** Listens for configuration changes (no-op without a model to swap). */
+    start(): void {
+      if (!llm) return;
+      subscription = bus.listen('llmConfigChanged', (message) => {
+        log.info({ ...message.data }, 'model configuration changed; reloading');
+        // One reload at a time, in arrival order, so the last change wins.
+        reloads = reloads.then(async () => llm.use(await load()));
+      });
+    },
+    async stop(): Promise<void> {
+      subscription?.unsubscribe();
+      await reloads;
+    },
+  };
+}
