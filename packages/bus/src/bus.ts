@@ -48,7 +48,7 @@ import {
 } from '@opentelemetry/api';
 import { z } from 'zod';
 import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
-import { childTraceparent, newTraceparent } from './trace.ts';
+import { childTraceparent, newTraceparent, traceparentOf } from './trace.ts';
 
 type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
 type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
@@ -256,10 +256,7 @@ export class Bus {
       parentCtx,
     );
     const ctx = trace.setSpan(parentCtx, span);
-    const sc = span.spanContext();
-    const traceparent = trace.isSpanContextValid(sc)
-      ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
-      : childTraceparent(parent);
+    const traceparent = traceparentOf(span) ?? childTraceparent(parent);
     const headers = natsHeaders();
     headers.set('traceparent', traceparent);
     return { span, ctx, traceparent, headers };
@@ -704,11 +701,7 @@ const tracer = trace.getTracer('@munim/bus');
 function eventHop(traceparent: string | undefined, type: string) {
   const active = trace.getActiveSpan();
   active?.addEvent('munim.event', { 'munim.event_type': type });
-  const sc = active?.spanContext();
-  const parent =
-    sc && trace.isSpanContextValid(sc)
-      ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
-      : traceparent;
+  const parent = traceparentOf(active) ?? traceparent;
   const headers = natsHeaders();
   headers.set('traceparent', parent ?? newTraceparent());
   return { span: trace.wrapSpanContext(INVALID_SPAN_CONTEXT), headers };

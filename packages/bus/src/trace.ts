@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type Span, trace } from '@opentelemetry/api';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -17,4 +18,11 @@ export function childTraceparent(parent: string | undefined): string {
 /** The trace id of a `traceparent`, if it is well formed. */
 export function traceIdOf(traceparent: string | undefined): string | undefined {
   return traceparent ? TRACEPARENT.exec(traceparent)?.[1] : undefined;
+}
+
+/** The W3C `traceparent` of a span, or undefined for a no-op span (telemetry off). */
+export function traceparentOf(span: Span | undefined): string | undefined {
+  const sc = span?.spanContext();
+  if (!sc || !trace.isSpanContextValid(sc)) return undefined;
+  return `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`;
 }

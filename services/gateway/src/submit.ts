@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Bus, type Following, newTraceparent } from '@munim/bus';
+import { type Bus, type Following, newTraceparent, traceparentOf } from '@munim/bus';
 import type { McqResponse, RequestScope } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
@@ -51,10 +51,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     },
   });
   queries().add(1, { 'munim.kind': input.mcqResponse ? 'confirmation' : 'query' });
-  const sc = span.spanContext();
-  const traceparent = trace.isSpanContextValid(sc)
-    ? `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags.toString(16)}`
-    : newTraceparent();
+  const traceparent = traceparentOf(span) ?? newTraceparent();
   let following: Following;
   try {
     following = await bus.follow(scope.requestId);
