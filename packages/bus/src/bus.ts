@@ -96,6 +96,8 @@ export interface ConsumeOptions {
   startAt?: 'all' | 'new';
   /** Whether each message gets a consumer span (default true); observers that skip most messages turn it off. */
   traced?: boolean;
+  /** Messages delivered and not yet acked, across all instances (default 1000). */
+  maxAckPending?: number;
 }
 
 export interface RunningConsumer {
@@ -488,8 +490,15 @@ export class Bus {
     });
   }
 
-  /** Makes sure the durable consumer of a stream subject exists with the given settings. */
-  private async ensureConsumer(name: StreamSubjectName, opts: ConsumeOptions): Promise<string> {
+  /**
+   * Makes sure the durable consumer of a stream subject exists with these settings (creating or
+   * updating it; safe from every instance at once). `consume` calls it; consumers that pull in
+   * their own way (the logger's batches) call it too. `maxDeliver: -1` means never give up.
+   */
+  async ensureConsumer(
+    name: StreamSubjectName,
+    opts: Pick<ConsumeOptions, 'durable' | 'ackWaitMs' | 'maxDeliver' | 'maxAckPending' | 'startAt'>,
+  ): Promise<string> {
     const def = catalog[name];
     const stream = this.streamName(def.stream);
     const config = {
@@ -499,13 +508,14 @@ export class Bus {
       filter_subject: `${this.prefix}.${def.subject.replace(/\{\w+\}/g, '*').replace(/\.\*$/, '.>')}`,
       ack_wait: (opts.ackWaitMs ?? 30_000) * 1_000_000,
       max_deliver: opts.maxDeliver ?? 5,
-      max_ack_pending: 1000,
+      max_ack_pending: opts.maxAckPending ?? 1000,
     };
     try {
       await this.jsm.consumers.info(stream, opts.durable);
       await this.jsm.consumers.update(stream, opts.durable, {
         ack_wait: config.ack_wait,
         max_deliver: config.max_deliver,
+        max_ack_pending: config.max_ack_pending,
       });
     } catch (error) {
       if (!isNotFound(error)) throw error;
@@ -617,8 +627,8 @@ export class Bus {
     };
   }
 
-  /** A malformed message that still names its request ends that request with an error event. */
-  private async reportMalformed(raw: unknown, detail: string): Promise<void> {
+  /** A malformed message that still names its request ends that request with an `error` event. */
+  async reportMalformed(raw: unknown, detail: string): Promise<void> {
     const scope = z
       .object({ requestId: z.string(), conversationId: z.string(), entityId: z.string(), orgId: z.string() })
       .safeParse(raw);

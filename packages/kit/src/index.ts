@@ -4,3 +4,4 @@ export * from './lifecycle.ts';
 export * from './log.ts';
 export * from './telemetry.ts';
 export * from './tool-catalog.ts';
+export * from './tool-groups.ts';

@@ -8,11 +8,10 @@ import {
   TERMINAL_EVENT_TYPES,
 } from '@munim/contracts';
 import { type Database, pingDb } from '@munim/db';
-import { AckPolicy, type ConsumerMessages, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { type BatchResult, type IncomingEvent, storeBatch } from './store.ts';
 
 /** How the logger batches its writes. */
@@ -54,12 +53,6 @@ function finish(held: readonly Held[], error?: unknown): void {
 
 const decoder = new TextDecoder();
 const eventSchema = messageSchema(catalog.requestEvents.schema);
-const ScopeSchema = z.object({
-  requestId: z.string(),
-  conversationId: z.string(),
-  entityId: z.string(),
-  orgId: z.string(),
-});
 
 /** A failure of one stored event that persists while the database answers: a poison event. */
 const GIVE_UP_AFTER = 5;
@@ -82,36 +75,6 @@ function partitionOf(requestId: string, partitions: number): number {
   return (hash >>> 0) % partitions;
 }
 
-/** The durable pull consumer of every request event, created or updated to this config. */
-async function ensureConsumer(bus: Bus, config: IngestConfig): Promise<string> {
-  const stream = bus.streamName('events');
-  const settings = {
-    ack_wait: config.ackWaitMs * 1_000_000,
-    // Unlimited: an event given up is an event missing from the database; a database outage is
-    // ridden out by holding the events (and telling the server we are working on them).
-    max_deliver: -1,
-    max_ack_pending: config.maxAckPending,
-  };
-  try {
-    await bus.jsm.consumers.info(stream, config.durable);
-    await bus.jsm.consumers.update(stream, config.durable, settings);
-  } catch (error) {
-    if (!/not found|404|10014/i.test(String(error))) throw error;
-    try {
-      await bus.jsm.consumers.add(stream, {
-        durable_name: config.durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: `${bus.prefix}.${catalog.requestEvents.subject.replace(/\{\w+\}$/, '>')}`,
-        ...settings,
-      });
-    } catch (addError) {
-      if (!/already in use|exists/i.test(String(addError))) throw addError;
-    }
-  }
-  return stream;
-}
-
 /**
  * Consumes every request event with explicit acks and writes them in batches: each partition of
  * this instance takes what arrived while its previous batch was committing (up to `batchSize`),
@@ -126,7 +89,14 @@ export async function startIngest(
   log: Logger,
   config: IngestConfig,
 ): Promise<Ingest> {
-  const stream = await ensureConsumer(bus, config);
+  const stream = await bus.ensureConsumer('requestEvents', {
+    durable: config.durable,
+    ackWaitMs: config.ackWaitMs,
+    // Unlimited: an event given up is an event missing from the database; a database outage is
+    // ridden out by holding the events (and telling the server we are working on them).
+    maxDeliver: -1,
+    maxAckPending: config.maxAckPending,
+  });
   const consumer = await bus.js.consumers.get(stream, config.durable);
   const queues: Held[][] = Array.from({ length: config.partitions }, () => []);
   const inFlight: Held[][] = Array.from({ length: config.partitions }, () => []);
@@ -139,19 +109,6 @@ export async function startIngest(
     },
     Math.max(500, config.ackWaitMs / 3),
   );
-
-  const reportMalformed = async (raw: unknown, detail: string) => {
-    const scope = ScopeSchema.safeParse(raw);
-    if (!scope.success) return;
-    try {
-      await bus.emit(scope.data, {
-        type: 'error',
-        payload: { code: 'MALFORMED_MESSAGE', message: `The request could not be processed: ${detail}` },
-      });
-    } catch (error) {
-      log.warn({ err: error }, 'could not report malformed message');
-    }
-  };
 
   /** Commits one batch, retrying until it is in or known to be poison; splits a failing batch. */
   const commit = async (batch: Held[]): Promise<void> => {
@@ -231,7 +188,7 @@ export async function startIngest(
       const detail = describeIssues(parsed.error.issues);
       log.warn({ subject: msg.subject, detail }, 'malformed message terminated');
       msg.term();
-      void reportMalformed(raw, `${catalog.requestEvents.subject}: ${detail}`);
+      void bus.reportMalformed(raw, `${catalog.requestEvents.subject}: ${detail}`);
       return;
     }
     const message = parsed.data as Message<AgentEvent>;

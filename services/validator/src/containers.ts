@@ -1,34 +1,8 @@
 import type { ContainerVerdict, ToolContainer, ToolDefinition } from '@munim/contracts';
+import { TOOL_GROUPS } from '@munim/kit';
 import { parseArgs } from './args.ts';
 
-/**
- * Tool groups of seed 003 §4.3 and the name stems that place a tool in them.
- * A copy of the router's table (services/router/src/tool-groups.ts); to be shared via contracts later.
- */
-export const TOOL_GROUPS: readonly { name: string; stems: readonly string[] }[] = [
-  { name: 'invoices', stems: ['invoice'] },
-  { name: 'bills', stems: ['bill'] },
-  { name: 'payments', stems: ['payment'] },
-  { name: 'customers', stems: ['customer', 'contact'] },
-  { name: 'vendors', stems: ['vendor', 'contact'] },
-  { name: 'credit_notes', stems: ['credit_note'] },
-  { name: 'accounts', stems: ['account'] },
-  { name: 'transactions', stems: ['transaction'] },
-  { name: 'aging_reports', stems: ['aged_', 'aging'] },
-  { name: 'delivery_challans', stems: ['challan'] },
-  { name: 'expenses', stems: ['expense'] },
-  { name: 'banking', stems: ['bank'] },
-  { name: 'inventory', stems: ['product', 'stock'] },
-  { name: 'journal', stems: ['journal'] },
-  { name: 'gst_actions', stems: ['gstr', 'einvoice'] },
-  { name: 'reports_pnl', stems: ['profit_loss', 'revenue_breakdown', 'expense_breakdown'] },
-  { name: 'reports_balance', stems: ['balance_sheet', 'trial_balance'] },
-  { name: 'reports_cashflow', stems: ['cash_flow', 'cash_position'] },
-  { name: 'reports_payables', stems: ['ap_aging', 'aged_payables'] },
-  { name: 'reports_gst', stems: ['gst_summary', 'itc', 'gstr1_data', 'gstr3b'] },
-  { name: 'kpi_dashboard', stems: ['kpi'] },
-  { name: 'trends_analysis', stems: ['compare_periods', 'forecast', 'trend', 'anomaly'] },
-];
+export { TOOL_GROUPS };
 
 /** `TOOL_COLLAPSE`: always offer containers, never, or only when the registry is larger than a threshold. */
 export type CollapseMode = 'always' | 'auto' | 'never';
