@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttachmentIdsSchema } from './attachments.ts';
 import { IdSchema } from './envelope.ts';
 import { ErrorCodeSchema } from './errors.ts';
 import { MAX_QUERY_LENGTH, McqResponseSchema } from './subjects/query.ts';
@@ -14,6 +15,8 @@ export const QueryRequestSchema = z
     orgId: IdSchema,
     conversationId: IdSchema.optional(),
     mcqResponse: McqResponseSchema.optional(),
+    /** Uploaded files the query is about (`POST /v1/attachments`). */
+    attachmentIds: AttachmentIdsSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -22,6 +25,9 @@ export const QueryRequestSchema = z
     }
     if (body.query !== undefined && body.mcqResponse !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['mcqResponse'], message: 'cannot be sent together with query' });
+    }
+    if (body.attachmentIds !== undefined && body.mcqResponse !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['attachmentIds'], message: 'cannot be sent with mcqResponse' });
     }
     if (body.mcqResponse !== undefined && body.conversationId === undefined) {
       ctx.addIssue({ code: 'custom', path: ['conversationId'], message: 'is required with mcqResponse' });

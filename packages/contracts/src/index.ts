@@ -1,3 +1,4 @@
+export * from './attachments.ts';
 export * from './catalog.ts';
 export * from './envelope.ts';
 export * from './errors.ts';

@@ -10,6 +10,7 @@ import * as conversationSummary from './migrations/0009_conversation_summary.ts'
 import * as loggerIndexes from './migrations/0010_logger_indexes.ts';
 import * as quickSuggestions from './migrations/0011_quick_suggestions.ts';
 import * as llmConfigs from './migrations/0012_llm_configs.ts';
+import * as attachments from './migrations/0013_attachments.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -27,6 +28,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010_logger_indexes': loggerIndexes,
   '0011_quick_suggestions': quickSuggestions,
   '0012_llm_configs': llmConfigs,
+  '0013_attachments': attachments,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

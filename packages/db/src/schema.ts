@@ -352,6 +352,36 @@ export interface LlmConfigsTable {
   updated_at: GeneratedTimestamp;
 }
 
+/** Details of what was read from an attachment. */
+export interface ExtractionDetails {
+  rows?: number;
+  pages?: number;
+  sheets?: string[];
+  /** Header cells of the first sheet or of a CSV. */
+  columns?: string[];
+  truncated?: boolean;
+}
+
+/** An uploaded file (seed 003 §6.3); its bytes are in local or S3-compatible storage under `storage_key`. */
+export interface AttachmentsTable {
+  id: string;
+  entity_id: string;
+  org_id: string;
+  conversation_id: string | null;
+  filename: string;
+  mime_type: string;
+  category: 'image' | 'spreadsheet' | 'pdf' | 'document';
+  size_bytes: number;
+  sha256: string;
+  storage: 'local' | 's3';
+  storage_key: string;
+  extraction_status: 'done' | 'failed' | 'skipped';
+  extracted_text: string | null;
+  extraction_error: string | null;
+  extraction_details: GeneratedJson<ExtractionDetails>;
+  created_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -369,6 +399,7 @@ export interface Database {
   router_routes: RouterRoutesTable;
   quick_suggestions: QuickSuggestionsTable;
   llm_configs: LlmConfigsTable;
+  attachments: AttachmentsTable;
 }
 
 /** Every table the migrations create. */
@@ -389,6 +420,7 @@ export const TABLE_NAMES = [
   'router_routes',
   'quick_suggestions',
   'llm_configs',
+  'attachments',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

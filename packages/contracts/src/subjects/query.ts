@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttachmentIdsSchema } from '../attachments.ts';
 import {
   CategorySchema,
   MatchedIntentSchema,
@@ -22,6 +23,8 @@ export const MAX_QUERY_LENGTH = 4000;
 export const QuerySubmittedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   mcqResponse: McqResponseSchema.optional(),
+  /** Files of the tenant the query is about (checked by the gateway, read by the agent). */
+  attachmentIds: AttachmentIdsSchema.optional(),
 });
 export type QuerySubmitted = z.infer<typeof QuerySubmittedSchema>;
 
@@ -51,6 +54,7 @@ export const QueryRoutedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   route: RouteDecisionSchema,
   mcqResponse: McqResponseSchema.optional(),
+  attachmentIds: AttachmentIdsSchema.optional(),
 });
 export type QueryRouted = z.infer<typeof QueryRoutedSchema>;
 

@@ -1,0 +1,135 @@
+// Real files of every accepted type, made on the spot by independent writers, for tests.
+import * as XLSX from '@e965/xlsx';
+import { Document, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
+import ExcelJS from 'exceljs';
+import jpeg from 'jpeg-js';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PNG } from 'pngjs';
+
+export interface SampleFile {
+  bytes: Buffer;
+  name: string;
+  type: string;
+}
+
+/** Invoice rows used by the spreadsheet and CSV samples. */
+export const INVOICE_ROWS = [
+  ['Invoice', 'Customer', 'Date', 'Amount'],
+  ['INV-9001', 'Acme Corp', '2026-04-01', 12500],
+  ['INV-9002', 'Globex Traders', '2026-04-03', 8300],
+  ['INV-9003', 'Initech Supplies', '2026-04-07', 4150.5],
+] as const;
+
+/** A one-page PDF with the given lines of text (pdf-lib, standard font). */
+export async function makePdf(lines: readonly string[], name = 'statement.pdf'): Promise<SampleFile> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([595, 842]);
+  lines.forEach((line, index) => {
+    page.drawText(line, { x: 50, y: 790 - index * 20, size: 12, font });
+  });
+  return { bytes: Buffer.from(await doc.save()), name, type: 'application/pdf' };
+}
+
+/** An XLSX workbook of invoice rows (exceljs). */
+export async function makeXlsx(
+  rows: readonly (readonly (string | number)[])[] = INVOICE_ROWS,
+  name = 'sales.xlsx',
+): Promise<SampleFile> {
+  const workbook = new ExcelJS.Workbook();
+  const sheet = workbook.addWorksheet('Invoices');
+  for (const row of rows) sheet.addRow([...row]);
+  const bytes = Buffer.from(await workbook.xlsx.writeBuffer());
+  return { bytes, name, type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' };
+}
+
+/** A legacy Excel 97-2003 (BIFF8) workbook (SheetJS writer). */
+export function makeXls(
+  rows: readonly (readonly (string | number)[])[] = INVOICE_ROWS,
+  name = 'legacy.xls',
+): SampleFile {
+  const workbook = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet(rows.map((row) => [...row])), 'Invoices');
+  const bytes = Buffer.from(XLSX.write(workbook, { type: 'buffer', bookType: 'biff8' }) as Uint8Array);
+  return { bytes, name, type: 'application/vnd.ms-excel' };
+}
+
+/** A Word document with a heading paragraph and a small table (docx). */
+export async function makeDocx(paragraphs: readonly string[], name = 'contract.docx'): Promise<SampleFile> {
+  const doc = new Document({
+    sections: [
+      {
+        children: [
+          ...paragraphs.map((text) => new Paragraph({ children: [new TextRun(text)] })),
+          new Table({
+            rows: [
+              ['Item', 'Price'],
+              ['Consulting', '45000'],
+            ].map(
+              (cells) =>
+                new TableRow({
+                  children: cells.map((text) => new TableCell({ children: [new Paragraph(text)] })),
+                }),
+            ),
+          }),
+        ],
+      },
+    ],
+  });
+  const bytes = await Packer.toBuffer(doc);
+  return {
+    bytes: Buffer.from(bytes),
+    name,
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  };
+}
+
+export function makeCsv(
+  rows: readonly (readonly (string | number)[])[] = INVOICE_ROWS,
+  name = 'payments.csv',
+): SampleFile {
+  const text = rows
+    .map((row) => row.map((cell) => (/[",\n]/.test(String(cell)) ? `"${cell}"` : String(cell))).join(','))
+    .join('\n');
+  return { bytes: Buffer.from(`${text}\n`), name, type: 'text/csv' };
+}
+
+export function makeText(text: string, name = 'notes.txt'): SampleFile {
+  return { bytes: Buffer.from(text), name, type: 'text/plain' };
+}
+
+/** A small PNG: a red square with a blue stripe (pngjs). */
+export function makePng(name = 'receipt.png', size = 16): SampleFile {
+  const png = new PNG({ width: size, height: size });
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const i = (size * y + x) << 2;
+      const stripe = y >= size / 2 - 2 && y < size / 2 + 2;
+      png.data[i] = stripe ? 0 : 220;
+      png.data[i + 1] = 20;
+      png.data[i + 2] = stripe ? 230 : 30;
+      png.data[i + 3] = 255;
+    }
+  }
+  return { bytes: PNG.sync.write(png), name, type: 'image/png' };
+}
+
+/** A small JPEG: a grey gradient (jpeg-js encoder). */
+export function makeJpeg(name = 'photo.jpg', size = 16): SampleFile {
+  const data = Buffer.alloc(size * size * 4);
+  for (let i = 0; i < size * size; i++) {
+    const shade = Math.round((i / (size * size)) * 255);
+    data.writeUInt32BE(((shade << 24) | (shade << 16) | (shade << 8) | 0xff) >>> 0, i * 4);
+  }
+  const encoded = jpeg.encode({ data, width: size, height: size }, 80);
+  return { bytes: Buffer.from(encoded.data), name, type: 'image/jpeg' };
+}
+
+/** A ZIP archive with a Windows executable's header inside, to be refused whatever it is called. */
+export function makeDisguisedExe(name = 'invoice.pdf'): SampleFile {
+  const bytes = Buffer.alloc(256);
+  bytes.write('MZ', 0, 'latin1');
+  bytes.writeUInt32LE(0x80, 0x3c);
+  bytes.write('PE\0\0', 0x80, 'latin1');
+  return { bytes, name, type: 'application/pdf' };
+}
