@@ -120,6 +120,11 @@ export class Attachments {
       .executeTakeFirst();
   }
 
+  /** An attachment by id alone: only for a request that proved its right otherwise (a signed link). */
+  findById(id: string): Promise<AttachmentRow | undefined> {
+    return this.#db.selectFrom('attachments').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
   /** The owner's attachments among `ids`, in the order of `ids` (missing ones left out). */
   async findMany(ids: readonly string[], owner: Owner): Promise<AttachmentRow[]> {
     if (ids.length === 0) return [];

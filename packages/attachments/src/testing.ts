@@ -1,4 +1,9 @@
-// Real files of every accepted type, made on the spot by independent writers, for tests.
+// Real files of every accepted type, made on the spot by independent writers, and a real
+// S3-compatible server, for tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from '@20minutes/s3rver';
 import * as XLSX from '@e965/xlsx';
 import { Document, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import ExcelJS from 'exceljs';
@@ -132,4 +137,49 @@ export function makeDisguisedExe(name = 'invoice.pdf'): SampleFile {
   bytes.writeUInt32LE(0x80, 0x3c);
   bytes.write('PE\0\0', 0x80, 'latin1');
   return { bytes, name, type: 'application/pdf' };
+}
+
+export interface TestS3 {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  bucket: string;
+  /** The env that points attachments at this server. */
+  env: Record<string, string>;
+  /** Keys of the objects in the bucket under a prefix, listed over the S3 protocol. */
+  keys(prefix?: string): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** A real S3-compatible server on loopback (s3rver, files in a temp directory) with one bucket. */
+export async function startTestS3(bucket = 'munim-attachments'): Promise<TestS3> {
+  const directory = mkdtempSync(join(tmpdir(), 'munim-s3-'));
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  return {
+    endpoint,
+    bucket,
+    env: {
+      ATTACHMENTS_S3_BUCKET: bucket,
+      ATTACHMENTS_S3_ENDPOINT: endpoint,
+      ATTACHMENTS_S3_ACCESS_KEY_ID: 'S3RVER',
+      ATTACHMENTS_S3_SECRET_ACCESS_KEY: 'S3RVER',
+    },
+    async keys(prefix = '') {
+      const xml = await (
+        await fetch(`${endpoint}/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}`)
+      ).text();
+      return [...xml.matchAll(/<Key>([^<]+)<\/Key>/g)].map((m) => m[1] ?? '');
+    },
+    async close() {
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from '@20minutes/s3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AttachmentsEnvSchema,
@@ -27,6 +26,8 @@ import {
   makeText,
   makeXls,
   makeXlsx,
+  startTestS3,
+  type TestS3,
 } from '../src/testing.ts';
 
 describe('detectType: by content, not by the client’s word', () => {
@@ -265,32 +266,18 @@ describe('local storage', () => {
 });
 
 describe('S3-compatible storage through the AWS SDK (a real S3 server on loopback)', () => {
-  let server: S3rver;
-  let endpoint: string;
-  const dir = mkdtempSync(join(tmpdir(), 'munim-s3-'));
+  let s3: TestS3;
 
   beforeAll(async () => {
-    server = new S3rver({
-      port: 0,
-      address: '127.0.0.1',
-      silent: true,
-      directory: dir,
-      configureBuckets: [{ name: 'munim-test', configs: [] }],
-    });
-    const { port } = await server.run();
-    endpoint = `http://127.0.0.1:${port}`;
+    s3 = await startTestS3('munim-test');
   });
   afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await s3?.close();
   });
 
   it('stores, reads, presigns and deletes', async () => {
     const env = AttachmentsEnvSchema.parse({
-      ATTACHMENTS_S3_BUCKET: 'munim-test',
-      ATTACHMENTS_S3_ENDPOINT: endpoint,
-      ATTACHMENTS_S3_ACCESS_KEY_ID: 'S3RVER',
-      ATTACHMENTS_S3_SECRET_ACCESS_KEY: 'S3RVER',
+      ...s3.env,
       ATTACHMENTS_S3_PREFIX: 'tenant-files',
     });
     const storage = createStorage(env);
@@ -300,10 +287,7 @@ describe('S3-compatible storage through the AWS SDK (a real S3 server on loopbac
     await storage.put(key, pdf.bytes, 'application/pdf');
     expect(Buffer.compare(await storage.get(key), pdf.bytes)).toBe(0);
     // The object is where the prefix says, as seen over the S3 protocol itself.
-    const listing = await fetch(`${endpoint}/munim-test?list-type=2&prefix=tenant-files/`).then((r) =>
-      r.text(),
-    );
-    expect(listing).toContain(`tenant-files/${key}`);
+    expect(await s3.keys('tenant-files/')).toEqual([`tenant-files/${key}`]);
 
     const url = await storage.presignedUrl(
       { key, mimeType: 'application/pdf', filename: 'Q1 report ₹.pdf' },

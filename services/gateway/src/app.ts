@@ -4,6 +4,7 @@ import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
+import { Attachments, createStorage, LinkSigner } from '@munim/attachments';
 import type { Bus, Following } from '@munim/bus';
 import {
   type QueryRequest,
@@ -25,6 +26,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { registerAdmin } from './admin/index.ts';
+import {
+  AttachmentRefusal,
+  checkQueryAttachments,
+  registerAttachmentContent,
+  registerAttachments,
+} from './attachments.ts';
 import { Authenticator, mayActFor, type Principal } from './auth.ts';
 import { registerConsole } from './console.ts';
 import { registerConversations } from './conversations.ts';
@@ -96,6 +103,22 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const tenantOf = (request: FastifyRequest) => principals.get(request)?.tenant ?? null;
   // Without auth every address is its own caller for rate limits and stream caps.
   const callerOf = (request: FastifyRequest) => principals.get(request)?.id ?? `ip:${request.ip}`;
+  const attachments = db
+    ? new Attachments({
+        db,
+        storage: createStorage(config),
+        signer: new LinkSigner(config.ATTACHMENTS_SIGNING_KEY),
+        limits: { maxChars: config.ATTACHMENTS_EXTRACT_MAX_CHARS, maxRows: 2_000, maxPages: 100 },
+        bounds: { timeoutMs: config.ATTACHMENTS_EXTRACT_TIMEOUT_MS, maxMemoryMb: 512 },
+      })
+    : undefined;
+  if (attachments?.storage.kind === 'local' && !config.ATTACHMENTS_SIGNING_KEY) {
+    log.warn(
+      {},
+      'ATTACHMENTS_SIGNING_KEY is not set: attachment links are signed with a random key, so they work only on ' +
+        'this gateway instance and until it restarts',
+    );
+  }
   const openStreams = new OpenStreams();
   const slots = new StreamSlots(config.MAX_STREAMS_PER_KEY, config.MAX_STREAMS_TOTAL);
 
@@ -219,6 +242,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
 
   const statusSchema = { type: 'object', properties: { status: { type: 'string' } } };
   await registerConsole(app);
+  // Outside the bearer scope: the link's signature is its credential.
+  registerAttachmentContent(app, { attachments });
 
   app.get(
     '/healthz',
@@ -305,6 +330,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
           }),
         );
       }
+      if (body.attachmentIds) {
+        try {
+          await checkQueryAttachments(attachments, body.attachmentIds, body, body.conversationId);
+        } catch (error) {
+          if (error instanceof AttachmentRefusal) return reply.code(error.status).send(error.body);
+          throw error;
+        }
+      }
       const release = slots.acquire(callerOf(request));
       if (typeof release !== 'function') return tooManyStreams(reply, release);
       try {
@@ -320,6 +353,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
           { requestId: submission.scope.requestId, conversationId: submission.scope.conversationId },
           'query submitted',
         );
+        if (body.attachmentIds && attachments) {
+          // From now on these files belong to this conversation (a follow-up may refer to them).
+          await attachments
+            .bindToConversation(body.attachmentIds, body, submission.scope.conversationId)
+            .catch((error: unknown) =>
+              request.log.warn({ err: error }, 'attachments not bound to the conversation'),
+            );
+        }
         await streamEvents(reply, submission.following);
       } finally {
         release();
@@ -455,6 +496,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     );
 
     registerConversations(api, { bus, db, tenantOf });
+    registerAttachments(api, { db, attachments, tenantOf, maxBytes: config.ATTACHMENTS_MAX_BYTES });
     registerMetrics(api, { db, tenantOf });
     registerAdmin(api, {
       bus,

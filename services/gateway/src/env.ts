@@ -1,3 +1,4 @@
+import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
 import { IdSchema } from '@munim/contracts';
 import { parseSecretKey } from '@munim/db';
 import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
@@ -125,7 +126,9 @@ export const EnvSchema = BaseEnvSchema.extend({
       }
     }, 'must be 32 bytes, as 64 hex digits or base64')
     .optional(),
-});
+  /** Attachments (seed 003 §6.3): local or S3-compatible storage, link signing, extraction bounds. */
+  ...AttachmentsEnvSchema.shape,
+}).superRefine(checkS3Keys);
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Parses the gateway's environment; a bad variable throws a ConfigError naming it. */

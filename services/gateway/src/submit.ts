@@ -11,6 +11,8 @@ export interface QueryInput {
   entityId: string;
   orgId: string;
   conversationId?: string | undefined;
+  /** Checked by the caller: the tenant's, and the conversation's when scoped to one. */
+  attachmentIds?: string[] | undefined;
 }
 
 /** A submitted query: its scope and the follow of its events, starting with `connected`. */
@@ -69,7 +71,11 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     await bus.publish(
       'querySubmitted',
       scope,
-      { query: input.query ?? '', ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}) },
+      {
+        query: input.query ?? '',
+        ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}),
+        ...(input.attachmentIds?.length ? { attachmentIds: input.attachmentIds } : {}),
+      },
       { msgID: scope.requestId, traceparent },
     );
   } catch (error) {

@@ -35,6 +35,9 @@ describe('OpenAPI description', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/healthz',
       '/readyz',
+      '/v1/attachments',
+      '/v1/attachments/{attachmentId}',
+      '/v1/attachments/{attachmentId}/content',
       '/v1/conversations',
       '/v1/conversations/{conversationId}',
       '/v1/conversations/{conversationId}/export',

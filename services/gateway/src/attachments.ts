@@ -1,0 +1,366 @@
+import type { MultipartFile } from '@fastify/multipart';
+import {
+  type AttachmentRow,
+  type Attachments,
+  contentDisposition,
+  StorageError,
+  UnsupportedTypeError,
+} from '@munim/attachments';
+import {
+  ATTACHMENT_TYPES,
+  AttachmentLinkQuerySchema,
+  AttachmentParamsSchema,
+  AttachmentSchema,
+  AttachmentUploadFieldsSchema,
+  type HttpError,
+  TenantQuerySchema,
+} from '@munim/contracts';
+import type { Database } from '@munim/db';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Tenant } from './auth.ts';
+import { resolveTenant } from './conversations.ts';
+import { httpError, validationError } from './http-errors.ts';
+import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
+
+/** Route docs only (handlers validate with zod), typed loosely so replies may use any status. */
+const docs = (schema: Record<string, unknown>) => schema as FastifySchema;
+
+export interface AttachmentDeps {
+  db: Kysely<Database> | undefined;
+  attachments: Attachments | undefined;
+  maxBytes: number;
+  tenantOf: (request: FastifyRequest) => Tenant | null;
+}
+
+/** An upload or a reference that cannot be taken; `status` and `body` are the HTTP answer. */
+export class AttachmentRefusal extends Error {
+  override name = 'AttachmentRefusal';
+  readonly status: number;
+  readonly body: HttpError;
+  constructor(status: number, body: HttpError) {
+    super(body.error.message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
+  .flatMap(([, type]) => type.extensions.filter((e) => e !== 'text' && e !== 'md'))
+  .map((e) => e.toUpperCase())
+  .join(', ');
+
+const fileRefusal = (status: number, message: string) =>
+  new AttachmentRefusal(status, httpError('BAD_REQUEST', `file: ${message}`, { field: 'file' }));
+
+interface FileUpload {
+  fields: Record<string, string>;
+  bytes: Buffer;
+  filename: string;
+  mimeType: string;
+}
+
+/** Reads a multipart form with one `file` (and text fields), enforcing the size as it streams. */
+async function readUpload(request: FastifyRequest, maxBytes: number): Promise<FileUpload> {
+  if (!request.isMultipart()) {
+    throw fileRefusal(400, 'the body must be multipart/form-data with a file');
+  }
+  const fields: Record<string, string> = {};
+  let upload: Omit<FileUpload, 'fields'> | undefined;
+  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10 } })) {
+    if (part.type === 'field') {
+      fields[part.fieldname] = String(part.value);
+      continue;
+    }
+    const file = part as MultipartFile;
+    if (file.fieldname !== 'file') {
+      await file.toBuffer().catch(() => undefined);
+      throw new AttachmentRefusal(
+        400,
+        httpError('BAD_REQUEST', `${file.fieldname}: is not a known field (send the file as file)`, {
+          field: file.fieldname,
+        }),
+      );
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await file.toBuffer();
+    } catch {
+      throw fileRefusal(413, `larger than ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`);
+    }
+    upload = { bytes, filename: file.filename || 'attachment', mimeType: file.mimetype };
+  }
+  if (!upload || upload.bytes.length === 0) throw fileRefusal(400, 'a file is required');
+  return { ...upload, fields };
+}
+
+function noDatabase(reply: FastifyReply) {
+  return reply
+    .code(503)
+    .send(httpError('SERVICE_UNAVAILABLE', 'Attachments are not available: no database is configured.'));
+}
+
+function notFound(reply: FastifyReply, id: string) {
+  return reply.code(404).send(httpError('NOT_FOUND', `No attachment ${id}.`, { field: 'attachmentId' }));
+}
+
+function storageUnavailable(reply: FastifyReply) {
+  return reply
+    .code(503)
+    .send(httpError('SERVICE_UNAVAILABLE', 'The attachment storage is not reachable; try again shortly.'));
+}
+
+/** Whether a conversation exists and belongs to another tenant. */
+async function foreignConversation(db: Kysely<Database>, tenant: Tenant, conversationId: string) {
+  const row = await db
+    .selectFrom('unified_conversations')
+    .select(['entity_id', 'org_id'])
+    .where('id', '=', conversationId)
+    .executeTakeFirst();
+  return row !== undefined && (row.entity_id !== tenant.entityId || row.org_id !== tenant.orgId);
+}
+
+/**
+ * The attachments a query names, checked: each must be the tenant's (else 404) and, when scoped
+ * to a conversation, belong to the query's (else 400). Throws an AttachmentRefusal.
+ */
+export async function checkQueryAttachments(
+  attachments: Attachments | undefined,
+  ids: readonly string[],
+  tenant: Tenant,
+  conversationId: string | undefined,
+): Promise<AttachmentRow[]> {
+  if (!attachments) {
+    throw new AttachmentRefusal(
+      503,
+      httpError('SERVICE_UNAVAILABLE', 'Attachments are not available: no database is configured.'),
+    );
+  }
+  const rows = await attachments.findMany(ids, tenant);
+  const missing = ids.find((id) => !rows.some((row) => row.id === id));
+  if (missing) {
+    throw new AttachmentRefusal(
+      404,
+      httpError('NOT_FOUND', `attachmentIds: no attachment ${missing}`, { field: 'attachmentIds' }),
+    );
+  }
+  const elsewhere = rows.find(
+    (row) => row.conversation_id !== null && row.conversation_id !== conversationId,
+  );
+  if (elsewhere) {
+    throw new AttachmentRefusal(
+      400,
+      httpError(
+        'BAD_REQUEST',
+        `attachmentIds: ${elsewhere.id} belongs to another conversation (send the query with its conversationId)`,
+        { field: 'attachmentIds' },
+      ),
+    );
+  }
+  return rows;
+}
+
+/** `POST /v1/attachments`, `GET` and `DELETE /v1/attachments/:id` (seed 003 §6.3), tenant-scoped. */
+export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps): void {
+  const { db, attachments, tenantOf, maxBytes } = deps;
+  const tags = ['attachments'];
+  const params = jsonSchema(AttachmentParamsSchema);
+  const tenantQuery = jsonSchema(TenantQuerySchema.strict());
+
+  api.post(
+    '/v1/attachments',
+    {
+      schema: docs({
+        summary: `Upload a file (multipart: file, entityId, orgId, conversationId?); ${ACCEPTED}; at most ${Math.round(maxBytes / 1024 / 1024)} MB`,
+        tags,
+        security: SECURITY,
+        consumes: ['multipart/form-data'],
+        response: {
+          201: jsonSchema(AttachmentSchema, 'output'),
+          ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503),
+        },
+      }),
+    },
+    async (request, reply) => {
+      if (!db || !attachments) return noDatabase(reply);
+      let upload: FileUpload;
+      try {
+        upload = await readUpload(request, maxBytes);
+      } catch (error) {
+        if (error instanceof AttachmentRefusal) return reply.code(error.status).send(error.body);
+        throw error;
+      }
+      const fields = AttachmentUploadFieldsSchema.safeParse(upload.fields);
+      if (!fields.success) return reply.code(400).send(validationError(fields.error.issues));
+      const tenant = resolveTenant(request, reply, fields.data, tenantOf);
+      if (!tenant) return reply;
+      const { conversationId } = fields.data;
+      if (conversationId && (await foreignConversation(db, tenant, conversationId))) {
+        return reply
+          .code(404)
+          .send(httpError('NOT_FOUND', `No conversation ${conversationId}.`, { field: 'conversationId' }));
+      }
+      let row: AttachmentRow;
+      try {
+        row = await attachments.upload({
+          bytes: upload.bytes,
+          filename: upload.filename,
+          declaredType: upload.mimeType,
+          owner: tenant,
+          conversationId,
+        });
+      } catch (error) {
+        if (error instanceof UnsupportedTypeError) {
+          return reply
+            .code(415)
+            .send(
+              httpError('BAD_REQUEST', `file: ${error.message}; accepted: ${ACCEPTED}`, { field: 'file' }),
+            );
+        }
+        if (error instanceof StorageError) {
+          request.log.error({ err: error }, 'attachment could not be stored');
+          return storageUnavailable(reply);
+        }
+        throw error;
+      }
+      request.log.info(
+        {
+          attachmentId: row.id,
+          category: row.category,
+          sizeBytes: row.size_bytes,
+          extraction: row.extraction_status,
+        },
+        'attachment stored',
+      );
+      return reply.code(201).send(await attachments.view(row));
+    },
+  );
+
+  const lookup = async (request: FastifyRequest, reply: FastifyReply) => {
+    const parsed = AttachmentParamsSchema.safeParse(request.params);
+    if (!parsed.success) return void reply.code(400).send(validationError(parsed.error.issues));
+    const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
+    if (!query.success) return void reply.code(400).send(validationError(query.error.issues));
+    const tenant = resolveTenant(request, reply, query.data, tenantOf);
+    if (!tenant) return;
+    if (!attachments) return void noDatabase(reply);
+    return { id: parsed.data.attachmentId, tenant };
+  };
+
+  api.get(
+    '/v1/attachments/:attachmentId',
+    {
+      schema: docs({
+        summary: 'An attachment of the caller’s tenant, with a fresh signed link (1 hour)',
+        tags,
+        security: SECURITY,
+        params,
+        querystring: tenantQuery,
+        response: {
+          200: jsonSchema(AttachmentSchema, 'output'),
+          ...errorResponses(400, 401, 403, 404, 429, 503),
+        },
+      }),
+    },
+    async (request, reply) => {
+      const found = await lookup(request, reply);
+      if (!found || !attachments) return reply;
+      const row = await attachments.find(found.id, found.tenant);
+      if (!row) return notFound(reply, found.id);
+      return attachments.view(row);
+    },
+  );
+
+  api.delete(
+    '/v1/attachments/:attachmentId',
+    {
+      schema: docs({
+        summary: 'Delete an attachment of the caller’s tenant (record and stored file)',
+        tags,
+        security: SECURITY,
+        params,
+        querystring: tenantQuery,
+        response: { 204: { type: 'null' }, ...errorResponses(400, 401, 403, 404, 429, 503) },
+      }),
+    },
+    async (request, reply) => {
+      const found = await lookup(request, reply);
+      if (!found || !attachments) return reply;
+      try {
+        if (!(await attachments.remove(found.id, found.tenant))) return notFound(reply, found.id);
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        request.log.error({ err: error }, 'attachment file could not be deleted');
+        return storageUnavailable(reply);
+      }
+      return reply.code(204).send();
+    },
+  );
+}
+
+/**
+ * `GET /v1/attachments/:id/content?exp&sig`: the bytes behind a signed link. The signature is
+ * the credential (so an `<img>` or a download works without headers); registered outside the
+ * bearer-authenticated scope for that reason.
+ */
+export function registerAttachmentContent(app: FastifyInstance, deps: Pick<AttachmentDeps, 'attachments'>) {
+  const { attachments } = deps;
+  app.get(
+    '/v1/attachments/:attachmentId/content',
+    {
+      schema: docs({
+        summary: 'Download an attachment through its signed link (exp and sig from url)',
+        tags: ['attachments'],
+        params: jsonSchema(AttachmentParamsSchema),
+        querystring: jsonSchema(AttachmentLinkQuerySchema),
+        response: {
+          200: {
+            description: 'The file',
+            content: { 'application/octet-stream': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(400, 403, 404, 503),
+        },
+      }),
+    },
+    async (request, reply) => {
+      const params = AttachmentParamsSchema.safeParse(request.params);
+      if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+      const query = AttachmentLinkQuerySchema.safeParse(request.query ?? {});
+      if (!query.success) return reply.code(400).send(validationError(query.error.issues));
+      if (!attachments) return noDatabase(reply);
+      const id = params.data.attachmentId;
+      const check = attachments.checkLink(id, query.data.exp, query.data.sig);
+      if (check !== 'ok') {
+        return reply
+          .code(403)
+          .send(
+            httpError(
+              'FORBIDDEN',
+              check === 'expired'
+                ? 'exp: this link has expired; ask for a fresh one (GET /v1/attachments/:id)'
+                : 'sig: this link is not valid',
+              { field: check === 'expired' ? 'exp' : 'sig' },
+            ),
+          );
+      }
+      const row = await attachments.findById(id);
+      if (!row) return notFound(reply, id);
+      let bytes: Buffer;
+      try {
+        bytes = await attachments.content(row);
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+        request.log.error({ err: error, attachmentId: id }, 'attachment file could not be read');
+        return storageUnavailable(reply);
+      }
+      const maxAge = Math.max(0, query.data.exp - Math.floor(Date.now() / 1000));
+      return reply
+        .type(row.mime_type)
+        .header('content-disposition', contentDisposition(row.filename))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', `private, max-age=${maxAge}`)
+        .send(bytes);
+    },
+  );
+}
