@@ -23,6 +23,17 @@ import type {
 import type { ConversationMessage } from '@munim/db';
 import { type Logger, lazyCounter, lazyHistogram, type ToolCatalog, tracer } from '@munim/kit';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import {
+  ATTACHMENT_RULES,
+  type AttachmentRef,
+  type AttachmentSource,
+  earlierFiles,
+  refOf,
+  userMessage,
+  type VisionMode,
+  visionCapable,
+  withoutImages,
+} from './attachments.ts';
 import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
 import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
 import { renderResults } from './format.ts';
@@ -49,6 +60,10 @@ export interface AgentConfig {
   confirmTiers: readonly number[];
   confirmTtlMs: number;
   historyMessages: number;
+  /** Images go to the model: on, off, or by its name. */
+  vision?: VisionMode;
+  /** Characters of attachment text given to the model per query. */
+  attachmentMaxChars?: number;
 }
 
 export interface AgentDeps {
@@ -59,6 +74,8 @@ export interface AgentDeps {
   tools: ToolCatalog;
   store: AgentStore;
   config: AgentConfig;
+  /** Uploaded files (`attachmentIds` of a query); without it such queries end with an error. */
+  attachments?: AttachmentSource | undefined;
 }
 
 /** A failure that ends the request with an `error` event fit for the user. */
@@ -115,6 +132,8 @@ class Run {
   readonly blocked = new Map<string, ValidationResult>();
   readonly blockedInARow = new Map<string, number>();
   iterations = 0;
+  /** Files attached to this request, kept with its user message in the conversation. */
+  attachments: AttachmentRef[] = [];
   private emitted = 0;
   private callSeq = 0;
   readonly bus: Bus;
@@ -160,6 +179,7 @@ type ToolStep =
 /** The agent: fast-path pipelines and the LLM tool-calling loop, every call through validator and executor. */
 export async function buildAgent(deps: AgentDeps) {
   const { bus, log, llm, config, store } = deps;
+  const attachmentMaxChars = config.attachmentMaxChars ?? 30_000;
   let consumer: RunningConsumer | undefined;
 
   /** One LLM call, its usage counted and logged per call site (seed 003 §1.4). */
@@ -335,7 +355,13 @@ export async function buildAgent(deps: AgentDeps) {
     extra: { pipelineSteps?: PipelineStep[]; actionId?: string } = {},
   ) => {
     const turn: ConversationMessage[] = [
-      { role: 'user', content: userText, requestId: run.scope.requestId, ts: new Date().toISOString() },
+      {
+        role: 'user',
+        content: userText,
+        requestId: run.scope.requestId,
+        ts: new Date().toISOString(),
+        ...(run.attachments.length > 0 ? { metadata: { attachments: run.attachments } } : {}),
+      },
       {
         role: 'assistant',
         content: response,
@@ -484,10 +510,45 @@ export async function buildAgent(deps: AgentDeps) {
         content: `The last list shown was ${list.tool} with ${JSON.stringify(list.args)}; for "show more", "next" or "aur dikhao" call it again with the next Page.`,
       });
     }
+    const earlier = await earlierAttachments(run, messages);
+    if (earlier) context.push({ role: 'system', content: earlier });
     const past: ChatCompletionMessageParam[] = recent
       .filter((m) => m.role === 'user' || m.role === 'assistant')
-      .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content }));
+      .map((m) => ({ role: m.role as 'user' | 'assistant', content: withFileNames(m) }));
     return [...context, ...past];
+  };
+
+  /** The files of earlier turns (newest three), so "record them" can follow "what is in this file?". */
+  const earlierAttachments = async (run: Run, messages: ConversationMessage[]): Promise<string | null> => {
+    const ids = [...new Set(messages.flatMap((m) => attachmentRefs(m).map((a) => a.id)))]
+      .filter((id) => !run.attachments.some((a) => a.id === id))
+      .slice(-3);
+    if (ids.length === 0 || !deps.attachments) return null;
+    const rows = await deps.attachments.findMany(ids, run.scope).catch((error: unknown) => {
+      log.warn({ err: error, requestId: run.scope.requestId }, 'earlier attachments unavailable');
+      return [];
+    });
+    return rows.length > 0 ? `${ATTACHMENT_RULES}\n\n${earlierFiles(rows, attachmentMaxChars)}` : null;
+  };
+
+  /** The user's message of this request, with its files read from storage. */
+  const userTurn = async (run: Run, data: QueryRouted): Promise<ChatCompletionMessageParam> => {
+    const ids = data.attachmentIds ?? [];
+    if (ids.length === 0) return { role: 'user', content: data.query };
+    if (!deps.attachments) {
+      throw new AgentError('SERVICE_UNAVAILABLE', 'Attached files cannot be read right now.');
+    }
+    const rows = await deps.attachments.findMany(ids, run.scope);
+    if (rows.length !== ids.length) {
+      throw new AgentError('NOT_FOUND', 'An attached file is no longer available; please attach it again.');
+    }
+    run.attachments = rows.map(refOf);
+    const model = llm?.label.split('/').slice(1).join('/') ?? '';
+    return userMessage(data.query, rows, {
+      vision: visionCapable(config.vision ?? 'auto', model),
+      maxChars: attachmentMaxChars,
+      bytes: (row) => deps.attachments!.content(row),
+    });
   };
 
   const summarize = async (run: Run, previous: string | null, messages: ConversationMessage[]) => {
@@ -695,6 +756,7 @@ export async function buildAgent(deps: AgentDeps) {
     const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
     const state: LoopState = {
       ...loopState,
+      messages: withoutImages(loopState.messages),
       iterations: run.iterations,
       usage: run.usage,
       toolResults: run.toolResults,
@@ -881,15 +943,14 @@ export async function buildAgent(deps: AgentDeps) {
   const runLlmPath = async (run: Run, data: QueryRouted) => {
     if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
     const { route } = data;
+    const user = await userTurn(run, data);
     const past = await history(run);
+    const rules: ChatCompletionMessageParam[] =
+      run.attachments.length > 0 ? [{ role: 'system', content: ATTACHMENT_RULES }] : [];
     if (route.category === 'general_chat') {
       await run.emit({ type: 'response_generating', payload: { model: llm.label } });
       const turn = await llmTurn(run, 'general_chat', {
-        messages: [
-          { role: 'system', content: generalChatPrompt(config.persona) },
-          ...past,
-          { role: 'user', content: data.query },
-        ],
+        messages: [{ role: 'system', content: generalChatPrompt(config.persona) }, ...rules, ...past, user],
         maxTokens: config.maxTokens.chat,
         onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
       });
@@ -922,8 +983,9 @@ export async function buildAgent(deps: AgentDeps) {
     const containers = new Map(collapsed ? (offering?.containers ?? []).map((c) => [c.name, c]) : []);
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: unifiedPrompt(config.persona) },
+      ...rules,
       ...past,
-      { role: 'user', content: data.query },
+      user,
     ];
     await loop(run, data, data.query, messages, offered, containers);
   };
@@ -1115,4 +1177,19 @@ function toUserError(error: unknown): { code: ErrorCode; message: string } {
     };
   }
   return { code: 'INTERNAL', message: "I couldn't complete that right now." };
+}
+
+/** The attachments a stored message carries in its metadata. */
+function attachmentRefs(message: ConversationMessage): AttachmentRef[] {
+  const list = message.metadata?.attachments;
+  return Array.isArray(list)
+    ? (list.filter((a) => isRecord(a) && typeof a.id === 'string') as AttachmentRef[])
+    : [];
+}
+
+/** A past message as the model sees it: its text, plus the names of the files it came with. */
+function withFileNames(message: ConversationMessage): string {
+  const files = attachmentRefs(message);
+  if (files.length === 0) return message.content;
+  return `${message.content}\n[attached: ${files.map((f) => `${f.filename} (${f.category})`).join(', ')}]`;
 }

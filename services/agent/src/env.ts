@@ -1,3 +1,4 @@
+import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
 import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
@@ -44,6 +45,12 @@ export const EnvSchema = BaseEnvSchema.extend({
   AGENT_CONCURRENCY: z.coerce.number().int().positive().default(16),
   PERSONA_NAME: z.string().default('Munim'),
   PRODUCT_NAME: z.string().default('your books'),
-});
+  /** Images attached to a query go to the model: `on`, `off`, or `auto` (by the model's name). */
+  LLM_VISION: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Characters of attachment text given to the model per query. */
+  LLM_ATTACHMENT_MAX_CHARS: z.coerce.number().int().min(1000).default(30_000),
+  /** Where the gateway stored the attachments (the same settings as the gateway's). */
+  ...AttachmentsEnvSchema.shape,
+}).superRefine(checkS3Keys);
 export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

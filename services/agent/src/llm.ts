@@ -1,11 +1,12 @@
 import type { Usage } from '@munim/contracts';
 import OpenAI, { AzureOpenAI } from 'openai';
 import type {
+  ChatCompletionContentPart,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
 
-export type { ChatCompletionFunctionTool, ChatCompletionMessageParam };
+export type { ChatCompletionContentPart, ChatCompletionFunctionTool, ChatCompletionMessageParam };
 
 export interface LlmConfig {
   baseURL: string;

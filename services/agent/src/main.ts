@@ -1,3 +1,4 @@
+import { Attachments, createStorage, LinkSigner } from '@munim/attachments';
 import { connectBus } from '@munim/bus';
 import { createDb, migrateToLatest, parseSecretKey, pingDb } from '@munim/db';
 import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
@@ -54,6 +55,8 @@ await runMain('agent', async (log) => {
     log,
     llm,
     store: new AgentStore(db),
+    // The agent only reads attachments (it signs no links): the gateway's storage settings.
+    attachments: new Attachments({ db, storage: createStorage(env), signer: new LinkSigner() }),
     tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.VALIDATE_TIMEOUT_MS }),
     config: {
       maxIterations: env.MAX_ITERATIONS,
@@ -70,6 +73,8 @@ await runMain('agent', async (log) => {
       confirmTiers: env.CONFIRM_TIERS,
       confirmTtlMs: env.CONFIRM_TTL_MS,
       historyMessages: env.HISTORY_MESSAGES,
+      vision: env.LLM_VISION,
+      attachmentMaxChars: env.LLM_ATTACHMENT_MAX_CHARS,
     },
   });
   await app.start();

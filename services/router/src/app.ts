@@ -75,7 +75,8 @@ export async function buildRouter(deps: RouterDeps) {
 
   const route = async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
-    const { query, mcqResponse } = message.data;
+    const { query, mcqResponse, attachmentIds } = message.data;
+    const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
       bus.emit(scope, event, ctx.traceparent, `${scope.requestId}:router:${event.type}`);
 
@@ -110,12 +111,14 @@ export async function buildRouter(deps: RouterDeps) {
       thresholdFor,
       strategy: config.toolStrategy,
       conversation,
+      attachments,
     });
     const { tier, reasoning } = decision;
     const queryNormalized = cacheQuery(query);
     // Conversation-dependent queries mean something else in every conversation, and a change
     // must reach the agent even when the last answer to the same words was a question back.
     const cacheable =
+      !attachments &&
       decision.category === 'unified' &&
       decision.path !== 'cached' &&
       !CONVERSATION_STRATEGIES.has(decision.strategy) &&
@@ -206,7 +209,7 @@ export async function buildRouter(deps: RouterDeps) {
     await bus.publish(
       'queryRouted',
       scope,
-      { query, route: decision },
+      { query, route: decision, ...(attachments ? { attachmentIds } : {}) },
       { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
     );
     log.debug({ requestId: scope.requestId, path: decision.path, intent: match?.intent.name }, 'routed');

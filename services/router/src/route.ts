@@ -26,6 +26,8 @@ export interface RouteInput {
   thresholdFor: (intentId: string) => number;
   strategy: ToolStrategy;
   conversation?: ConversationContext;
+  /** The query comes with files: only the model can read them, so no fast path. */
+  attachments?: boolean;
 }
 
 export interface RouteResult {
@@ -71,10 +73,14 @@ export function routeQuery(input: RouteInput): RouteResult {
     special = { strategy: 'follow_up_reuse', reasoning: 'short follow-up: previous tool groups reused' };
   }
   if (special) classification = { ...classification, category: 'unified', crossover: false };
+  // "What does this show?" about a file is a question about the books, with the tools at hand.
+  if (input.attachments) classification = { ...classification, category: 'unified' };
 
-  const match = classification.category === 'unified' && !special ? matcher.match(query) : null;
+  const match =
+    classification.category === 'unified' && !special && !input.attachments ? matcher.match(query) : null;
   const pipeline = match ? fastPipeline(match, input, entities) : undefined;
-  const tier = selectTier(query, classification.category);
+  // Reading a file is analysis: the capable tier's larger answer budget.
+  const tier = input.attachments ? 'capable' : selectTier(query, classification.category);
 
   let selection: ToolSelection;
   if (pipeline) {
@@ -109,8 +115,9 @@ export function routeQuery(input: RouteInput): RouteResult {
     }
   }
 
-  const reasoning =
-    pipeline && match
+  const reasoning = input.attachments
+    ? 'attached files: the model reads them'
+    : pipeline && match
       ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
       : special
         ? special.reasoning

@@ -19,6 +19,16 @@ describe('routeQuery over the seeded catalog and the demo books tools', () => {
     ]);
   });
 
+  it('sends a query with attached files to the model with tools, never the fast path', () => {
+    expect(route('show all invoices').path).toBe('fast');
+    const d = route('show all invoices', { attachments: true });
+    expect(d).toMatchObject({ path: 'llm', category: 'unified', tier: 'capable', pipeline: [] });
+    expect(d.reasoning).toBe('attached files: the model reads them');
+    expect(d.tools).toContain('get_all_invoices');
+    const chat = route('what does this show?', { attachments: true });
+    expect(chat).toMatchObject({ path: 'llm', category: 'unified' });
+  });
+
   it('uses the status filter of an intent and keeps unrelated or filtered queries off the fast path', () => {
     expect(route('unpaid invoices dikhao').pipeline[0]).toMatchObject({
       tool: 'get_all_invoices',
