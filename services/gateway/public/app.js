@@ -16,6 +16,8 @@ const settings = {
 };
 let conversationId = null;
 let running = null;
+/** Files uploaded for the next question: `{ id, filename, category }`. */
+let attached = [];
 const debug = new PipelineDebugger($('#debugger'), $('#steps'), $('#debugger-request'));
 /** Events of the requests of this page, for the debugger when a stream is still running. */
 const liveEvents = new Map();
@@ -42,10 +44,63 @@ function scrollDown() {
   chat.scrollTop = chat.scrollHeight;
 }
 
-function addUserMessage(text) {
+function addUserMessage(text, files = []) {
   $('#empty').hidden = true;
-  $('#chat').append(el('div', { className: 'msg user', textContent: text }));
+  const message = el('div', { className: 'msg user', textContent: text });
+  if (files.length > 0) {
+    message.append(
+      el(
+        'div',
+        { className: 'files' },
+        ...files.map((f) => el('span', { className: 'chip', textContent: f.filename })),
+      ),
+    );
+  }
+  $('#chat').append(message);
   scrollDown();
+}
+
+// ---- attachments ---------------------------------------------------------------------------
+
+function renderAttached() {
+  $('#attachments').replaceChildren(
+    ...attached.map((file) => {
+      const remove = el('button', { type: 'button', textContent: '×' });
+      remove.setAttribute('aria-label', `Remove ${file.filename}`);
+      remove.addEventListener('click', () => {
+        attached = attached.filter((f) => f.id !== file.id);
+        renderAttached();
+      });
+      const chip = el('span', { className: 'chip' }, `${file.filename} · ${file.category}`, remove);
+      chip.dataset.attachmentId = file.id;
+      return chip;
+    }),
+  );
+}
+
+/** Uploads a chosen file; its chip waits for the next question, and its suggestion fills an empty box. */
+async function attach(file) {
+  const status = el('span', { className: 'chip pending', textContent: `Uploading ${file.name}…` });
+  $('#attachments').append(status);
+  const form = new FormData();
+  form.set('entityId', settings.entityId);
+  form.set('orgId', settings.orgId);
+  if (conversationId) form.set('conversationId', conversationId);
+  form.set('file', file);
+  try {
+    const response = await fetch('/v1/attachments', { method: 'POST', headers: headers(), body: form });
+    if (!response.ok) throw new Error(await errorText(response));
+    const uploaded = await response.json();
+    attached.push({ id: uploaded.id, filename: uploaded.filename, category: uploaded.category });
+    renderAttached();
+    if (!$('#question').value.trim()) $('#question').value = uploaded.suggestedMessage;
+    $('#question').focus();
+  } catch (error) {
+    renderAttached();
+    $('#attachments').append(
+      el('span', { className: 'chip error', role: 'alert', textContent: error.message }),
+    );
+  }
 }
 
 // ---- cards -------------------------------------------------------------------------------
@@ -187,7 +242,8 @@ function feedbackButtons(requestId) {
 /** Sends a query (or an MCQ answer) and streams its events into a new assistant message. */
 async function ask(input) {
   if (running) return;
-  if (input.query) addUserMessage(input.query);
+  if (input.query) addUserMessage(input.query, input.files);
+  const { files, ...body } = input;
   const controller = new AbortController();
   running = controller;
   $('#send').disabled = true;
@@ -213,7 +269,7 @@ async function ask(input) {
         entityId: settings.entityId,
         orgId: settings.orgId,
         ...(conversationId ? { conversationId } : {}),
-        ...input,
+        ...body,
       }),
     });
     if (!response.ok) throw new Error(await errorText(response));
@@ -329,6 +385,8 @@ async function loadConversations() {
 function newChat() {
   if (running) running.abort();
   conversationId = null;
+  attached = [];
+  renderAttached();
   $('#chat').replaceChildren($('#empty'));
   $('#empty').hidden = false;
   debug.hide();
@@ -398,7 +456,18 @@ $('#ask').addEventListener('submit', (event) => {
   const question = $('#question').value.trim();
   if (!question || running) return;
   $('#question').value = '';
-  void ask({ query: question });
+  const files = attached;
+  attached = [];
+  renderAttached();
+  void ask({
+    query: question,
+    ...(files.length > 0 ? { attachmentIds: files.map((f) => f.id), files } : {}),
+  });
+});
+$('#attach-button').addEventListener('click', () => $('#attach').click());
+$('#attach').addEventListener('change', () => {
+  for (const file of $('#attach').files ?? []) void attach(file);
+  $('#attach').value = '';
 });
 $('#question').addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey) {

@@ -1,5 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { makeXlsx } from '@munim/attachments/testing';
 import type { Bus } from '@munim/bus';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import type { Database } from '@munim/db';
@@ -18,6 +21,7 @@ let url: string;
 let browser: Browser;
 let page: Page;
 let stopBackend: () => Promise<void>;
+let attachmentsDir: string;
 const received: Message<QuerySubmitted>[] = [];
 const streaming = gate();
 
@@ -150,7 +154,8 @@ beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
   database = await testDatabase();
   db = database.db;
-  ({ gateway, url } = await startGateway(testBus, {}, db));
+  attachmentsDir = await mkdtemp(join(tmpdir(), 'munim-console-'));
+  ({ gateway, url } = await startGateway(testBus, { ATTACHMENTS_DIR: attachmentsDir }, db));
   stopBackend = await startBackend();
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -179,6 +184,7 @@ afterAll(async () => {
   } finally {
     await testBus.close();
     await database?.close();
+    if (attachmentsDir) await rm(attachmentsDir, { recursive: true, force: true });
   }
 });
 
@@ -285,6 +291,48 @@ describe('web console', () => {
       'Duration: 120 ms',
     );
     await page.screenshot({ path: `${SHOTS}06-replayed.png` });
+  });
+
+  it('attaches a file: a chip, the suggested message, and its id sent with the question', async () => {
+    const sheet = await makeXlsx();
+    await page
+      .locator('#attach')
+      .setInputFiles({ name: sheet.name, mimeType: sheet.type, buffer: sheet.bytes });
+    const chip = page.locator('#attachments .chip');
+    await chip.getByText('sales.xlsx · spreadsheet').waitFor();
+    expect(await page.getByLabel('Your question').inputValue()).toBe(
+      'Review the 3 rows in sales.xlsx and record them as invoices?',
+    );
+    const id = await chip.getAttribute('data-attachment-id');
+    const stored = await db
+      .selectFrom('attachments')
+      .select(['id', 'conversation_id'])
+      .executeTakeFirstOrThrow();
+    expect(stored.id).toBe(id);
+    await page.screenshot({ path: `${SHOTS}06-attached.png` });
+    const before = received.length;
+    await page.getByLabel('Your question').press('Enter');
+    await expect.poll(() => received.length).toBe(before + 1);
+    expect(received.at(-1)?.data).toMatchObject({
+      query: 'Review the 3 rows in sales.xlsx and record them as invoices?',
+      attachmentIds: [id],
+    });
+    // Sent once: the chip is gone and the question shows the file.
+    expect(await chip.count()).toBe(0);
+    await page.locator('.msg.user .chip').getByText('sales.xlsx', { exact: true }).waitFor();
+    await page.locator('article.msg.assistant[aria-busy="false"]').last().waitFor();
+
+    // A file the gateway refuses says why, and nothing is attached.
+    await page.locator('#attach').setInputFiles({
+      name: 'tool.exe',
+      mimeType: 'application/x-msdownload',
+      buffer: Buffer.from('MZ\x90\x00'),
+    });
+    await page
+      .locator('#attachments .chip.error')
+      .getByText(/^file: /)
+      .waitFor();
+    expect(await page.locator('#attachments .chip[data-attachment-id]').count()).toBe(0);
   });
 
   it('starts a new chat and deletes a conversation from the sidebar', async () => {
