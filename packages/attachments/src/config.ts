@@ -22,6 +22,8 @@ export const AttachmentsEnvSchema = z.object({
   ATTACHMENTS_S3_BUCKET: z.string().min(3).max(63).optional(),
   /** The store's URL for S3-compatible stores (MinIO: http://minio:9000); unset: AWS S3. */
   ATTACHMENTS_S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** The store's URL as browsers reach it, if not ATTACHMENTS_S3_ENDPOINT (download links are signed for it). */
+  ATTACHMENTS_S3_PUBLIC_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   ATTACHMENTS_S3_REGION: z.string().min(1).default('us-east-1'),
   /** Unset (with the secret): the AWS SDK's default credential chain. */
   ATTACHMENTS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -67,5 +69,6 @@ export function createStorage(env: AttachmentsEnv): AttachmentStorage {
     secretAccessKey: env.ATTACHMENTS_S3_SECRET_ACCESS_KEY,
     forcePathStyle: env.ATTACHMENTS_S3_FORCE_PATH_STYLE ?? env.ATTACHMENTS_S3_ENDPOINT !== undefined,
     prefix: env.ATTACHMENTS_S3_PREFIX,
+    publicEndpoint: env.ATTACHMENTS_S3_PUBLIC_ENDPOINT,
   });
 }

@@ -103,12 +103,15 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Prepended to every key, so one bucket can hold several deployments. */
   prefix?: string | undefined;
+  /** The store's address as browsers reach it, when it differs (MinIO inside compose): links are signed for it. */
+  publicEndpoint?: string | undefined;
 }
 
 /** A bucket of AWS S3 or any S3-compatible store (MinIO, R2, Ceph …), through the AWS SDK. */
 export class S3Storage implements AttachmentStorage {
   readonly kind = 's3' as const;
   readonly client: S3Client;
+  readonly #signing: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
 
@@ -123,6 +126,10 @@ export class S3Storage implements AttachmentStorage {
         : {}),
     };
     this.client = new S3Client(config);
+    // Signing is offline; the host is part of the signature, so a link is signed for the public one.
+    this.#signing = settings.publicEndpoint
+      ? new S3Client({ ...config, endpoint: settings.publicEndpoint })
+      : this.client;
     this.#bucket = settings.bucket;
     this.#prefix = settings.prefix ? `${settings.prefix.replace(/\/+$/, '')}/` : '';
   }
@@ -170,7 +177,7 @@ export class S3Storage implements AttachmentStorage {
 
   presignedUrl(object: StoredObject, expiresInSeconds: number): Promise<string> {
     return getSignedUrl(
-      this.client,
+      this.#signing,
       new GetObjectCommand({
         Bucket: this.#bucket,
         Key: this.#key(object.key),

@@ -309,4 +309,18 @@ describe('S3-compatible storage through the AWS SDK (a real S3 server on loopbac
     await storage.delete(key);
     await expect(storage.get(key)).rejects.toThrow(StorageError);
   });
+
+  it('signs links for the address browsers use when it differs from the service’s', async () => {
+    const publicEndpoint = s3.endpoint.replace('127.0.0.1', 'localhost');
+    const storage = createStorage(
+      AttachmentsEnvSchema.parse({ ...s3.env, ATTACHMENTS_S3_PUBLIC_ENDPOINT: publicEndpoint }),
+    );
+    const key = storageKey('cd3c3a4e-1111-4222-8333-944455556666');
+    await storage.put(key, Buffer.from('hello'), 'text/plain');
+    const url = await storage.presignedUrl({ key, mimeType: 'text/plain', filename: 'a.txt' }, 60);
+    expect(url?.startsWith(`${publicEndpoint}/munim-test/${key}?`)).toBe(true);
+    const res = await fetch(url!);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('hello');
+  });
 });
