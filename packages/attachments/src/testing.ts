@@ -183,3 +183,22 @@ export async function startTestS3(bucket = 'munim-attachments'): Promise<TestS3>
     },
   };
 }
+
+/** A 1×1 GIF89a, byte by byte: header, screen descriptor, two-colour palette, one LZW-coded pixel. */
+export function makeGif(name = 'pixel.gif'): SampleFile {
+  const parts = [
+    '474946383961', // GIF89a
+    '01000100800000', // 1×1, a global palette of 2 colours
+    'ff0000000000', // red, black
+    '2c000000000100010000', // image descriptor
+    '0202440100', // LZW minimum code size 2, one data block
+    '3b', // trailer
+  ];
+  return { bytes: Buffer.from(parts.join(''), 'hex'), name, type: 'image/gif' };
+}
+
+/** A 1×1 lossless WebP: a RIFF container with one VP8L chunk. */
+export function makeWebp(name = 'pixel.webp'): SampleFile {
+  const bytes = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
+  return { bytes, name, type: 'image/webp' };
+}

@@ -20,10 +20,12 @@ import {
   makeCsv,
   makeDisguisedExe,
   makeDocx,
+  makeGif,
   makeJpeg,
   makePdf,
   makePng,
   makeText,
+  makeWebp,
   makeXls,
   makeXlsx,
   startTestS3,
@@ -45,6 +47,8 @@ describe('detectType: by content, not by the client’s word', () => {
       [makeText('hello'), 'text/plain', 'document'],
       [makePng(), 'image/png', 'image'],
       [makeJpeg(), 'image/jpeg', 'image'],
+      [makeGif(), 'image/gif', 'image'],
+      [makeWebp(), 'image/webp', 'image'],
     ] as const;
     for (const [file, mimeType, category] of cases) {
       expect(await detectType(file.bytes, file.type, file.name), file.name).toEqual({ mimeType, category });

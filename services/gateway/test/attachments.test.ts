@@ -7,10 +7,12 @@ import {
   makeCsv,
   makeDisguisedExe,
   makeDocx,
+  makeGif,
   makeJpeg,
   makePdf,
   makePng,
   makeText,
+  makeWebp,
   makeXls,
   makeXlsx,
   type SampleFile,
@@ -153,6 +155,8 @@ describe('POST /v1/attachments (seed 003 §6.3)', () => {
       },
       { file: makePng(), category: 'image', text: undefined, suggested: 'What does this receipt show?' },
       { file: makeJpeg(), category: 'image', text: undefined, suggested: 'What does this image show?' },
+      { file: makeGif(), category: 'image', text: undefined, suggested: 'What does this image show?' },
+      { file: makeWebp(), category: 'image', text: undefined, suggested: 'What does this image show?' },
     ];
     for (const { file, category, text, suggested } of files) {
       const { status, body } = await upload(open.url, file);
