@@ -71,6 +71,15 @@ export interface MessageContext {
   seq: number;
 }
 
+/** What a request handler learns, and how it may answer before it returns. */
+export interface ServeContext<R> extends MessageContext {
+  /**
+   * Answers now (parsed with the reply schema first); the handler's return value is then ignored.
+   * Called in the same tick as a publish, it leaves in one socket write with it, after it.
+   */
+  reply(data: R): void;
+}
+
 export interface PublishOptions {
   params?: Record<string, string>;
   /** JetStream dedupe id; defaults to the envelope id. */
@@ -386,7 +395,7 @@ export class Bus {
   /** Serves a request/reply subject in its queue group; a malformed request gets a MALFORMED_MESSAGE reply. */
   serve<N extends RequestSubjectName>(
     name: N,
-    handler: (message: Message<DataOf<N>>, ctx: MessageContext) => Promise<ReplyOf<N>>,
+    handler: (message: Message<DataOf<N>>, ctx: ServeContext<ReplyOf<N>>) => Promise<ReplyOf<N>>,
     opts: { params?: Record<string, string>; queue?: string } = {},
   ): Subscription {
     const def = catalog[name];
@@ -400,8 +409,15 @@ export class Bus {
           return;
         }
         const task = (async () => {
+          let replied = false;
           const respond = (body: unknown) => {
+            if (replied) return;
+            replied = true;
             if (msg.reply) msg.respond(encoder.encode(JSON.stringify(body)));
+          };
+          const reply = (data: ReplyOf<N>) => {
+            if (replied) return;
+            respond({ ok: true, data: (def.reply as z.ZodType).parse(data) });
           };
           const parsed = this.schemaFor(name).safeParse(parseJson(msg.data));
           if (!parsed.success) {
@@ -431,10 +447,10 @@ export class Bus {
                 traceparent: hop.traceparent,
                 deliveryCount: 1,
                 seq: 0,
+                reply,
               }),
             );
-            const checked = (def.reply as z.ZodType).parse(data);
-            respond({ ok: true, data: checked });
+            reply(data);
           } catch (error) {
             const code: ErrorCode = error instanceof HandlerError ? error.code : 'INTERNAL';
             if (!(error instanceof HandlerError))

@@ -1,18 +1,31 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { type Span, trace } from '@opentelemetry/api';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
+// Ids are made on every hop: one system call per 4 KiB of randomness, not one per id.
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+
+function randomHex(bytes: number): string {
+  if (offset + bytes > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  offset += bytes;
+  return pool.toString('hex', offset - bytes, offset);
+}
+
 /** A new W3C `traceparent` starting a trace (the gateway does this once per query). */
 export function newTraceparent(): string {
-  return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+  return `00-${randomHex(16)}-${randomHex(8)}-01`;
 }
 
 /** The same trace with a new parent span id, for the next hop. */
 export function childTraceparent(parent: string | undefined): string {
   const match = parent ? TRACEPARENT.exec(parent) : null;
   if (!match) return newTraceparent();
-  return `00-${match[1]}-${randomBytes(8).toString('hex')}-${match[3]}`;
+  return `00-${match[1]}-${randomHex(8)}-${match[3]}`;
 }
 
 /** The trace id of a `traceparent`, if it is well formed. */

@@ -110,6 +110,40 @@ describe('bus', () => {
     bad.unsubscribe();
   });
 
+  it('answers early with ctx.reply: the event published just before it is in the stream first', async () => {
+    const second = await Bus.create({
+      nc: await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' }),
+      prefix,
+      service: 'mcp-executor',
+    });
+    const acks: Promise<unknown>[] = [];
+    const sub = second.serve('toolsList', async (message, ctx) => {
+      // Not awaited: the reply must not wait for the stream's ack, yet must land after the event.
+      acks.push(second.emit(message, { type: 'response_chunk', payload: { text: 'from the server' } }));
+      ctx.reply({ tools: [] });
+      return { tools: 'ignored once replied' } as never;
+    });
+    try {
+      for (let i = 0; i < 20; i += 1) {
+        const s = scope();
+        await expect(bus.request('toolsList', s, {}, { timeoutMs: 2000 })).resolves.toEqual({ tools: [] });
+        await bus.emit(s, { type: 'response_chunk', payload: { text: 'from the caller' } });
+        await bus.emit(s, { type: 'error', payload: { code: 'INTERNAL', message: 'end' } });
+        const texts: string[] = [];
+        const following = await bus.follow(s.requestId);
+        for await (const e of following) {
+          if (e.message.data.type === 'response_chunk') texts.push(e.message.data.payload.text);
+        }
+        await following.stop();
+        expect(texts).toEqual(['from the server', 'from the caller']);
+      }
+      await Promise.all(acks);
+    } finally {
+      sub.unsubscribe();
+      await second.nc.drain();
+    }
+  });
+
   it('follows a request from the start or after a sequence, ending at complete', async () => {
     const s = scope();
     const seqs: number[] = [];

@@ -500,7 +500,15 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     return release(failure('MCP_UNAVAILABLE', UNAVAILABLE));
   }
 
-  async function execute(message: Message<ExecuteRequest>, traceparent?: string): Promise<ExecutionResult> {
+  /**
+   * Runs one call. `reply`, when given, answers the caller in the same tick as the `tool_result`
+   * publish: one socket write carries both, the event first.
+   */
+  async function execute(
+    message: Message<ExecuteRequest>,
+    traceparent?: string,
+    reply?: (result: ExecutionResult) => void,
+  ): Promise<ExecutionResult> {
     const started = performance.now();
     const { tool, args, callId } = message.data;
     const scope: RequestScope = {
@@ -541,8 +549,10 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
 
     const outcome = await run();
     const durationMs = Math.round(performance.now() - started);
-    await announced;
-    await emitAfter({
+    // Published now, acked later: the caller gets its reply without waiting for the stream's ack.
+    // Both events left on this connection before the reply does, so the stream holds them ahead of
+    // anything the caller emits next; shutdown still waits for the acks.
+    const reported = emitAfter({
       type: 'tool_result',
       payload: {
         tool,
@@ -553,6 +563,17 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
         truncated: outcome.truncated,
       },
     });
+    const result: ExecutionResult = {
+      tool,
+      success: outcome.success,
+      ...(outcome.success ? { result: outcome.result } : { error: outcome.error }),
+      truncated: outcome.truncated,
+      durationMs,
+      ...(outcome.outcome ? { outcome: outcome.outcome } : {}),
+      ...(outcome.replayed ? { replayed: true } : {}),
+    };
+    reply?.(result);
+    void track(Promise.all([announced, reported]));
     log.info(
       {
         requestId: scope.requestId,
@@ -566,15 +587,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       },
       'tool executed',
     );
-    return {
-      tool,
-      success: outcome.success,
-      ...(outcome.success ? { result: outcome.result } : { error: outcome.error }),
-      truncated: outcome.truncated,
-      durationMs,
-      ...(outcome.outcome ? { outcome: outcome.outcome } : {}),
-      ...(outcome.replayed ? { replayed: true } : {}),
-    };
+    return result;
   }
 
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -596,7 +609,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
           if (!registry.loaded) throw new HandlerError('MCP_UNAVAILABLE', UNAVAILABLE);
           return { tools: registry.list() };
         }),
-        bus.serve('toolExecute', (message, ctx) => track(execute(message, ctx.traceparent))),
+        bus.serve('toolExecute', (message, ctx) => track(execute(message, ctx.traceparent, ctx.reply))),
       );
       refreshTimer = setInterval(() => void refresh('periodic'), config.registryRefreshMs ?? 5 * 60_000);
       refreshTimer.unref();
@@ -618,7 +631,8 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       await Promise.allSettled(subscriptions.map((sub) => sub.drain()));
       // Calls this instance sent run to their end; waits on calls sent by others end now.
       stopping.abort();
-      await Promise.allSettled([...inFlight]);
+      // A call that ends adds its events' acks to the set, so wait until the set stays empty.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       await refreshing?.catch(() => undefined);
       stopped = true;
       await Promise.allSettled(

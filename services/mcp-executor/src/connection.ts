@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@munim/kit';
 import { sanitizeMessage } from './errors.ts';
+import { streamableHttp } from './http.ts';
 
 /** Options of {@link McpConnection}. */
 export interface McpConnectionOptions {
@@ -161,9 +161,7 @@ export class McpConnection {
 
   #transport(): Transport {
     if (this.#opts.transport) return this.#opts.transport();
-    const headers: Record<string, string> = {};
-    if (this.#opts.authToken) headers.Authorization = `Bearer ${this.#opts.authToken}`;
-    return new StreamableHTTPClientTransport(new URL(this.#opts.url ?? ''), { requestInit: { headers } });
+    return streamableHttp(new URL(this.#opts.url ?? ''), this.#opts.authToken);
   }
 
   async #ping(): Promise<void> {

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
+import { streamableHttp } from './http.ts';
 
 /** One MCP server the executor talks to. */
 export interface McpServerSpec {
@@ -143,9 +143,7 @@ export function createTransport(spec: McpServerSpec, tenant?: Tenant): Transport
     url.searchParams.set('entityid', tenant.entityId);
     url.searchParams.set('orgid', tenant.orgId);
   }
-  const headers: Record<string, string> = {};
-  if (spec.authToken) headers.Authorization = `Bearer ${spec.authToken}`;
-  return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+  return streamableHttp(url, spec.authToken);
 }
 
 /** How a server is named in logs: its name and origin or command, never a path, query or token. */
