@@ -83,3 +83,25 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
     stems: ['compare_periods', 'forecast', 'trend', 'anomaly'],
   },
 ];
+
+/** The groups whose name stems a tool's name contains, in table order (a tool may be in several). */
+export function groupsOfToolName(name: string): string[] {
+  return TOOL_GROUPS.filter((g) => g.stems.some((stem) => name.includes(stem))).map((g) => g.name);
+}
+
+/**
+ * The one group a tool is filed under (`tool_registry.tool_group`): that of the longest stem its
+ * name contains, so the most specific wins (`get_aged_payables_report` is `reports_payables`, not
+ * `aging_reports`), the earlier group in the table on a tie. Null when no stem fits: such a tool is
+ * in no group for the router's stem match or the validator's containers either.
+ */
+export function primaryToolGroup(name: string): string | null {
+  let best: { group: string; length: number } | undefined;
+  for (const group of TOOL_GROUPS) {
+    for (const stem of group.stems) {
+      if (name.includes(stem) && stem.length > (best?.length ?? 0))
+        best = { group: group.name, length: stem.length };
+    }
+  }
+  return best?.group ?? null;
+}

@@ -14,7 +14,7 @@ import type {
 } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { Logger } from '@munim/kit';
-import { lazyCounter, lazyHistogram } from '@munim/kit';
+import { lazyCounter, lazyHistogram, primaryToolGroup } from '@munim/kit';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { McpConnection } from './connection.ts';
@@ -276,7 +276,9 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     if (isEmptyDiff(diff)) return;
     if (deps.db) {
       // The table is a record for people and other services; the executor serves from memory.
-      await syncToolRegistry(deps.db, after).catch((error: unknown) =>
+      // Grouped by the server's own name: a `<server>__` prefix must not place a tool in a group.
+      const groupOf = (tool: ToolDefinition) => primaryToolGroup(routes.get(tool.name)?.name ?? tool.name);
+      await syncToolRegistry(deps.db, after, groupOf).catch((error: unknown) =>
         log.warn({ err: error }, 'could not store the tool registry'),
       );
     }

@@ -30,7 +30,8 @@ export const isEmptyDiff = (diff: RegistryDiff) =>
 /**
  * Writes a listing into `tool_registry` (seed 003 §11): every listed tool upserted with its
  * definition and `last_seen_at`; tools no longer listed keep their row and an older `last_seen_at`.
- * `groupOf` names the tool's group (null when unknown); usage counts and keywords are left alone.
+ * `groupOf` names the tool's group (null when no group fits: then a group set by hand is kept);
+ * usage counts and keywords are left alone.
  */
 export async function syncToolRegistry(
   db: Kysely<Database>,

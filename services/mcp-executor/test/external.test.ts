@@ -176,6 +176,23 @@ describe('stdio servers', () => {
       );
     expect(app.registry.get('create_entities')?.isWrite).toBe(true);
     expect(app.registry.get('read_graph')?.isWrite).toBe(false);
+    // No accounting group fits these tools: their rows say so with a null group.
+    await expect
+      .poll(async () => {
+        const rows = await database.db
+          .selectFrom('tool_registry')
+          .select(['tool_name', 'tool_group', 'is_write'])
+          .where('tool_name', 'in', ['echo', 'get-sum', 'create_entities', 'read_graph'])
+          .orderBy('tool_name')
+          .execute();
+        return rows.map((r) => [r.tool_name, r.tool_group, r.is_write]);
+      })
+      .toEqual([
+        ['create_entities', null, true],
+        ['echo', null, false],
+        ['get-sum', null, false],
+        ['read_graph', null, false],
+      ]);
 
     expect(await run(bus, 'get-sum', { a: 1.5, b: 2 })).toMatchObject({
       success: true,

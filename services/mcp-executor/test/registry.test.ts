@@ -1,6 +1,8 @@
 import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
 import { catalog, type Message, messageSchema, type ToolsChanged } from '@munim/contracts';
+import { createDemoBooks } from '@munim/demo-books';
+import { groupsOfToolName, primaryToolGroup } from '@munim/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpExecutor } from '../src/app.ts';
 import { diffTools } from '../src/registry-store.ts';
@@ -138,5 +140,96 @@ describe('tool registry', () => {
     await expect
       .poll(async () => (await registryRows()).find((r) => r.tool_name === 'get_things')?.usage_count)
       .toBe(3);
+  });
+
+  it('files each tool under its group of the shared table, by the name the server gave it', async () => {
+    const books = await createDemoBooks().listen();
+    cleanups.push(books.close);
+    const app = await buildMcpExecutor({
+      bus: await nats.bus('mcp-executor'),
+      log,
+      db: database.db,
+      config: {
+        // The second server lists the same tools: they come out as `accounting__<name>`, and the
+        // prefix's "account" stem must not outweigh the tool's own.
+        servers: [
+          { name: 'books', url: books.url },
+          { name: 'accounting', url: books.url },
+        ],
+        readTimeoutMs: 5_000,
+        writeTimeoutMs: 5_000,
+        resultMaxChars: 50_000,
+      },
+    });
+    await app.start();
+    cleanups.push(() => app.stop());
+    await expect
+      .poll(async () => (await registryRows()).map((r) => r.tool_name), { timeout: 10_000 })
+      .toEqual(expect.arrayContaining(['create_payment', 'accounting__get_bill']));
+
+    const groups = new Map((await registryRows()).map((r) => [r.tool_name, r.tool_group]));
+    expect(
+      Object.fromEntries(
+        [
+          'create_payment',
+          'get_all_invoices',
+          'void_invoice',
+          'get_bills',
+          'create_bill_payment',
+          'get_all_vendors',
+          'delete_contact',
+          'get_all_sales_credit_notes',
+          'get_charts_of_accounts',
+          'get_aged_receivables_report',
+          'get_aged_payables_report',
+          'get_profit_loss',
+          'get_balance_sheet',
+          'get_cash_flow_statement',
+          'get_gst_summary',
+          'create_journal_entry',
+          'accounting__get_all_vendors',
+          'accounting__get_bill',
+          'accounting__get_charts_of_accounts',
+        ].map((name) => [name, groups.get(name)]),
+      ),
+    ).toEqual({
+      create_payment: 'payments',
+      get_all_invoices: 'invoices',
+      void_invoice: 'invoices',
+      get_bills: 'bills',
+      // In both the bills and the payments container; filed under the longer stem.
+      create_bill_payment: 'payments',
+      get_all_vendors: 'vendors',
+      // "contact" is a stem of customers and of vendors; the first in the table wins the tie.
+      delete_contact: 'customers',
+      get_all_sales_credit_notes: 'credit_notes',
+      get_charts_of_accounts: 'accounts',
+      get_aged_receivables_report: 'aging_reports',
+      get_aged_payables_report: 'reports_payables',
+      get_profit_loss: 'reports_pnl',
+      get_balance_sheet: 'reports_balance',
+      get_cash_flow_statement: 'reports_cashflow',
+      get_gst_summary: 'reports_gst',
+      create_journal_entry: 'journal',
+      accounting__get_all_vendors: 'vendors',
+      accounting__get_bill: 'bills',
+      accounting__get_charts_of_accounts: 'accounts',
+    });
+    // Every demo tool has a group, and it is one the validator's containers put the tool in.
+    for (const [name, group] of groups) {
+      if (name.startsWith('accounting__') || !app.registry.get(name)) continue;
+      expect(groupsOfToolName(name), name).toContain(group);
+    }
+  });
+});
+
+describe('primaryToolGroup', () => {
+  it('picks the longest stem, the table order on a tie, and null when no stem fits', () => {
+    expect(primaryToolGroup('get_expense_breakdown')).toBe('reports_pnl');
+    expect(primaryToolGroup('list_expenses')).toBe('expenses');
+    expect(primaryToolGroup('list_contacts')).toBe('customers');
+    expect(primaryToolGroup('get-sum')).toBeNull();
+    expect(primaryToolGroup('echo')).toBeNull();
+    expect(primaryToolGroup('')).toBeNull();
   });
 });
