@@ -31,9 +31,18 @@ export interface McpConnectionOptions {
 
 const CLIENT_INFO = { name: 'munim-mcp-executor', version: '0.1.0' };
 
+/** A session that lived shorter than this before it was lost counts as flapping. */
+const STABLE_SESSION_MS = 30_000;
+
+/** The session's transport closed without being asked to (a stdio server exited, a connection dropped). */
+export class McpTransportClosedError extends Error {
+  override name = 'McpTransportClosedError';
+}
+
 /**
  * One MCP client session at a time, re-established with backoff whenever it is missing:
- * at start (the server may not be up yet) and after a transport failure.
+ * at start (the server may not be up yet), after a transport failure, and as soon as the
+ * transport closes on its own (a stdio server that exited), not at the next call.
  */
 export class McpConnection {
   readonly #opts: McpConnectionOptions;
@@ -43,6 +52,9 @@ export class McpConnection {
   #abort = new AbortController();
   #waiters = new Set<() => void>();
   #pinger: NodeJS.Timeout | undefined;
+  #establishedAt = 0;
+  /** Sessions in a row lost within STABLE_SESSION_MS of being established. */
+  #flaps = 0;
 
   constructor(opts: McpConnectionOptions) {
     this.#opts = opts;
@@ -86,13 +98,21 @@ export class McpConnection {
     return this.#client;
   }
 
-  /** Drops a session whose transport failed; the next calls get a new one. */
+  /** Drops a session whose transport failed or closed; a new one is made at once (after a pause when flapping). */
   markBroken(client: Client, reason: unknown): void {
-    if (client !== this.#client) return;
-    this.#opts.log.warn({ reason: describe(reason, this.#secrets) }, 'MCP session lost; reconnecting');
+    if (client !== this.#client || this.#stopped) return;
     this.#client = undefined;
+    const livedMs = Date.now() - this.#establishedAt;
+    this.#flaps = livedMs < STABLE_SESSION_MS ? this.#flaps + 1 : 0;
+    // A server that dies soon after every start must not be respawned in a tight loop.
+    const { initialMs, maxMs } = this.#backoff;
+    const holdMs = this.#flaps <= 1 ? 0 : Math.min(initialMs * 2 ** (this.#flaps - 2), maxMs);
+    this.#opts.log.warn(
+      { server: this.#label, reason: describe(reason, this.#secrets), livedMs, retryInMs: holdMs },
+      'MCP session lost; reconnecting',
+    );
     void client.close().catch(() => undefined);
-    this.#ensureLoop();
+    this.#ensureLoop(holdMs);
   }
 
   /** Closes the session and stops reconnecting. */
@@ -107,20 +127,27 @@ export class McpConnection {
     await client?.close().catch(() => undefined);
   }
 
-  #ensureLoop(): void {
+  get #backoff(): { initialMs: number; maxMs: number } {
+    return this.#opts.backoff ?? { initialMs: 250, maxMs: 10_000 };
+  }
+
+  #ensureLoop(holdMs = 0): void {
     if (this.#loop || this.#stopped || this.#client) return;
-    this.#loop = this.#connectLoop().finally(() => {
+    this.#loop = this.#connectLoop(holdMs).finally(() => {
       this.#loop = undefined;
     });
   }
 
-  async #connectLoop(): Promise<void> {
-    const { initialMs, maxMs } = this.#opts.backoff ?? { initialMs: 250, maxMs: 10_000 };
+  async #connectLoop(holdMs: number): Promise<void> {
+    const { initialMs, maxMs } = this.#backoff;
+    if (holdMs > 0) await sleep(holdMs, undefined, { signal: this.#abort.signal }).catch(() => undefined);
     let delay = initialMs;
     let attempt = 0;
     while (!this.#stopped) {
       attempt += 1;
       const client = new Client(CLIENT_INFO, { capabilities: {} });
+      // Set before connecting: a close of a session not (yet) current is ignored by markBroken.
+      client.onclose = () => this.markBroken(client, new McpTransportClosedError('the MCP transport closed'));
       try {
         await client.connect(this.#transport(), { timeout: this.#opts.connectTimeoutMs ?? 10_000 });
         client.setNotificationHandler(ToolListChangedNotificationSchema, async () =>
@@ -133,7 +160,10 @@ export class McpConnection {
           await client.close().catch(() => undefined);
           return;
         }
+        // The SDK drops the transport when it closes; one that closed during setup is no session.
+        if (!client.transport) throw new McpTransportClosedError('the MCP transport closed during setup');
         this.#client = client;
+        this.#establishedAt = Date.now();
         this.#opts.log.info({ server: this.#label, attempt }, 'MCP session established');
         for (const wake of this.#waiters) wake();
         return;
