@@ -11,6 +11,7 @@ import * as loggerIndexes from './migrations/0010_logger_indexes.ts';
 import * as quickSuggestions from './migrations/0011_quick_suggestions.ts';
 import * as llmConfigs from './migrations/0012_llm_configs.ts';
 import * as attachments from './migrations/0013_attachments.ts';
+import * as feedbackLookupIndex from './migrations/0014_feedback_lookup_index.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -29,6 +30,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011_quick_suggestions': quickSuggestions,
   '0012_llm_configs': llmConfigs,
   '0013_attachments': attachments,
+  '0014_feedback_lookup_index': feedbackLookupIndex,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -155,17 +155,23 @@ function apply<T extends EventType>(
 }
 
 /**
- * The row after one more event: a copy, the input is left untouched. The row's `created_at`
- * is its earliest event, so an event folded out of order that is older moves it back (and a
- * latency already measured grows by as much).
+ * The row after more events, in the order given: a copy, the input is left untouched. The row's
+ * `created_at` is its earliest event, so an event folded out of order that is older moves it
+ * back (and a latency already measured grows by as much).
  */
-export function foldEvent(row: RoutingLog, message: Message<AgentEvent>): RoutingLog {
+export function foldEvents(row: RoutingLog, messages: readonly Message<AgentEvent>[]): RoutingLog {
   const next = structuredClone(row);
-  const ts = new Date(message.ts);
-  if (ts < next.created_at) {
-    if (next.latency_ms !== null) next.latency_ms += next.created_at.getTime() - ts.getTime();
-    next.created_at = ts;
+  for (const message of messages) {
+    const ts = new Date(message.ts);
+    if (ts < next.created_at) {
+      if (next.latency_ms !== null) next.latency_ms += next.created_at.getTime() - ts.getTime();
+      next.created_at = ts;
+    }
+    apply(next, message.data, message);
   }
-  apply(next, message.data, message);
   return next;
 }
+
+/** The row after one more event (see {@link foldEvents}). */
+export const foldEvent = (row: RoutingLog, message: Message<AgentEvent>): RoutingLog =>
+  foldEvents(row, [message]);

@@ -3,7 +3,7 @@ import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database, QueryRoutingLogRow } from '@munim/db';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { implicitSignal } from './feedback.ts';
-import { emptyRow, foldEvent, type RoutingLog } from './fold.ts';
+import { emptyRow, foldEvents, type RoutingLog } from './fold.ts';
 
 /** Where an event came from on the stream. */
 export interface EventOrigin {
@@ -32,15 +32,19 @@ export interface BatchResult {
   refolded: number;
 }
 
-// PostgreSQL takes at most 65 535 parameters per statement.
-const EVENT_ROWS_PER_STATEMENT = 2000;
-const LOG_ROWS_PER_STATEMENT = 1000;
+// Events go as arrays, a few thousand to a statement.
+const EVENT_ROWS_PER_STATEMENT = 5000;
+
+/** How JSON.stringify writes a NUL or a lone surrogate; any other text is stored as it is. */
+const UNSTORABLE = /\\u0000|\\ud[89a-f]/i;
 
 /**
  * PostgreSQL refuses NUL in text and jsonb, and lone surrogates in jsonb: a tool result carrying
- * either would otherwise fail on every redelivery and never be stored.
+ * either would otherwise fail on every redelivery and never be stored. Only a message whose JSON
+ * shows one is copied and cleaned.
  */
 function storable<T>(value: T): T {
+  if (!UNSTORABLE.test(JSON.stringify(value))) return value;
   return JSON.parse(
     JSON.stringify(value, (_key, v: unknown) =>
       typeof v === 'string' ? v.toWellFormed().replaceAll('\u0000', '\uFFFD') : v,
@@ -54,70 +58,67 @@ function chunks<T>(list: readonly T[], size: number): T[][] {
   return out;
 }
 
-function logRow(row: RoutingLog) {
-  return {
+/** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
+const UPDATED_COLUMNS = {
+  query: 'text',
+  path: 'text',
+  category: 'text',
+  confidence: 'real',
+  tier: 'text',
+  intent_id: 'text',
+  intent_confidence: 'real',
+  is_write_operation: 'boolean',
+  write_tool_results: 'jsonb',
+  guardrails_triggered: 'text[]',
+  tools_used: 'text[]',
+  tools_failed: 'text[]',
+  llm_model: 'text',
+  iteration_count: 'integer',
+  input_tokens: 'integer',
+  output_tokens: 'integer',
+  latency_ms: 'integer',
+  status: 'text',
+  error_code: 'text',
+  response: 'text',
+  trace_id: 'text',
+  created_at: 'timestamptz',
+} as const satisfies Partial<Record<keyof RoutingLog, string>>;
+
+const UPDATED = Object.keys(UPDATED_COLUMNS) as (keyof typeof UPDATED_COLUMNS)[];
+/** A constant of this file, never input: the record type of the update's rows. */
+const LOG_RECORD = sql.raw(
+  [
+    'request_id text',
+    'entity_id text',
+    'org_id text',
+    'conversation_id text',
+    ...UPDATED.map((c) => `${c} ${UPDATED_COLUMNS[c]}`),
+  ].join(', '),
+);
+
+function logRecord(row: RoutingLog): Record<string, unknown> {
+  const record: Record<string, unknown> = {
     request_id: row.request_id,
     entity_id: row.entity_id,
     org_id: row.org_id,
     conversation_id: row.conversation_id,
-    query: row.query,
-    path: row.path,
-    category: row.category,
-    confidence: row.confidence,
-    tier: row.tier,
-    intent_id: row.intent_id,
-    intent_confidence: row.intent_confidence,
-    is_write_operation: row.is_write_operation,
-    write_tool_results: JSON.stringify(row.write_tool_results),
-    guardrails_triggered: row.guardrails_triggered,
-    tools_used: row.tools_used,
-    tools_failed: row.tools_failed,
-    llm_model: row.llm_model,
-    iteration_count: row.iteration_count,
-    input_tokens: row.input_tokens,
-    output_tokens: row.output_tokens,
-    latency_ms: row.latency_ms,
-    status: row.status,
-    error_code: row.error_code,
-    response: row.response,
-    trace_id: row.trace_id,
-    created_at: row.created_at,
   };
+  for (const c of UPDATED) record[c] = row[c];
+  return record;
 }
 
-const UPDATED_COLUMNS = [
-  'query',
-  'path',
-  'category',
-  'confidence',
-  'tier',
-  'intent_id',
-  'intent_confidence',
-  'is_write_operation',
-  'write_tool_results',
-  'guardrails_triggered',
-  'tools_used',
-  'tools_failed',
-  'llm_model',
-  'iteration_count',
-  'input_tokens',
-  'output_tokens',
-  'latency_ms',
-  'status',
-  'error_code',
-  'response',
-  'trace_id',
-  'created_at',
-] as const;
+/** Advisory-lock space of the logger's per-request locks (two-int keys: the request id's hash). */
+const REQUEST_LOCK_SPACE = 4_242_002;
 
 /**
  * Stores a batch of events and folds them into their requests' `query_routing_logs` rows, in one
- * transaction: a multi-row insert of the events, then one multi-row upsert of the touched rows.
+ * transaction: the requests locked, their rows read, the events inserted, the rows upserted.
  * An event whose id is already stored changes nothing, so a redelivery never double-counts.
  * Events of one request are folded in stream order; an event older than one already folded
  * (instances share the work) rebuilds its request's row from every stored event.
- * The requests' rows are locked first, in request-id order, so concurrent batches of several
- * instances never fold the same request at once.
+ * Each request is locked (a transaction advisory lock, in key order, so batches never deadlock)
+ * before its row is read, so concurrent batches of several instances never fold it at once; each
+ * row is written once per batch.
  */
 export async function storeBatch(
   db: Kysely<Database>,
@@ -141,67 +142,51 @@ export async function storeBatch(
 
   try {
     return await db.transaction().execute(async (trx) => {
-      for (const ids of chunks(requestIds, LOG_ROWS_PER_STATEMENT)) {
-        await trx
-          .insertInto('query_routing_logs')
-          .values(
-            ids.map((id) => {
-              const first = byRequest.get(id)![0]!;
-              return {
-                request_id: id,
-                entity_id: first.message.entityId,
-                org_id: first.message.orgId,
-                conversation_id: first.message.conversationId,
-                created_at: first.message.ts,
-                status: 'running',
-                trace_id: traceIdOf(first.traceparent) ?? null,
-              };
-            }),
-          )
-          .onConflict((oc) => oc.column('request_id').doNothing())
-          .execute();
-      }
-      const current = new Map<string, RoutingLog>();
-      const lastSeq = new Map<string, number>();
-      for (const ids of chunks(requestIds, LOG_ROWS_PER_STATEMENT)) {
-        const rows = await trx
-          .selectFrom('query_routing_logs')
-          .selectAll()
-          .where('request_id', 'in', ids)
-          .orderBy('request_id')
-          .forUpdate()
-          .execute();
-        for (const { updated_at: _, ...row } of rows) current.set(row.request_id, row);
-        const seqs = await trx
-          .selectFrom('request_events')
-          .select((eb) => ['request_id', eb.fn.max('seq').as('seq')])
-          .where('request_id', 'in', ids)
-          .groupBy('request_id')
-          .execute();
-        for (const s of seqs) lastSeq.set(s.request_id, Number(s.seq));
+      await sql`
+        select pg_advisory_xact_lock(${REQUEST_LOCK_SPACE}::int, k)
+        from (select distinct hashtext(id) as k from unnest(${requestIds}::text[]) as id order by k) as keys`.execute(
+        trx,
+      );
+      // Read after the locks, in a statement of its own: it sees every batch committed before.
+      const rows = await trx
+        .selectFrom('query_routing_logs as q')
+        .selectAll('q')
+        .select((eb) =>
+          eb
+            .selectFrom('request_events as e')
+            .select((e) => e.fn.max('e.seq').as('seq'))
+            .whereRef('e.request_id', '=', 'q.request_id')
+            .as('last_seq'),
+        )
+        .where('q.request_id', '=', sql<string>`any(${requestIds}::text[])`)
+        .execute();
+      const current = new Map<string, { row: RoutingLog; lastSeq: number | null }>();
+      for (const { updated_at: _, last_seq, ...row } of rows) {
+        current.set(row.request_id, { row, lastSeq: last_seq === null ? null : Number(last_seq) });
       }
 
+      // Ten array parameters however large the batch: PostgreSQL parses arrays far faster than
+      // thousands of bind parameters, and nothing is compiled per row here.
       const fresh = new Set<string>();
       for (const part of chunks(events, EVENT_ROWS_PER_STATEMENT)) {
-        const inserted = await trx
-          .insertInto('request_events')
-          .values(
-            part.map(({ message, seq }) => ({
-              id: message.id,
-              request_id: message.requestId,
-              seq,
-              type: message.data.type,
-              service: message.service,
-              conversation_id: message.conversationId,
-              entity_id: message.entityId,
-              org_id: message.orgId,
-              payload: JSON.stringify(message.data.payload),
-              ts: message.ts,
-            })),
+        const column = <T>(pick: (e: IncomingEvent) => T) => part.map(pick);
+        const { rows: inserted } = await sql<{ id: string }>`
+          insert into request_events
+            (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
+          select * from unnest(
+            ${column((e) => e.message.id)}::text[],
+            ${column((e) => e.message.requestId)}::text[],
+            ${column((e) => e.seq)}::bigint[],
+            ${column((e) => e.message.data.type)}::text[],
+            ${column((e) => e.message.service)}::text[],
+            ${column((e) => e.message.conversationId)}::text[],
+            ${column((e) => e.message.entityId)}::text[],
+            ${column((e) => e.message.orgId)}::text[],
+            ${column((e) => JSON.stringify(e.message.data.payload))}::jsonb[],
+            ${column((e) => e.message.ts)}::timestamptz[]
           )
-          .onConflict((oc) => oc.column('id').doNothing())
-          .returning('id')
-          .execute();
+          on conflict (id) do nothing
+          returning id`.execute(trx);
         for (const { id } of inserted) fresh.add(id);
       }
 
@@ -212,29 +197,44 @@ export async function storeBatch(
         const news = byRequest.get(id)!.filter((e) => fresh.has(e.message.id));
         if (news.length === 0) continue;
         stored.push(...news);
-        let row = current.get(id)!;
-        const last = lastSeq.get(id);
-        if (last !== undefined && last > news[0]!.seq) {
-          row = await refold(trx, row);
+        const first = news[0]!;
+        const known = current.get(id);
+        let row: RoutingLog;
+        if (known && known.lastSeq !== null && known.lastSeq > first.seq) {
+          row = await refold(trx, known.row);
           refolded += 1;
         } else {
-          for (const e of news) row = foldEvent(row, e.message);
+          const base =
+            known?.row ??
+            emptyRow(
+              {
+                request_id: id,
+                entity_id: first.message.entityId,
+                org_id: first.message.orgId,
+                conversation_id: first.message.conversationId,
+                trace_id: null,
+              },
+              new Date(first.message.ts),
+            );
+          row = foldEvents(
+            base,
+            news.map((e) => e.message),
+          );
         }
         row.trace_id ??= news.map((e) => traceIdOf(e.traceparent)).find(Boolean) ?? null;
         changed.push(row);
       }
 
-      for (const rows of chunks(changed, LOG_ROWS_PER_STATEMENT)) {
-        await trx
-          .insertInto('query_routing_logs')
-          .values(rows.map(logRow))
-          .onConflict((oc) =>
-            oc.column('request_id').doUpdateSet((eb) => ({
-              ...Object.fromEntries(UPDATED_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)])),
-              updated_at: sql<Date>`now()`,
-            })),
-          )
-          .execute();
+      if (changed.length > 0) {
+        await sql`
+          insert into query_routing_logs (request_id, entity_id, org_id, conversation_id, ${sql.join(
+            UPDATED.map((c) => sql.ref(c)),
+          )})
+          select request_id, entity_id, org_id, conversation_id, ${sql.join(UPDATED.map((c) => sql.ref(c)))}
+          from jsonb_to_recordset(${JSON.stringify(changed.map(logRecord))}::jsonb) as u(${LOG_RECORD})
+          on conflict (request_id) do update set
+            ${sql.join(UPDATED.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))},
+            updated_at = now()`.execute(trx);
       }
       await recordImplicitFeedback(
         trx,
@@ -267,9 +267,9 @@ async function refold(trx: Transaction<Database>, current: RoutingLog): Promise<
     .where('request_id', '=', current.request_id)
     .orderBy('seq')
     .execute();
-  let row = emptyRow(current, events[0]?.ts ?? current.created_at);
-  for (const e of events) {
-    row = foldEvent(row, {
+  const row = foldEvents(
+    emptyRow(current, events[0]?.ts ?? current.created_at),
+    events.map((e) => ({
       id: e.id,
       requestId: e.request_id,
       conversationId: e.conversation_id,
@@ -278,8 +278,8 @@ async function refold(trx: Transaction<Database>, current: RoutingLog): Promise<
       service: e.service as Message<AgentEvent>['service'],
       ts: e.ts.toISOString(),
       data: { type: e.type, payload: e.payload } as AgentEvent,
-    });
-  }
+    })),
+  );
   return row;
 }
 
