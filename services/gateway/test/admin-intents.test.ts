@@ -130,6 +130,38 @@ describe('intent authoring', () => {
     expect((await post('/v1/admin/intents/no_such_intent/activate')).status).toBe(404);
   });
 
+  it('changes only the fields an edit names: an active intent stays active, with its entities and format', async () => {
+    const created = await post('/v1/admin/intents', {
+      ...draft,
+      name: 'Bills by vendor',
+      entities: [{ name: 'vendor', type: 'contact', required: false }],
+      resolutionFlow: [{ tool: 'get_bills', args: {} }],
+      responseFormat: 'report',
+      isActive: true,
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const edited = await patch(`/v1/admin/intents/${id}`, { trainingPhrases: ['bills by vendor'] });
+    expect(edited.status).toBe(200);
+    expect(await edited.json()).toMatchObject({
+      isActive: true,
+      responseFormat: 'report',
+      entities: [{ name: 'vendor', type: 'contact', required: false }],
+      trainingPhrases: ['bills by vendor'],
+    });
+    expect(
+      await db
+        .selectFrom('intents')
+        .select(['is_active', 'response_format', 'entities'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({
+      is_active: true,
+      response_format: 'report',
+      entities: [{ name: 'vendor', type: 'contact', required: false }],
+    });
+  });
+
   it('lists pending suggested intents and approves one into an active intent, once', async () => {
     const [suggestion] = await db
       .insertInto('suggested_intents')

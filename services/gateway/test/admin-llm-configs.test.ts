@@ -139,6 +139,32 @@ describe('model configurations', () => {
       .toBe(true);
   });
 
+  it('changes only the fields an edit names: an Azure-style configuration stays Azure-style', async () => {
+    const created = await post('/v1/admin/llm-configs', {
+      ...base,
+      name: 'azure-deployments',
+      apiStyle: 'azure',
+      endpoint: 'https://example-resource.openai.azure.com/openai',
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as Config;
+    const response = await patch(`/v1/admin/llm-configs/${id}`, { model: 'gpt-4.1-mini' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      model: 'gpt-4.1-mini',
+      apiStyle: 'azure',
+      temperature: 0.2,
+    });
+    const row = await db
+      .selectFrom('llm_configs')
+      .select(['api_style', 'max_tokens'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ api_style: 'azure', max_tokens: 4096 });
+    // Out of the way of the checks below, which count the configurations.
+    await db.deleteFrom('llm_configs').where('id', '=', id).execute();
+  });
+
   it.each([
     ['a Supabase URL', 'https://abcdefgh.supabase.co/functions/v1/chat'],
     ['an Anthropic-style endpoint', 'https://api.anthropic.com/v1/messages'],

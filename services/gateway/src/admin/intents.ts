@@ -21,35 +21,51 @@ export const FlowStepSchema = z
   })
   .strict();
 
+/** An intent's fields, each as it must be when given (no defaults: see {@link IntentUpdateSchema}). */
+const IntentFields = {
+  id: IntentIdSchema,
+  name: z.string().trim().min(1).max(100),
+  moduleId: z.string().min(1).max(100).nullable(),
+  description: z.string().max(2000).nullable(),
+  trainingPhrases: z.array(z.string().trim().min(2).max(300)).min(1).max(100),
+  entities: z
+    .array(
+      z
+        .object({
+          name: z.string().min(1).max(100),
+          type: z.string().min(1).max(50),
+          required: z.boolean().optional(),
+        })
+        .strict(),
+    )
+    .max(20),
+  resolutionFlow: z.array(FlowStepSchema).min(1).max(10),
+  responseFormat: z.string().min(1).max(40),
+  isActive: z.boolean(),
+};
+
 /** An intent as an administrator (or the LLM) writes it (seed 003 §3.2). */
 export const IntentInputSchema = z
   .object({
-    id: IntentIdSchema.optional(),
-    name: z.string().trim().min(1).max(100),
-    moduleId: z.string().min(1).max(100).nullable().optional(),
-    description: z.string().max(2000).nullable().optional(),
-    trainingPhrases: z.array(z.string().trim().min(2).max(300)).min(1).max(100),
-    entities: z
-      .array(
-        z
-          .object({
-            name: z.string().min(1).max(100),
-            type: z.string().min(1).max(50),
-            required: z.boolean().optional(),
-          })
-          .strict(),
-      )
-      .max(20)
-      .default([]),
-    resolutionFlow: z.array(FlowStepSchema).min(1).max(10),
-    responseFormat: z.string().min(1).max(40).default('table'),
-    isActive: z.boolean().default(false),
+    ...IntentFields,
+    id: IntentFields.id.optional(),
+    moduleId: IntentFields.moduleId.optional(),
+    description: IntentFields.description.optional(),
+    entities: IntentFields.entities.default([]),
+    responseFormat: IntentFields.responseFormat.default('table'),
+    isActive: IntentFields.isActive.default(false),
   })
   .strict();
 export type IntentInput = z.infer<typeof IntentInputSchema>;
 
-/** A change to an intent: any field but its id, at least one. */
-export const IntentUpdateSchema = IntentInputSchema.omit({ id: true })
+/**
+ * A change to an intent: any field but its id, at least one. Built from the fields without their
+ * defaults: zod applies a default even inside an optional field, so an edit of the phrases alone
+ * would otherwise deactivate the intent and clear its entities.
+ */
+export const IntentUpdateSchema = z
+  .object(IntentFields)
+  .omit({ id: true })
   .partial()
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });

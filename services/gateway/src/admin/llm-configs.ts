@@ -36,23 +36,36 @@ const EndpointSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** A configuration's settings, each as it must be when given (no defaults: see the update schema). */
+const LlmConfigFields = {
+  name: z.string().trim().min(1).max(100),
+  provider: z.string().trim().min(1).max(100),
+  model: z.string().trim().min(1).max(200),
+  endpoint: EndpointSchema,
+  apiStyle: z.enum(['openai', 'azure']),
+  temperature: z.number().min(0).max(2).nullable(),
+  maxTokens: z.number().int().positive().max(1_000_000).nullable(),
+};
+
 /** A model configuration as an administrator writes it (seed 003 §1.4); the key is write-only. */
 export const LlmConfigInputSchema = z
   .object({
-    name: z.string().trim().min(1).max(100),
-    provider: z.string().trim().min(1).max(100),
-    model: z.string().trim().min(1).max(200),
-    endpoint: EndpointSchema,
-    apiStyle: z.enum(['openai', 'azure']).default('openai'),
+    ...LlmConfigFields,
+    apiStyle: LlmConfigFields.apiStyle.default('openai'),
     apiKey: z.string().min(1).max(4000).optional(),
-    temperature: z.number().min(0).max(2).nullable().optional(),
-    maxTokens: z.number().int().positive().max(1_000_000).nullable().optional(),
+    temperature: LlmConfigFields.temperature.optional(),
+    maxTokens: LlmConfigFields.maxTokens.optional(),
     isDefault: z.boolean().default(false),
   })
   .strict();
 
-/** A change to a configuration: any field, at least one; `apiKey: null` removes the key. */
-export const LlmConfigUpdateSchema = LlmConfigInputSchema.omit({ apiKey: true, isDefault: true })
+/**
+ * A change to a configuration: any field, at least one; `apiKey: null` removes the key. Built
+ * without the defaults (zod applies one even inside an optional field): a change of the model
+ * alone must not turn an Azure configuration into an OpenAI one.
+ */
+export const LlmConfigUpdateSchema = z
+  .object(LlmConfigFields)
   .partial()
   .extend({ apiKey: z.string().min(1).max(4000).nullable().optional() })
   .strict()
