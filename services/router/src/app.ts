@@ -57,7 +57,7 @@ export async function buildRouter(deps: RouterDeps) {
   const rules = { defaultThreshold: config.fastPathThreshold, ...DEFAULT_RULES };
   const thresholdFor = (intentId: string) => adaptiveThreshold(outcomes.get(intentId), rules);
 
-  const refresh = async () => {
+  const load = async () => {
     try {
       matcher.replace(await deps.intents.load());
     } catch (error) {
@@ -67,6 +67,29 @@ export async function buildRouter(deps: RouterDeps) {
       outcomes = await store.intentOutcomes();
     } catch (error) {
       log.warn({ err: error }, 'could not refresh intent routing stats; keeping the previous ones');
+    }
+  };
+  // One refresh at a time, in order: a slow timed refresh that read the table before an admin
+  // change must not replace the set the change's own refresh loaded after it.
+  let refreshing = Promise.resolve();
+  const refresh = (): Promise<void> => {
+    refreshing = refreshing.then(load);
+    return refreshing;
+  };
+
+  /**
+   * When the intents last changed (the database's clock): cached answers are dropped then, and an
+   * answer routed before it is not cached, since it may have been built with the old intents.
+   */
+  let intentsChangedAt: Date | undefined;
+  const forgetAnswers = async () => {
+    if (!config.cacheEnabled) return;
+    try {
+      const { dropped, at } = await store.forgetAnswers();
+      intentsChangedAt = at;
+      log.debug({ dropped }, 'cached answers dropped after an intent change');
+    } catch (error) {
+      log.warn({ err: error }, 'could not drop cached answers after an intent change');
     }
   };
 
@@ -227,15 +250,21 @@ export async function buildRouter(deps: RouterDeps) {
       refresher = setInterval(() => void refresh(), config.intentsRefreshMs);
       refresher.unref();
       // An admin changed the intents: use them now rather than at the next timed refresh.
+      // The cached answers go too, once the new set is in use: an edited flow must not be answered
+      // from what the old one found.
       intentsChangedSub = bus.listen('intentsChanged', (message) => {
         log.info({ ...message.data }, 'intents changed; reloading');
-        void refresh();
+        void refresh().then(forgetAnswers);
       });
       pruner = setInterval(() => void prune(), Math.max(60_000, config.routeMaxAgeMs / 4));
       pruner.unref();
       outcomeConsumer = await bus.consume(
         'requestEvents',
-        outcomeHandler(store, log, { cacheEnabled: config.cacheEnabled, ttls: config.cacheTtls }),
+        outcomeHandler(store, log, {
+          cacheEnabled: config.cacheEnabled,
+          ttls: config.cacheTtls,
+          answersValidSince: () => intentsChangedAt,
+        }),
         {
           durable: 'router-cache',
           concurrency: config.concurrency,

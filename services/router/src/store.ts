@@ -114,6 +114,21 @@ export class RouterStore {
     });
   }
 
+  /**
+   * Drops every entity's cached answers (not the write markers): the intents changed, and an
+   * answer may have been built with an old one. Returns how many, and when (the database's clock).
+   */
+  async forgetAnswers(): Promise<{ dropped: number; at: Date }> {
+    return this.transaction(async (tx) => {
+      const { rows } = await sql<{ at: Date }>`select now() as at`.execute(tx.db);
+      const result = await tx.db
+        .deleteFrom('response_cache')
+        .where('cache_key', '<>', INVALIDATION_MARKER)
+        .executeTakeFirst();
+      return { dropped: Number(result.numDeletedRows), at: new Date(rows[0]?.at ?? Date.now()) };
+    });
+  }
+
   /** When the entity's cache was last invalidated by a write, if within the marker's life. */
   async lastInvalidation(entityId: string): Promise<Date | undefined> {
     const row = await this.db

@@ -458,6 +458,73 @@ describe('intent changes', () => {
     await expect.poll(() => intentLoads).toBeGreaterThan(before);
   });
 
+  it('drops the cached answers once the new intents are in use, and caches no answer routed before', async () => {
+    await ask(scopeOf('ent-edit'), 'show all invoices');
+    await learnt();
+    expect(await cacheRows('ent-edit')).toHaveLength(1);
+
+    // A request routed before the change whose answer arrives after it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    scripted.set('show all bills', async (data) => {
+      await held;
+      return answered(data);
+    });
+    const slowScope = scopeOf('ent-edit-slow');
+    const recorder = recordEvents(gateway, slowScope.requestId);
+    await gateway.publish('querySubmitted', slowScope, { query: 'show all bills' });
+    await expect.poll(() => routed.has(slowScope.requestId)).toBe(true);
+
+    const loads = intentLoads;
+    gateway.broadcast('intentsChanged', { reason: 'updated', intentIds: ['intent_all_invoices'] });
+    await expect.poll(async () => (await cacheRows('ent-edit')).length).toBe(0);
+    expect(intentLoads).toBeGreaterThan(loads);
+
+    release();
+    await expect.poll(() => recorder.events.some((e) => e.type === 'complete')).toBe(true);
+    recorder.stop();
+    scripted.delete('show all bills');
+    await learnt();
+    expect(await cacheRows('ent-edit-slow')).toEqual([]);
+
+    // Routed after the change: answered afresh, and cached again.
+    const after = await ask(scopeOf('ent-edit'), 'show all invoices');
+    expect(classified(after)).toMatchObject({ path: 'fast' });
+    await learnt();
+    expect(await cacheRows('ent-edit')).toHaveLength(1);
+  });
+
+  it('refreshes one at a time, so a slow older read never replaces a newer set', async () => {
+    const pending: ((intents: ReturnType<typeof seededIntents>) => void)[] = [];
+    const other = await buildRouter({
+      bus: routerBus,
+      log: createLogger('router', 'silent'),
+      intents: { load: () => new Promise((resolve) => pending.push(resolve)) },
+      tools,
+      conversations: fakeConversations,
+      store: new RouterStore(db),
+      config: {
+        fastPathThreshold: 0.85,
+        intentsRefreshMs: 60_000,
+        concurrency: 1,
+        toolStrategy: 'dynamic',
+        cacheEnabled: true,
+        cacheTtls: DEFAULT_TTLS,
+        routeMaxAgeMs: 3_600_000,
+      },
+    });
+    const timed = other.refresh(); // read the table before an admin change
+    const announced = other.refresh(); // read it after
+    await expect.poll(() => pending.length).toBe(1);
+    pending[0]?.(seededIntents().slice(0, 3)); // the old set, arriving late
+    await expect.poll(() => pending.length).toBe(2);
+    pending[1]?.(seededIntents());
+    await Promise.all([timed, announced]);
+    expect(other.matcher.size).toBe(seededIntents().length);
+  });
+
   it('ignores a malformed announcement', async () => {
     const before = intentLoads;
     gateway.nc.publish(gateway.subject('intentsChanged'), JSON.stringify({ data: { reason: 1 } }));
