@@ -19,6 +19,11 @@ export const LlmConfigEnvSchema = z.object({
       }
     }, 'must be 32 bytes, as 64 hex digits or base64')
     .optional(),
+  /**
+   * How often the agent checks whether the default configuration changed, for a change notice it
+   * missed (it was reconnecting to NATS when the notice went out); 0: notices only.
+   */
+  LLM_CONFIG_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
 });
 export const loadLlmConfigEnv = (source: NodeJS.ProcessEnv = process.env) =>
   parseEnv(LlmConfigEnvSchema, source);
@@ -145,6 +150,18 @@ export interface ModelSourceDeps {
   fallback: Llm | null;
   secretKey: Buffer | null;
   settings: ClientSettings;
+  /** Period of the check for a change whose notice was missed; 0 or unset: notices only. */
+  refreshMs?: number;
+}
+
+/** Which default row, as of which edit, is in the table; null when there is none. */
+async function defaultVersion(db: Kysely<Database>): Promise<string | null> {
+  const row = await db
+    .selectFrom('llm_configs')
+    .select(['id', 'updated_at'])
+    .where('is_default', '=', true)
+    .executeTakeFirst();
+  return row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : null;
 }
 
 /**
@@ -163,12 +180,31 @@ export async function createModelSource(deps: ModelSourceDeps) {
       return null;
     }
   };
+  /** The version of the default row the model in use was loaded from (undefined: unknown). */
+  let version: string | null | undefined;
+  const versionNow = () =>
+    defaultVersion(db).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not read the default model configuration');
+      return undefined;
+    });
+  version = await versionNow();
   const initial = await load();
   const start =
     initial ?? (fallback && { llm: fallback, configId: null, temperature: null, maxTokens: null });
   const llm = start ? new SwitchableLlm(start, fallback, db, log) : null;
   let subscription: ReturnType<Bus['listen']> | undefined;
+  let timer: NodeJS.Timeout | undefined;
   let reloads = Promise.resolve();
+  /** One reload at a time, in order, so the last change wins. */
+  const reload = (model: SwitchableLlm, onlyIfChanged: boolean) => {
+    reloads = reloads.then(async () => {
+      const now = await versionNow();
+      if (onlyIfChanged && (now === undefined || now === version)) return;
+      if (onlyIfChanged) log.info({ version: now }, 'default model configuration changed; reloading');
+      version = now;
+      model.use(await load());
+    });
+  };
   return {
     llm,
     /** Listens for configuration changes (no-op without a model to swap). */
@@ -176,12 +212,17 @@ export async function createModelSource(deps: ModelSourceDeps) {
       if (!llm) return;
       subscription = bus.listen('llmConfigChanged', (message) => {
         log.info({ ...message.data }, 'model configuration changed; reloading');
-        // One reload at a time, in arrival order, so the last change wins.
-        reloads = reloads.then(async () => llm.use(await load()));
+        reload(llm, false);
       });
+      // A notice is fire-and-forget: an instance that was reconnecting misses it, so it also looks.
+      if (deps.refreshMs) {
+        timer = setInterval(() => reload(llm, true), deps.refreshMs);
+        timer.unref();
+      }
     },
     async stop(): Promise<void> {
       subscription?.unsubscribe();
+      if (timer) clearInterval(timer);
       await reloads;
     },
   };

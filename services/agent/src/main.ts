@@ -10,7 +10,7 @@ import { AgentStore } from './store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();
-  const { LLM_CONFIG_KEY } = loadLlmConfigEnv();
+  const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
   await migrateToLatest(db);
   const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'agent', log });
@@ -36,6 +36,7 @@ await runMain('agent', async (log) => {
     log,
     fallback: envLlm,
     secretKey: LLM_CONFIG_KEY ? parseSecretKey(LLM_CONFIG_KEY) : null,
+    refreshMs: LLM_CONFIG_REFRESH_MS,
     settings: {
       timeoutMs: env.LLM_TIMEOUT_MS,
       azureApiVersion: env.AZURE_OPENAI_API_VERSION,

@@ -5,8 +5,8 @@ import { createDb, type Database, encryptSecret, migrateToLatest } from '@munim/
 import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLlm } from '../src/llm.ts';
 import { createModelSource } from '../src/llm-config.ts';
 
@@ -148,5 +148,47 @@ describe('model configurations in the agent', () => {
       settings,
     });
     expect(source.llm?.label).toBe('env/env-model');
+  });
+
+  it('notices a change whose announcement it missed at its next check, and not its own usage totals', async () => {
+    await db.updateTable('llm_configs').set({ is_default: false }).execute();
+    await db
+      .updateTable('llm_configs')
+      .set({ is_default: true, updated_at: sql<Date>`now()` })
+      .where('name', '=', 'b')
+      .execute();
+    const source = await createModelSource({
+      db,
+      bus: agentBus,
+      log,
+      fallback: null,
+      secretKey,
+      settings,
+      refreshMs: 50,
+    });
+    source.start();
+    try {
+      const llm = source.llm;
+      if (!llm) throw new Error('expected a model');
+      expect(llm.label).toBe('scripted/b-model');
+      const use = vi.spyOn(llm, 'use');
+      // Answering adds to the row's totals: that is no change of the configuration.
+      await ask(llm);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(use).not.toHaveBeenCalled();
+
+      // An edit whose notice never arrived (the agent was reconnecting when it went out).
+      await db
+        .updateTable('llm_configs')
+        .set({ model: 'b-model-2', updated_at: sql<Date>`now()` })
+        .where('name', '=', 'b')
+        .execute();
+      await expect.poll(() => llm.label).toBe('scripted/b-model-2');
+      expect(use).toHaveBeenCalledTimes(1);
+      await ask(llm);
+      expect(serverB.requests.at(-1)?.body.model).toBe('b-model-2');
+    } finally {
+      await source.stop();
+    }
   });
 });
