@@ -155,23 +155,26 @@ function apply<T extends EventType>(
 }
 
 /**
- * The row after more events, in the order given: a copy, the input is left untouched. The row's
- * `created_at` is its earliest event, so an event folded out of order that is older moves it
- * back (and a latency already measured grows by as much).
+ * Folds events into a row the caller owns, in the order given. The row's `created_at` is its
+ * earliest event, so an event folded out of order that is older moves it back (and a latency
+ * already measured grows by as much).
  */
-export function foldEvents(row: RoutingLog, messages: readonly Message<AgentEvent>[]): RoutingLog {
-  const next = structuredClone(row);
+export function foldInto(row: RoutingLog, messages: Iterable<Message<AgentEvent>>): RoutingLog {
   for (const message of messages) {
     const ts = new Date(message.ts);
-    if (ts < next.created_at) {
-      if (next.latency_ms !== null) next.latency_ms += next.created_at.getTime() - ts.getTime();
-      next.created_at = ts;
+    if (ts < row.created_at) {
+      if (row.latency_ms !== null) row.latency_ms += row.created_at.getTime() - ts.getTime();
+      row.created_at = ts;
     }
-    apply(next, message.data, message);
+    apply(row, message.data, message);
   }
-  return next;
+  return row;
 }
 
-/** The row after one more event (see {@link foldEvents}). */
+/** The row after more events (see {@link foldInto}): a copy, the input is left untouched. */
+export const foldEvents = (row: RoutingLog, messages: Iterable<Message<AgentEvent>>): RoutingLog =>
+  foldInto(structuredClone(row), messages);
+
+/** The row after one more event (see {@link foldInto}): a copy, the input is left untouched. */
 export const foldEvent = (row: RoutingLog, message: Message<AgentEvent>): RoutingLog =>
   foldEvents(row, [message]);

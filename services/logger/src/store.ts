@@ -3,7 +3,7 @@ import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database, QueryRoutingLogRow } from '@munim/db';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { implicitSignal } from './feedback.ts';
-import { emptyRow, foldEvents, type RoutingLog } from './fold.ts';
+import { emptyRow, foldInto, type RoutingLog } from './fold.ts';
 
 /** Where an event came from on the stream. */
 export interface EventOrigin {
@@ -32,19 +32,14 @@ export interface BatchResult {
   refolded: number;
 }
 
-// Events go as arrays, a few thousand to a statement.
-const EVENT_ROWS_PER_STATEMENT = 5000;
-
 /** How JSON.stringify writes a NUL or a lone surrogate; any other text is stored as it is. */
 const UNSTORABLE = /\\u0000|\\ud[89a-f]/i;
 
 /**
  * PostgreSQL refuses NUL in text and jsonb, and lone surrogates in jsonb: a tool result carrying
- * either would otherwise fail on every redelivery and never be stored. Only a message whose JSON
- * shows one is copied and cleaned.
+ * either would otherwise fail on every redelivery and never be stored. The copy is cleaned.
  */
-function storable<T>(value: T): T {
-  if (!UNSTORABLE.test(JSON.stringify(value))) return value;
+function scrubbed<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value, (_key, v: unknown) =>
       typeof v === 'string' ? v.toWellFormed().replaceAll('\u0000', '\uFFFD') : v,
@@ -52,10 +47,31 @@ function storable<T>(value: T): T {
   ) as T;
 }
 
-function chunks<T>(list: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
-  return out;
+/** A `request_events` row as PostgreSQL reads it from JSON (`jsonb_to_recordset`). */
+const eventRecord = ({ message, seq }: IncomingEvent) => ({
+  id: message.id,
+  request_id: message.requestId,
+  seq,
+  type: message.data.type,
+  service: message.service,
+  conversation_id: message.conversationId,
+  entity_id: message.entityId,
+  org_id: message.orgId,
+  payload: message.data.payload,
+  ts: message.ts,
+});
+
+/**
+ * The events' rows as one JSON text, every event PostgreSQL would refuse scrubbed first: the text
+ * is written once for the whole batch, and only a batch where it shows such text is looked into.
+ */
+function eventRecords(events: IncomingEvent[]): string {
+  const json = JSON.stringify(events.map(eventRecord));
+  if (!UNSTORABLE.test(json)) return json;
+  for (const [i, e] of events.entries()) {
+    if (UNSTORABLE.test(JSON.stringify(e.message))) events[i] = { ...e, message: scrubbed(e.message) };
+  }
+  return JSON.stringify(events.map(eventRecord));
 }
 
 /** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
@@ -127,11 +143,11 @@ export async function storeBatch(
   // One copy per envelope id: a batch may hold the original and its redelivery.
   const unique = new Map<string, IncomingEvent>();
   for (const item of batch) {
-    if (!unique.has(item.message.id))
-      unique.set(item.message.id, { ...item, message: storable(item.message) });
+    if (!unique.has(item.message.id)) unique.set(item.message.id, item);
   }
   const events = [...unique.values()].sort((a, b) => a.seq - b.seq);
   if (events.length === 0) return { inserted: 0, stored: [], refolded: 0 };
+  const records = eventRecords(events);
   const byRequest = new Map<string, IncomingEvent[]>();
   for (const e of events) {
     const list = byRequest.get(e.message.requestId);
@@ -165,30 +181,18 @@ export async function storeBatch(
         current.set(row.request_id, { row, lastSeq: last_seq === null ? null : Number(last_seq) });
       }
 
-      // Ten array parameters however large the batch: PostgreSQL parses arrays far faster than
-      // thousands of bind parameters, and nothing is compiled per row here.
-      const fresh = new Set<string>();
-      for (const part of chunks(events, EVENT_ROWS_PER_STATEMENT)) {
-        const column = <T>(pick: (e: IncomingEvent) => T) => part.map(pick);
-        const { rows: inserted } = await sql<{ id: string }>`
+      // The whole batch as one JSON parameter: PostgreSQL parses it far faster than thousands of
+      // bind parameters, and nothing is compiled or escaped per row here.
+      const { rows: inserted } = await sql<{ id: string }>`
           insert into request_events
             (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
-          select * from unnest(
-            ${column((e) => e.message.id)}::text[],
-            ${column((e) => e.message.requestId)}::text[],
-            ${column((e) => e.seq)}::bigint[],
-            ${column((e) => e.message.data.type)}::text[],
-            ${column((e) => e.message.service)}::text[],
-            ${column((e) => e.message.conversationId)}::text[],
-            ${column((e) => e.message.entityId)}::text[],
-            ${column((e) => e.message.orgId)}::text[],
-            ${column((e) => JSON.stringify(e.message.data.payload))}::jsonb[],
-            ${column((e) => e.message.ts)}::timestamptz[]
-          )
+          select id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts
+          from jsonb_to_recordset(${records}::jsonb) as e(
+            id text, request_id text, seq bigint, type text, service text, conversation_id text,
+            entity_id text, org_id text, payload jsonb, ts timestamptz)
           on conflict (id) do nothing
           returning id`.execute(trx);
-        for (const { id } of inserted) fresh.add(id);
-      }
+      const fresh = new Set(inserted.map(({ id }) => id));
 
       const stored: IncomingEvent[] = [];
       const changed: RoutingLog[] = [];
@@ -216,12 +220,16 @@ export async function storeBatch(
               },
               new Date(first.message.ts),
             );
-          row = foldEvents(
+          // Rows read or made here are this batch's own: folded in place.
+          row = foldInto(
             base,
             news.map((e) => e.message),
           );
         }
-        row.trace_id ??= news.map((e) => traceIdOf(e.traceparent)).find(Boolean) ?? null;
+        for (const e of news) {
+          if (row.trace_id !== null) break;
+          row.trace_id = traceIdOf(e.traceparent) ?? null;
+        }
         changed.push(row);
       }
 
@@ -267,7 +275,7 @@ async function refold(trx: Transaction<Database>, current: RoutingLog): Promise<
     .where('request_id', '=', current.request_id)
     .orderBy('seq')
     .execute();
-  const row = foldEvents(
+  const row = foldInto(
     emptyRow(current, events[0]?.ts ?? current.created_at),
     events.map((e) => ({
       id: e.id,
