@@ -135,7 +135,6 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     expect(await made.json()).toMatchObject({ id: configB.id, isDefault: true });
 
     // The notice reaches the agent over core NATS right away; allow it a moment to reload.
-    const aBefore = modelA.requests.length;
     await expect
       .poll(async () => (await askModel()).complete.response, { timeout: 15_000, interval: 200 })
       .toBe('Answered by model B.');
@@ -153,7 +152,6 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     expect(received(modelB, query)).toHaveLength(1);
     expect(received(modelA, query)).toEqual([]);
     expect(modelA.requests.length).toBe(settled);
-    expect(settled - aBefore).toBeLessThanOrEqual(1); // at most the one asked while the notice was in flight
   });
 
   it('adds every answered turn to B’s usage totals', async () => {
