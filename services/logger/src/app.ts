@@ -16,7 +16,7 @@ export const LOGGER_DURABLE = 'logger';
 export interface LoggerConfig {
   /** Batches written at once by this instance; a request's events always go to the same one. */
   concurrency: number;
-  /** Largest number of events written in one transaction (default 500). */
+  /** Largest number of events written in one transaction (default 1,000). */
   batchSize?: number;
   /** Unacked events the durable consumer hands out over all instances (default 10 000). */
   maxAckPending?: number;
@@ -68,7 +68,7 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
       await migrateToLatest(db);
       ingest = await startIngest(bus, db, log, {
         durable: LOGGER_DURABLE,
-        batchSize: config.batchSize ?? 500,
+        batchSize: config.batchSize ?? 1000,
         partitions: config.concurrency,
         maxAckPending: config.maxAckPending ?? 10_000,
         ackWaitMs: config.ackWaitMs ?? 30_000,

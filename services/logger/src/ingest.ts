@@ -51,15 +51,18 @@ function finish(held: readonly Held[], error?: unknown): void {
   }
 }
 
-const decoder = new TextDecoder();
 const eventSchema = messageSchema(catalog.requestEvents.schema);
 
 /** A failure of one stored event that persists while the database answers: a poison event. */
 const GIVE_UP_AFTER = 5;
 
-function parseJson(bytes: Uint8Array): unknown {
+/** The message's text (Buffer's UTF-8 decoding: faster than TextDecoder for small messages). */
+const textOf = (bytes: Uint8Array) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString();
+
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(decoder.decode(bytes));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -182,7 +185,8 @@ export async function startIngest(
   };
 
   const receive = (msg: JsMsg) => {
-    const raw = parseJson(msg.data);
+    const text = textOf(msg.data);
+    const raw = parseJson(text);
     const parsed = eventSchema.safeParse(raw);
     if (!parsed.success) {
       const detail = describeIssues(parsed.error.issues);
@@ -205,7 +209,7 @@ export async function startIngest(
           'munim.request_id': message.requestId,
           'munim.event_type': message.data.type,
         }).span;
-    queues[p]!.push({ msg, event: { message, seq: msg.seq, traceparent }, span });
+    queues[p]!.push({ msg, event: { message, seq: msg.seq, traceparent, json: text }, span });
     kick(p);
   };
 

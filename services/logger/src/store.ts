@@ -15,6 +15,11 @@ export interface EventOrigin {
 /** One event to store, with where it came from. */
 export interface IncomingEvent extends EventOrigin {
   message: Message<AgentEvent>;
+  /**
+   * The message's JSON as it came off the stream (it passed the schema, which has no transforms):
+   * stored as published without writing it out again. `message` is what gets folded.
+   */
+  json?: string | undefined;
 }
 
 /** Storing a batch of events failed; nothing of it was committed. */
@@ -47,31 +52,21 @@ function scrubbed<T>(value: T): T {
   ) as T;
 }
 
-/** A `request_events` row as PostgreSQL reads it from JSON (`jsonb_to_recordset`). */
-const eventRecord = ({ message, seq }: IncomingEvent) => ({
-  id: message.id,
-  request_id: message.requestId,
-  seq,
-  type: message.data.type,
-  service: message.service,
-  conversation_id: message.conversationId,
-  entity_id: message.entityId,
-  org_id: message.orgId,
-  payload: message.data.payload,
-  ts: message.ts,
-});
-
 /**
- * The events' rows as one JSON text, every event PostgreSQL would refuse scrubbed first: the text
- * is written once for the whole batch, and only a batch where it shows such text is looked into.
+ * The events as one JSON array of `{ seq, m }` (m: the message), as PostgreSQL reads it with
+ * `jsonb_to_recordset`. A message's own JSON is reused where it came with it; every event whose
+ * text PostgreSQL would refuse is scrubbed first (only a batch whose text shows one is looked into).
  */
 function eventRecords(events: IncomingEvent[]): string {
-  const json = JSON.stringify(events.map(eventRecord));
+  const records = (list: IncomingEvent[]) =>
+    `[${list.map((e) => `{"seq":${e.seq},"m":${e.json ?? JSON.stringify(e.message)}}`).join(',')}]`;
+  const json = records(events);
   if (!UNSTORABLE.test(json)) return json;
   for (const [i, e] of events.entries()) {
-    if (UNSTORABLE.test(JSON.stringify(e.message))) events[i] = { ...e, message: scrubbed(e.message) };
+    if (UNSTORABLE.test(e.json ?? JSON.stringify(e.message)))
+      events[i] = { ...e, message: scrubbed(e.message), json: undefined };
   }
-  return JSON.stringify(events.map(eventRecord));
+  return records(events);
 }
 
 /** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
@@ -186,10 +181,10 @@ export async function storeBatch(
       const { rows: inserted } = await sql<{ id: string }>`
           insert into request_events
             (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
-          select id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts
-          from jsonb_to_recordset(${records}::jsonb) as e(
-            id text, request_id text, seq bigint, type text, service text, conversation_id text,
-            entity_id text, org_id text, payload jsonb, ts timestamptz)
+          select m->>'id', m->>'requestId', seq, m->'data'->>'type', m->>'service',
+            m->>'conversationId', m->>'entityId', m->>'orgId', m->'data'->'payload',
+            (m->>'ts')::timestamptz
+          from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)
           on conflict (id) do nothing
           returning id`.execute(trx);
       const fresh = new Set(inserted.map(({ id }) => id));
