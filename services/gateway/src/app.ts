@@ -36,7 +36,7 @@ import { Authenticator, mayActFor, type Principal } from './auth.ts';
 import { registerConsole } from './console.ts';
 import { registerConversations } from './conversations.ts';
 import type { Env } from './env.ts';
-import { httpError, validationError } from './http-errors.ts';
+import { HttpRefusal, httpError, validationError } from './http-errors.ts';
 import { type SlotRefusal, StreamSlots } from './limits.ts';
 import { registerMcp } from './mcp.ts';
 import { registerMetrics } from './metrics.ts';
@@ -44,7 +44,7 @@ import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } f
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
-import { createTranscriber, readAudio, TranscriptionError } from './transcribe.ts';
+import { createTranscriber, readAudio } from './transcribe.ts';
 
 /** The gateway's settings (a subset of its environment). */
 export type GatewayConfig = Omit<
@@ -388,7 +388,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       return { upload, text: await transcriber.transcribe(upload) };
     };
     const transcriptionFailed = (reply: FastifyReply, error: unknown) => {
-      if (error instanceof TranscriptionError) return reply.code(error.status).send(error.body);
+      if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
       throw error;
     };
     api.post('/v1/transcribe', { schema: { hide: true } }, async (request, reply) => {

@@ -1,4 +1,3 @@
-import type { MultipartFile } from '@fastify/multipart';
 import {
   type AttachmentRow,
   type Attachments,
@@ -12,15 +11,15 @@ import {
   AttachmentParamsSchema,
   AttachmentSchema,
   AttachmentUploadFieldsSchema,
-  type HttpError,
   TenantQuerySchema,
 } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Tenant } from './auth.ts';
-import { resolveTenant } from './conversations.ts';
-import { httpError, validationError } from './http-errors.ts';
+import { resolveTenant, resolveTenantParams } from './conversations.ts';
+import { HttpRefusal, httpError, validationError } from './http-errors.ts';
+import { type FileUpload, readFileUpload } from './multipart.ts';
 import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
 
 /** Route docs only (handlers validate with zod), typed loosely so replies may use any status. */
@@ -34,15 +33,8 @@ export interface AttachmentDeps {
 }
 
 /** An upload or a reference that cannot be taken; `status` and `body` are the HTTP answer. */
-export class AttachmentRefusal extends Error {
+export class AttachmentRefusal extends HttpRefusal {
   override name = 'AttachmentRefusal';
-  readonly status: number;
-  readonly body: HttpError;
-  constructor(status: number, body: HttpError) {
-    super(body.error.message);
-    this.status = status;
-    this.body = body;
-  }
 }
 
 const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
@@ -50,49 +42,16 @@ const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
   .map((e) => e.toUpperCase())
   .join(', ');
 
-const fileRefusal = (status: number, message: string) =>
-  new AttachmentRefusal(status, httpError('BAD_REQUEST', `file: ${message}`, { field: 'file' }));
-
-interface FileUpload {
-  fields: Record<string, string>;
-  bytes: Buffer;
-  filename: string;
-  mimeType: string;
-}
-
-/** Reads a multipart form with one `file` (and text fields), enforcing the size as it streams. */
-async function readUpload(request: FastifyRequest, maxBytes: number): Promise<FileUpload> {
-  if (!request.isMultipart()) {
-    throw fileRefusal(400, 'the body must be multipart/form-data with a file');
-  }
-  const fields: Record<string, string> = {};
-  let upload: Omit<FileUpload, 'fields'> | undefined;
-  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10 } })) {
-    if (part.type === 'field') {
-      fields[part.fieldname] = String(part.value);
-      continue;
-    }
-    const file = part as MultipartFile;
-    if (file.fieldname !== 'file') {
-      await file.toBuffer().catch(() => undefined);
-      throw new AttachmentRefusal(
-        400,
-        httpError('BAD_REQUEST', `${file.fieldname}: is not a known field (send the file as file)`, {
-          field: file.fieldname,
-        }),
-      );
-    }
-    let bytes: Buffer;
-    try {
-      bytes = await file.toBuffer();
-    } catch {
-      throw fileRefusal(413, `larger than ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`);
-    }
-    upload = { bytes, filename: file.filename || 'attachment', mimeType: file.mimetype };
-  }
-  if (!upload || upload.bytes.length === 0) throw fileRefusal(400, 'a file is required');
-  return { ...upload, fields };
-}
+/** Reads the multipart form of an upload: one `file` of at most `maxBytes` and text fields. */
+const readUpload = (request: FastifyRequest, maxBytes: number) =>
+  readFileUpload(request, {
+    maxBytes,
+    maxSize: `${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`,
+    defaultFilename: 'attachment',
+    notMultipart: 'file: the body must be multipart/form-data with a file',
+    missing: 'file: a file is required',
+    otherFiles: 'refuse',
+  });
 
 function noDatabase(reply: FastifyReply) {
   return reply
@@ -187,7 +146,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
       try {
         upload = await readUpload(request, maxBytes);
       } catch (error) {
-        if (error instanceof AttachmentRefusal) return reply.code(error.status).send(error.body);
+        if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
         throw error;
       }
       const fields = AttachmentUploadFieldsSchema.safeParse(upload.fields);
@@ -237,14 +196,10 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
   );
 
   const lookup = async (request: FastifyRequest, reply: FastifyReply) => {
-    const parsed = AttachmentParamsSchema.safeParse(request.params);
-    if (!parsed.success) return void reply.code(400).send(validationError(parsed.error.issues));
-    const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
-    if (!query.success) return void reply.code(400).send(validationError(query.error.issues));
-    const tenant = resolveTenant(request, reply, query.data, tenantOf);
-    if (!tenant) return;
+    const scoped = resolveTenantParams(request, reply, AttachmentParamsSchema, tenantOf);
+    if (!scoped) return;
     if (!attachments) return void noDatabase(reply);
-    return { id: parsed.data.attachmentId, tenant };
+    return { id: scoped.params.attachmentId, tenant: scoped.tenant };
   };
 
   api.get(

@@ -67,6 +67,25 @@ export function resolveTenant(
   return { entityId: given.entityId, orgId: given.orgId };
 }
 
+/**
+ * The path parameters and tenant of a request on one of a tenant's resources
+ * (`/…/:id?entityId&orgId`): the params by `schema`, the query strictly as a TenantQuery, then the
+ * tenant as `resolveTenant`. Undefined after a 400 or 403 has been sent.
+ */
+export function resolveTenantParams<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  schema: z.ZodType<T>,
+  tenantOf: (request: FastifyRequest) => Tenant | null,
+): { params: T; tenant: Tenant } | undefined {
+  const params = schema.safeParse(request.params);
+  if (!params.success) return void reply.code(400).send(validationError(params.error.issues));
+  const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
+  if (!query.success) return void reply.code(400).send(validationError(query.error.issues));
+  const tenant = resolveTenant(request, reply, query.data, tenantOf);
+  return tenant ? { params: params.data, tenant } : undefined;
+}
+
 function noDatabase(reply: FastifyReply) {
   return reply
     .code(503)
@@ -191,15 +210,12 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
       }),
     },
     async (request, reply) => {
-      const params = ConversationParamsSchema.safeParse(request.params);
-      if (!params.success) return reply.code(400).send(validationError(params.error.issues));
-      const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
-      if (!query.success) return reply.code(400).send(validationError(query.error.issues));
-      const tenant = resolveTenant(request, reply, query.data, tenantOf);
-      if (!tenant) return reply;
+      const scoped = resolveTenantParams(request, reply, ConversationParamsSchema, tenantOf);
+      if (!scoped) return reply;
       if (!db) return noDatabase(reply);
-      const conversation = await loadConversation(db, tenant, params.data.conversationId);
-      return conversation ?? notFound(reply, params.data.conversationId);
+      const { params, tenant } = scoped;
+      const conversation = await loadConversation(db, tenant, params.conversationId);
+      return conversation ?? notFound(reply, params.conversationId);
     },
   );
 
@@ -216,15 +232,12 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
       }),
     },
     async (request, reply) => {
-      const params = ConversationParamsSchema.safeParse(request.params);
-      if (!params.success) return reply.code(400).send(validationError(params.error.issues));
-      const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
-      if (!query.success) return reply.code(400).send(validationError(query.error.issues));
-      const tenant = resolveTenant(request, reply, query.data, tenantOf);
-      if (!tenant) return reply;
+      const scoped = resolveTenantParams(request, reply, ConversationParamsSchema, tenantOf);
+      if (!scoped) return reply;
       if (!db) return noDatabase(reply);
-      const conversation = await loadConversation(db, tenant, params.data.conversationId);
-      if (!conversation) return notFound(reply, params.data.conversationId);
+      const { params, tenant } = scoped;
+      const conversation = await loadConversation(db, tenant, params.conversationId);
+      if (!conversation) return notFound(reply, params.conversationId);
       const file = `chat-${conversation.displayId.slice(1)}.html`;
       return reply
         .type('text/html; charset=utf-8')
@@ -247,22 +260,19 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
       }),
     },
     async (request, reply) => {
-      const params = ConversationParamsSchema.safeParse(request.params);
-      if (!params.success) return reply.code(400).send(validationError(params.error.issues));
-      const query = TenantQuerySchema.strict().safeParse(request.query ?? {});
-      if (!query.success) return reply.code(400).send(validationError(query.error.issues));
-      const tenant = resolveTenant(request, reply, query.data, tenantOf);
-      if (!tenant) return reply;
+      const scoped = resolveTenantParams(request, reply, ConversationParamsSchema, tenantOf);
+      if (!scoped) return reply;
       if (!db) return noDatabase(reply);
+      const { params, tenant } = scoped;
       const result = await db
         .updateTable('unified_conversations')
         .set({ is_deleted: true, updated_at: new Date() })
-        .where('id', '=', params.data.conversationId)
+        .where('id', '=', params.conversationId)
         .where('entity_id', '=', tenant.entityId)
         .where('org_id', '=', tenant.orgId)
         .where('is_deleted', '=', false)
         .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) return notFound(reply, params.data.conversationId);
+      if (result.numUpdatedRows === 0n) return notFound(reply, params.conversationId);
       return reply.code(204).send();
     },
   );

@@ -30,3 +30,15 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError 
   const first = list[0] ?? { field: 'body', message: 'is invalid' };
   return httpError('BAD_REQUEST', `${first.field}: ${first.message}`, { field: first.field, issues: list });
 }
+
+/** A request that cannot be served; `status` and `body` are the HTTP answer to send. */
+export class HttpRefusal extends Error {
+  override name = 'HttpRefusal';
+  readonly status: number;
+  readonly body: HttpError;
+  constructor(status: number, body: HttpError, options?: ErrorOptions) {
+    super(body.error.message, options);
+    this.status = status;
+    this.body = body;
+  }
+}

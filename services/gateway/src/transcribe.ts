@@ -1,8 +1,7 @@
-import type { MultipartFile } from '@fastify/multipart';
-import type { HttpError as HttpErrorBody } from '@munim/contracts';
 import type { FastifyRequest } from 'fastify';
 import OpenAI, { toFile } from 'openai';
-import { httpError } from './http-errors.ts';
+import { HttpRefusal, httpError } from './http-errors.ts';
+import { type FileUpload, readFileUpload } from './multipart.ts';
 
 /** Audio formats of seed 003 §6.2 (plus the WAV spellings browsers and tools use). */
 export const AUDIO_TYPES: readonly string[] = [
@@ -28,77 +27,26 @@ export interface TranscriberConfig {
 }
 
 /** A transcription failed or could not be attempted; `status` and `body` are the HTTP answer. */
-export class TranscriptionError extends Error {
+export class TranscriptionError extends HttpRefusal {
   override name = 'TranscriptionError';
-  readonly status: number;
-  readonly body: HttpErrorBody;
-  constructor(status: number, body: HttpErrorBody, options?: ErrorOptions) {
-    super(body.error.message, options);
-    this.status = status;
-    this.body = body;
-  }
 }
 
-export interface AudioUpload {
-  fields: Record<string, string>;
-  bytes: Buffer;
-  filename: string;
-  mimeType: string;
-}
+export type AudioUpload = FileUpload;
 
 /** Reads a multipart request holding one audio `file` (and text fields), enforcing type and size. */
-export async function readAudio(request: FastifyRequest, maxBytes: number): Promise<AudioUpload> {
-  if (!request.isMultipart()) {
-    throw new TranscriptionError(
-      400,
-      httpError('BAD_REQUEST', 'body: must be multipart/form-data with a file', { field: 'file' }),
-    );
-  }
-  const fields: Record<string, string> = {};
-  let upload: AudioUpload | undefined;
-  for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 10 } })) {
-    if (part.type === 'field') {
-      fields[part.fieldname] = String(part.value);
-      continue;
-    }
-    const file = part as MultipartFile;
-    if (file.fieldname !== 'file') {
-      await file.toBuffer().catch(() => undefined);
-      continue;
-    }
-    if (!AUDIO_TYPES.includes(file.mimetype)) {
-      await file.toBuffer().catch(() => undefined);
-      throw new TranscriptionError(
-        415,
-        httpError(
-          'BAD_REQUEST',
-          `file: ${file.mimetype} is not a supported audio type (${AUDIO_TYPES.join(', ')})`,
-          {
-            field: 'file',
-          },
-        ),
-      );
-    }
-    let bytes: Buffer;
-    try {
-      bytes = await file.toBuffer();
-    } catch {
-      throw new TranscriptionError(
-        413,
-        httpError('BAD_REQUEST', `file: larger than ${Math.round(maxBytes / 1024 / 1024)} MB`, {
-          field: 'file',
-        }),
-      );
-    }
-    upload = { fields, bytes, filename: file.filename || 'audio', mimeType: file.mimetype };
-  }
-  if (!upload || upload.bytes.length === 0) {
-    throw new TranscriptionError(
-      400,
-      httpError('BAD_REQUEST', 'file: an audio file is required', { field: 'file' }),
-    );
-  }
-  return { ...upload, fields };
+export function readAudio(request: FastifyRequest, maxBytes: number): Promise<AudioUpload> {
+  return readFileUpload(request, {
+    maxBytes,
+    maxSize: `${Math.round(maxBytes / 1024 / 1024)} MB`,
+    defaultFilename: 'audio',
+    notMultipart: 'body: must be multipart/form-data with a file',
+    missing: 'file: an audio file is required',
+    otherFiles: 'ignore',
+    refuseType: (mimeType) =>
+      AUDIO_TYPES.includes(mimeType)
+        ? undefined
+        : `file: ${mimeType} is not a supported audio type (${AUDIO_TYPES.join(', ')})`,
+  });
 }
 
 /** Speech to text through any OpenAI-compatible `/audio/transcriptions` (seed 003 §6.2). */
