@@ -84,9 +84,14 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   },
 ];
 
+/** Whether a tool's name contains one of the group's name stems. */
+export function isInToolGroup(group: ToolGroup, name: string): boolean {
+  return group.stems.some((stem) => name.includes(stem));
+}
+
 /** The groups whose name stems a tool's name contains, in table order (a tool may be in several). */
 export function groupsOfToolName(name: string): string[] {
-  return TOOL_GROUPS.filter((g) => g.stems.some((stem) => name.includes(stem))).map((g) => g.name);
+  return TOOL_GROUPS.filter((g) => isInToolGroup(g, name)).map((g) => g.name);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Category, ToolDefinition } from '@munim/contracts';
-import { TOOL_GROUPS, type ToolGroup } from '@munim/kit';
+import { groupsOfToolName, TOOL_GROUPS, type ToolGroup } from '@munim/kit';
 import { DOC_NUMBER } from './canonical.ts';
 import { normalize } from './text.ts';
 
@@ -54,9 +54,7 @@ function words(text: string): Set<string> {
  * its name and description use most (dynamic scoring: a tool no group lists still finds one).
  */
 export function groupsOfTool(toolName: string, description = ''): string[] {
-  const byStem = TOOL_GROUPS.filter((g) => g.stems.some((stem) => toolName.includes(stem))).map(
-    (g) => g.name,
-  );
+  const byStem = groupsOfToolName(toolName);
   if (byStem.length > 0 || !description) return byStem;
   const text = ` ${normalize(`${toolName.replace(/_/g, ' ')} ${description}`)} `;
   let best = 0;

@@ -1,8 +1,9 @@
 import type { ContainerVerdict, ToolContainer, ToolDefinition } from '@munim/contracts';
-import { TOOL_GROUPS } from '@munim/kit';
+import { groupsOfToolName, isInToolGroup, TOOL_GROUPS } from '@munim/kit';
 import { parseArgs } from './args.ts';
 
-export { TOOL_GROUPS };
+/** `groupsOfTool(name)`: the groups a tool belongs to, by the stems of its name. */
+export { groupsOfToolName as groupsOfTool, TOOL_GROUPS };
 
 /** `TOOL_COLLAPSE`: always offer containers, never, or only when the registry is larger than a threshold. */
 export type CollapseMode = 'always' | 'auto' | 'never';
@@ -16,11 +17,6 @@ export interface Container extends ToolContainer {
 const SHOWN = 5;
 
 const CONTAINER_SCHEMA = { type: 'object', properties: {}, additionalProperties: false } as const;
-
-/** The groups a tool belongs to, by the stems of its name. */
-export function groupsOfTool(name: string): string[] {
-  return TOOL_GROUPS.filter((g) => g.stems.some((stem) => name.includes(stem))).map((g) => g.name);
-}
 
 const listed = (names: readonly string[]) =>
   names.length > SHOWN ? `${names.slice(0, SHOWN).join(', ')}, ...` : names.join(', ');
@@ -49,7 +45,7 @@ export function buildContainers(
   const out: Container[] = [];
   for (const group of TOOL_GROUPS) {
     if (wanted && !wanted.has(group.name)) continue;
-    const members = registry.filter((t) => group.stems.some((stem) => t.name.includes(stem)));
+    const members = registry.filter((t) => isInToolGroup(group, t.name));
     if (members.length > 0) out.push(makeContainer(group.name, members));
   }
   return out;
