@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from '@20minutes/s3rver';
 import * as XLSX from '@e965/xlsx';
+import type { AttachmentCategory, AttachmentMimeType } from '@munim/contracts';
 import { Document, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import ExcelJS from 'exceljs';
 import jpeg from 'jpeg-js';
@@ -201,4 +202,39 @@ export function makeGif(name = 'pixel.gif'): SampleFile {
 export function makeWebp(name = 'pixel.webp'): SampleFile {
   const bytes = Buffer.from('UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==', 'base64');
   return { bytes, name, type: 'image/webp' };
+}
+
+/** A sample file of an accepted type, and the type and category it must be recognised as. */
+export interface TypedSample {
+  file: SampleFile;
+  mimeType: AttachmentMimeType;
+  category: AttachmentCategory;
+}
+
+/** One sample of every accepted type (seed 003 §6.3), each under its own file name. */
+export async function samplesOfEveryType(): Promise<TypedSample[]> {
+  return [
+    {
+      file: await makePdf(['Tax invoice INV-7781', 'Total payable 18,880'], 'invoice-7781.pdf'),
+      mimeType: 'application/pdf',
+      category: 'pdf',
+    },
+    {
+      file: await makeXlsx(),
+      mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      category: 'spreadsheet',
+    },
+    { file: makeXls(), mimeType: 'application/vnd.ms-excel', category: 'spreadsheet' },
+    {
+      file: await makeDocx(['Service agreement with Acme Corp']),
+      mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      category: 'document',
+    },
+    { file: makeCsv(), mimeType: 'text/csv', category: 'spreadsheet' },
+    { file: makeText('Call Acme about the April payment'), mimeType: 'text/plain', category: 'document' },
+    { file: makePng(), mimeType: 'image/png', category: 'image' },
+    { file: makeJpeg(), mimeType: 'image/jpeg', category: 'image' },
+    { file: makeGif(), mimeType: 'image/gif', category: 'image' },
+    { file: makeWebp(), mimeType: 'image/webp', category: 'image' },
+  ];
 }

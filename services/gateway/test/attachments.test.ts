@@ -6,16 +6,11 @@ import { LinkSigner } from '@munim/attachments';
 import {
   makeCsv,
   makeDisguisedExe,
-  makeDocx,
-  makeGif,
-  makeJpeg,
-  makePdf,
   makePng,
   makeText,
-  makeWebp,
-  makeXls,
   makeXlsx,
   type SampleFile,
+  samplesOfEveryType,
   startTestS3,
   type TestS3,
 } from '@munim/attachments/testing';
@@ -23,59 +18,49 @@ import type { Attachment } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 import {
-  completeEvent,
   connectedOf,
-  fakeBackend,
+  type GatewayTestbed,
+  gatewayTestbed,
   insertConversation,
   postQuery,
   readSse,
-  startGateway,
-  TestBus,
-  testDatabase,
 } from './helpers.ts';
 
-const testBus = new TestBus();
 const SIGNING_KEY = 's'.repeat(40);
 const KEY_A = 'attach-key-a';
 const KEY_B = 'attach-key-b';
 const A = { entityId: 'ent-att-a', orgId: 'org-att-a' };
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let bed: GatewayTestbed;
 let db: Kysely<Database>;
 let dir: string;
-let open: { gateway: Gateway; url: string };
-let authed: { gateway: Gateway; url: string };
-let onS3: { gateway: Gateway; url: string };
+let open: { url: string };
+let authed: { url: string };
+let onS3: { url: string };
 let s3: TestS3;
-let backend: Awaited<ReturnType<typeof fakeBackend>>;
+let backend: GatewayTestbed['backend'];
 
 beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+  bed = await gatewayTestbed(() => 'Read it.');
+  ({ db, backend } = bed);
   dir = mkdtempSync(join(tmpdir(), 'munim-gw-att-'));
   s3 = await startTestS3();
   const local = { ATTACHMENTS_DIR: dir, ATTACHMENTS_SIGNING_KEY: SIGNING_KEY };
-  open = await startGateway(testBus, local, db);
-  authed = await startGateway(
-    testBus,
-    { ...local, GATEWAY_API_KEYS: `${KEY_A}:${A.entityId}:${A.orgId},${KEY_B}:ent-att-b:org-att-b` },
-    db,
-  );
-  onS3 = await startGateway(testBus, s3.env, db);
-  backend = await fakeBackend(testBus, (message) => [completeEvent(message.data.query, 'Read it.')]);
+  open = await bed.startGateway(local);
+  authed = await bed.startGateway({
+    ...local,
+    GATEWAY_API_KEYS: `${KEY_A}:${A.entityId}:${A.orgId},${KEY_B}:ent-att-b:org-att-b`,
+  });
+  onS3 = await bed.startGateway(s3.env);
 });
 
 afterAll(async () => {
   try {
-    await backend?.stop();
-    for (const g of [open, authed, onS3]) await g?.gateway.stop();
+    await bed?.close();
   } finally {
-    await testBus.close();
-    await database?.close();
     await s3?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -116,49 +101,38 @@ async function rowCount() {
 
 describe('POST /v1/attachments (seed 003 §6.3)', () => {
   it('takes every accepted type, reads it, suggests a message and signs a link to the same bytes', async () => {
-    const files = [
-      {
-        file: await makePdf(['Tax invoice INV-7781', 'Total payable 18,880'], 'invoice-7781.pdf'),
-        category: 'pdf',
+    // What is read from each sample (by file name) and the message suggested for it.
+    const read: Record<string, { text?: string; suggested: string }> = {
+      'invoice-7781.pdf': {
         text: 'Tax invoice INV-7781',
         suggested: 'Read the invoice in invoice-7781.pdf and record it?',
       },
-      {
-        file: await makeXlsx(),
-        category: 'spreadsheet',
+      'sales.xlsx': {
         text: 'INV-9002 | Globex Traders | 2026-04-03 | 8300',
         suggested: 'Review the 3 rows in sales.xlsx and record them as invoices?',
       },
-      {
-        file: makeXls(),
-        category: 'spreadsheet',
+      'legacy.xls': {
         text: 'INV-9003 | Initech Supplies',
         suggested: 'Review the 3 rows in legacy.xls and record them as invoices?',
       },
-      {
-        file: await makeDocx(['Service agreement with Acme Corp']),
-        category: 'document',
-        text: 'Service agreement with Acme Corp',
-        suggested: 'Summarise contract.docx?',
-      },
-      {
-        file: makeCsv(),
-        category: 'spreadsheet',
+      'contract.docx': { text: 'Service agreement with Acme Corp', suggested: 'Summarise contract.docx?' },
+      'payments.csv': {
         text: 'INV-9001 | Acme Corp',
         suggested: 'Review the 3 rows in payments.csv and record them as invoices?',
       },
-      {
-        file: makeText('Call Acme about the April payment'),
-        category: 'document',
+      'notes.txt': {
         text: 'Call Acme about the April payment',
         suggested: 'Read the payment in notes.txt and record it?',
       },
-      { file: makePng(), category: 'image', text: undefined, suggested: 'What does this receipt show?' },
-      { file: makeJpeg(), category: 'image', text: undefined, suggested: 'What does this image show?' },
-      { file: makeGif(), category: 'image', text: undefined, suggested: 'What does this image show?' },
-      { file: makeWebp(), category: 'image', text: undefined, suggested: 'What does this image show?' },
-    ];
-    for (const { file, category, text, suggested } of files) {
+      'receipt.png': { suggested: 'What does this receipt show?' },
+      'photo.jpg': { suggested: 'What does this image show?' },
+      'pixel.gif': { suggested: 'What does this image show?' },
+      'pixel.webp': { suggested: 'What does this image show?' },
+    };
+    const files = await samplesOfEveryType();
+    expect(files.map((f) => f.file.name).sort()).toEqual(Object.keys(read).sort());
+    for (const { file, category } of files) {
+      const { text, suggested } = read[file.name] as { text?: string; suggested: string };
       const { status, body } = await upload(open.url, file);
       expect(status, `${file.name}: ${JSON.stringify(body)}`).toBe(201);
       expect(body).toMatchObject({

@@ -207,6 +207,56 @@ export async function testDatabase(): Promise<{ db: Kysely<Database>; close: () 
   };
 }
 
+export interface GatewayTestbed {
+  testBus: TestBus;
+  db: Kysely<Database>;
+  /** Answers every query with a `complete` event whose response is `answer(message)`. */
+  backend: Awaited<ReturnType<typeof fakeBackend>>;
+  /** Starts a gateway on this testbed's NATS slice and database; `close` stops it. */
+  startGateway(env?: Record<string, string>): Promise<{ gateway: Gateway; url: string; bus: Bus }>;
+  /** Stops the backend and every gateway started, then drops the streams and the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * One test file's gateways: its NATS slice, a migrated throwaway database, and a fake router and
+ * agent that answer every query with `complete` and `answer(message)`.
+ */
+export async function gatewayTestbed(
+  answer: (message: Message<QuerySubmitted>) => string,
+): Promise<GatewayTestbed> {
+  const testBus = new TestBus();
+  const database = await testDatabase();
+  const gateways: Gateway[] = [];
+  let backend: Awaited<ReturnType<typeof fakeBackend>> | undefined;
+  const close = async () => {
+    try {
+      await backend?.stop();
+      for (const gateway of gateways) await gateway.stop();
+    } finally {
+      await testBus.close();
+      await database.close();
+    }
+  };
+  try {
+    backend = await fakeBackend(testBus, (message) => [completeEvent(message.data.query, answer(message))]);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    testBus,
+    db: database.db,
+    backend,
+    async startGateway(env = {}) {
+      const started = await startGateway(testBus, env, database.db);
+      gateways.push(started.gateway);
+      return started;
+    },
+    close,
+  };
+}
+
 /** Inserts a conversation row as the agent would write it. */
 export async function insertConversation(
   db: Kysely<Database>,

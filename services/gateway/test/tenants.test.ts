@@ -5,29 +5,22 @@ import type { Database } from '@munim/db';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from '../src/app.ts';
 import {
-  completeEvent,
   connectedOf,
-  fakeBackend,
+  type GatewayTestbed,
+  gatewayTestbed,
   insertConversation,
   postQuery,
   readSse,
-  startGateway,
-  TestBus,
-  testDatabase,
 } from './helpers.ts';
 
 const KEY_A = 'key-a-tenant-7c1f0e9b2d';
 const SECRET = 'hs256-secret-for-tests-0123456789abcdef';
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'munim';
-const testBus = new TestBus();
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let bed: GatewayTestbed;
 let db: Kysely<Database>;
-let gateway: Gateway;
 let url: string;
-let backend: Awaited<ReturnType<typeof fakeBackend>>;
 let jwksServer: Server;
 let privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 let tokenB: string;
@@ -60,8 +53,8 @@ async function ask(headers: Record<string, string>, entityId: string, orgId: str
 }
 
 beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+  bed = await gatewayTestbed((message) => `books of ${message.entityId}`);
+  db = bed.db;
   const pair = await generateKeyPair('ES256');
   privateKey = pair.privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
@@ -71,20 +64,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
   const port = (jwksServer.address() as AddressInfo).port;
-  ({ gateway, url } = await startGateway(
-    testBus,
-    {
-      GATEWAY_API_KEYS: `${KEY_A}:ent-a:org-a`,
-      GATEWAY_JWT_SECRET: SECRET,
-      GATEWAY_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
-      GATEWAY_JWT_ISSUER: ISSUER,
-      GATEWAY_JWT_AUDIENCE: AUDIENCE,
-    },
-    db,
-  ));
-  backend = await fakeBackend(testBus, (message) => [
-    completeEvent(message.data.query, `books of ${message.entityId}`),
-  ]);
+  ({ url } = await bed.startGateway({
+    GATEWAY_API_KEYS: `${KEY_A}:ent-a:org-a`,
+    GATEWAY_JWT_SECRET: SECRET,
+    GATEWAY_JWKS_URL: `http://127.0.0.1:${port}/jwks.json`,
+    GATEWAY_JWT_ISSUER: ISSUER,
+    GATEWAY_JWT_AUDIENCE: AUDIENCE,
+  }));
   tokenB = await hsToken({ entity_id: 'ent-b', org_id: 'org-b' });
   requestOfA = (await ask(bearer(KEY_A), 'ent-a', 'org-a')).requestId;
   requestOfB = (await ask(bearer(tokenB), 'ent-b', 'org-b')).requestId;
@@ -111,12 +97,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    await backend?.stop();
-    await gateway?.stop();
     await new Promise((resolve) => jwksServer?.close(resolve));
   } finally {
-    await testBus.close();
-    await database?.close();
+    await bed?.close();
   }
 });
 
