@@ -5,6 +5,7 @@
 // accounting system is the demo books MCP server.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerJson, jsonCaller } from '../support/http.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -16,14 +17,9 @@ const T0 = new Date(Date.now() - 60_000);
 
 let sys: TestSystem;
 
-const adminJson = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-const tenantJson = { authorization: `Bearer ${TENANT_KEY}`, 'content-type': 'application/json' };
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = adminJson) =>
-  fetch(`${sys.gatewayUrl}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const adminJson = bearerJson(ADMIN_KEY);
+const tenantJson = bearerJson(TENANT_KEY);
+const call = jsonCaller(() => sys.gatewayUrl, adminJson);
 
 /** An HS256 token as an identity provider would sign it. */
 function token(claims: Record<string, unknown>): string {
@@ -535,10 +531,7 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
       'POST',
       '/v1/admin/suggested-intents/999999/reject',
       {},
-      {
-        authorization: `Bearer ${adminToken}`,
-        'content-type': 'application/json',
-      },
+      bearerJson(adminToken),
     );
     expect(rejected.status).toBe(404);
   });

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearerJson, jsonCaller } from '../support/http.ts';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -28,14 +29,9 @@ type Config = {
   usage: { inputTokens: number; outputTokens: number; requests: number };
 };
 
-const admin = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };
-const asTenant = { authorization: `Bearer ${TENANT_KEY}`, 'content-type': 'application/json' };
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = admin) =>
-  fetch(`${sys.gatewayUrl}${path}`, {
-    method,
-    headers,
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const admin = bearerJson(ADMIN_KEY);
+const asTenant = bearerJson(TENANT_KEY);
+const call = jsonCaller(() => sys.gatewayUrl, admin);
 async function configs(): Promise<Config[]> {
   const res = await call('GET', '/v1/admin/llm-configs');
   expect(res.status).toBe(200);

@@ -64,6 +64,27 @@ function answered(data: QueryRouted, over: Partial<EventPayload<'complete'>> = {
   };
 }
 
+/** A router on the test's bus and database that loads its intents with `load`. */
+function testRouter(load: () => Promise<ReturnType<typeof seededIntents>>, concurrency: number) {
+  return buildRouter({
+    bus: routerBus,
+    log: createLogger('router', 'silent'),
+    intents: { load },
+    tools,
+    conversations: fakeConversations,
+    store: new RouterStore(db),
+    config: {
+      fastPathThreshold: 0.85,
+      intentsRefreshMs: 60_000,
+      concurrency,
+      toolStrategy: 'dynamic',
+      cacheEnabled: true,
+      cacheTtls: DEFAULT_TTLS,
+      routeMaxAgeMs: 3_600_000,
+    },
+  });
+}
+
 beforeAll(async () => {
   testDb = await createTestDatabase();
   db = createDb(testDb.url, { max: 6 });
@@ -80,28 +101,10 @@ beforeAll(async () => {
     },
     { durable: 'agent' },
   );
-  app = await buildRouter({
-    bus: routerBus,
-    log: createLogger('router', 'silent'),
-    intents: {
-      load: async () => {
-        intentLoads += 1;
-        return seededIntents();
-      },
-    },
-    tools,
-    conversations: fakeConversations,
-    store: new RouterStore(db),
-    config: {
-      fastPathThreshold: 0.85,
-      intentsRefreshMs: 60_000,
-      concurrency: 4,
-      toolStrategy: 'dynamic',
-      cacheEnabled: true,
-      cacheTtls: DEFAULT_TTLS,
-      routeMaxAgeMs: 3_600_000,
-    },
-  });
+  app = await testRouter(async () => {
+    intentLoads += 1;
+    return seededIntents();
+  }, 4);
   await app.start();
 });
 
@@ -498,23 +501,7 @@ describe('intent changes', () => {
 
   it('refreshes one at a time, so a slow older read never replaces a newer set', async () => {
     const pending: ((intents: ReturnType<typeof seededIntents>) => void)[] = [];
-    const other = await buildRouter({
-      bus: routerBus,
-      log: createLogger('router', 'silent'),
-      intents: { load: () => new Promise((resolve) => pending.push(resolve)) },
-      tools,
-      conversations: fakeConversations,
-      store: new RouterStore(db),
-      config: {
-        fastPathThreshold: 0.85,
-        intentsRefreshMs: 60_000,
-        concurrency: 1,
-        toolStrategy: 'dynamic',
-        cacheEnabled: true,
-        cacheTtls: DEFAULT_TTLS,
-        routeMaxAgeMs: 3_600_000,
-      },
-    });
+    const other = await testRouter(() => new Promise((resolve) => pending.push(resolve)), 1);
     const timed = other.refresh(); // read the table before an admin change
     const announced = other.refresh(); // read it after
     await expect.poll(() => pending.length).toBe(1);
