@@ -1,4 +1,10 @@
-import { type Bus, HandlerError, type MessageContext, RequestFailedError } from '@munim/bus';
+import {
+  type Bus,
+  HandlerError,
+  type MessageContext,
+  RequestFailedError,
+  type ServeContext,
+} from '@munim/bus';
 import type {
   AgentEvent,
   ContainersReply,
@@ -186,7 +192,15 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     return { request: { ...rest, args: fixed }, corrected: true };
   }
 
-  async function validate(message: Message<ValidateRequest>, ctx: MessageContext): Promise<ValidationResult> {
+  /**
+   * Checks one call. A write's `write_validation` event is published and the verdict answered in
+   * the same tick: the event leaves first on this connection, so the stream holds it ahead of
+   * anything the caller does next (its `executing_tool`), without waiting for the stream's ack.
+   */
+  async function validate(
+    message: Message<ValidateRequest>,
+    ctx: ServeContext<ValidationResult>,
+  ): Promise<ValidationResult> {
     const started = performance.now();
     const scope = scopeOf(message);
     let request = message.data;
@@ -250,8 +264,9 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       });
     }
     validations().add(1, { 'munim.tool': request.tool, 'munim.validation.status': outcome.status });
+    const result = { ...outcome, durationMs };
     if (outcome.isWrite) {
-      await bus
+      const emitted = bus
         .emit(scope, writeValidationEvent(outcome, durationMs), ctx.traceparent)
         .catch((error: unknown) =>
           // The verdict still stands; the caller's own events record the call that follows.
@@ -260,6 +275,8 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
             'could not emit write_validation',
           ),
         );
+      ctx.reply(result);
+      void tracked(emitted);
     }
     log.info(
       {
@@ -275,7 +292,7 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       },
       'tool call validated',
     );
-    return { ...outcome, durationMs };
+    return result;
   }
 
   async function containers(
@@ -326,7 +343,8 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     },
     async stop() {
       await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
-      await Promise.allSettled([...inFlight]);
+      // A write's event ack is added to the set as its check ends: wait until the set stays empty.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
   };
 }
