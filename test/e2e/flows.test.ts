@@ -167,6 +167,10 @@ describe('one query through all six services', () => {
     });
     const after = confirmed.events;
     expect(only(after, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
+    // The validator answers without waiting for its event's ack; the stream still has it first.
+    const afterOrder = types(after);
+    expect(afterOrder.indexOf('write_validation')).toBeLessThan(afterOrder.indexOf('executing_tool'));
+    expect(afterOrder.indexOf('executing_tool')).toBeLessThan(afterOrder.indexOf('tool_result'));
     expect(only(after, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
       ['create_payment', true],
     ]);
