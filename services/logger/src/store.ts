@@ -138,7 +138,9 @@ export async function storeBatch(
   // One copy per envelope id: a batch may hold the original and its redelivery.
   const unique = new Map<string, IncomingEvent>();
   for (const item of batch) {
-    if (!unique.has(item.message.id)) unique.set(item.message.id, item);
+    // Of two copies of one event (a republish), the earlier in the stream is where it belongs.
+    const held = unique.get(item.message.id);
+    if (!held || item.seq < held.seq) unique.set(item.message.id, item);
   }
   const events = [...unique.values()].sort((a, b) => a.seq - b.seq);
   if (events.length === 0) return { inserted: 0, stored: [], refolded: 0 };
@@ -178,31 +180,34 @@ export async function storeBatch(
 
       // The whole batch as one JSON parameter: PostgreSQL parses it far faster than thousands of
       // bind parameters, and nothing is compiled or escaped per row here.
-      const { rows: inserted } = await sql<{ id: string }>`
+      // A copy of a stored event that stands earlier in the stream moves the event there (a
+      // republished copy may be stored first, by another instance): its request is refolded.
+      const { rows: written } = await sql<{ id: string; request_id: string; inserted: boolean }>`
           insert into request_events
             (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
           select m->>'id', m->>'requestId', seq, m->'data'->>'type', m->>'service',
             m->>'conversationId', m->>'entityId', m->>'orgId', m->'data'->'payload',
             (m->>'ts')::timestamptz
           from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)
-          on conflict (id) do nothing
-          returning id`.execute(trx);
-      const fresh = new Set(inserted.map(({ id }) => id));
+          on conflict (id) do update set seq = excluded.seq where request_events.seq > excluded.seq
+          returning id, request_id, xmax = 0 as inserted`.execute(trx);
+      const fresh = new Set(written.filter((w) => w.inserted).map((w) => w.id));
+      const moved = new Set(written.filter((w) => !w.inserted).map((w) => w.request_id));
 
       const stored: IncomingEvent[] = [];
       const changed: RoutingLog[] = [];
       let refolded = 0;
       for (const id of requestIds) {
         const news = byRequest.get(id)!.filter((e) => fresh.has(e.message.id));
-        if (news.length === 0) continue;
-        stored.push(...news);
-        const first = news[0]!;
         const known = current.get(id);
+        if (news.length === 0 && !(known && moved.has(id))) continue;
+        stored.push(...news);
+        const first = news[0];
         let row: RoutingLog;
-        if (known && known.lastSeq !== null && known.lastSeq > first.seq) {
+        if (known && (moved.has(id) || (known.lastSeq !== null && first && known.lastSeq > first.seq))) {
           row = await refold(trx, known.row);
           refolded += 1;
-        } else {
+        } else if (first) {
           const base =
             known?.row ??
             emptyRow(
@@ -220,6 +225,8 @@ export async function storeBatch(
             base,
             news.map((e) => e.message),
           );
+        } else {
+          continue;
         }
         for (const e of news) {
           if (row.trace_id !== null) break;

@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLogger, LOGGER_DURABLE, type LoggerApp } from '../src/app.ts';
-import { storeEvent } from '../src/store.ts';
+import { storeBatch, storeEvent } from '../src/store.ts';
 
 const prefix = `t${randomBytes(4).toString('hex')}`;
 const log = createLogger('logger', 'silent');
@@ -428,6 +428,48 @@ describe('logger', () => {
     expect(row?.write_tool_results[1]?.mcp_result).toEqual({ success: true });
     expect(row?.status).toBe('answered');
     expect(row?.latency_ms).toBe((messages.length - 1) * 1000);
+  });
+
+  it('moves an event to its earlier copy in the stream and refolds, when a later copy was stored first', async () => {
+    const scope = newScope();
+    const messages = writeFlow(scope).map(([service, event], i) => ({
+      seq: 2_000_000 + i,
+      message: {
+        id: randomUUID(),
+        ...scope,
+        service,
+        ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        data: event,
+      } as Message<AgentEvent>,
+    }));
+    const blocked = messages.findIndex((m) => m.message.data.type === 'write_validation');
+    // Every event but the block goes in at its place; the block's republished copy (far later in
+    // the stream) is stored before its original copy, which then arrives as a duplicate id.
+    await storeBatch(
+      db,
+      messages.filter((_, i) => i !== blocked).map((m) => ({ ...m, traceparent: undefined })),
+    );
+    const original = messages[blocked]!;
+    await storeEvent(db, original.message, { seq: 2_000_100, traceparent: undefined });
+    const early = await routingLogOf(scope.requestId);
+    expect(early?.write_tool_results.map((w) => w.validation_status)).toEqual(['passed', 'blocked']);
+
+    const result = await storeBatch(db, [{ ...original, traceparent: undefined }]);
+    expect(result.inserted).toBe(0);
+    const row = await routingLogOf(scope.requestId);
+    expect(row?.write_tool_results.map((w) => w.validation_status)).toEqual(['blocked', 'passed']);
+    const stored = await db
+      .selectFrom('request_events')
+      .select(['seq'])
+      .where('id', '=', original.message.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(stored.seq)).toBe(original.seq);
+    const { n } = await db
+      .selectFrom('request_events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('request_id', '=', scope.requestId)
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(messages.length);
   });
 
   it('does not store a malformed event and keeps going', async () => {
