@@ -530,6 +530,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       );
 
     let announced: Promise<unknown> = Promise.resolve();
+    let announce = (): void => {};
     const run = async (): Promise<Outcome> => {
       if (!registry.loaded) return failure('MCP_UNAVAILABLE', UNAVAILABLE);
       let definition = registry.get(tool);
@@ -540,17 +541,30 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       }
       if (!definition) return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
       const isWrite = definition.isWrite || message.data.isWrite;
-      // Not awaited: its stream ack overlaps the MCP call. Published first on this connection, it
-      // still lands in the stream before the tool_result below.
-      announced = emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
+      // Published once the request to the MCP server is on its way (the next check phase), so
+      // its socket write is not on the call's path; never after the tool_result below, which
+      // announces it first if the answer came sooner. Its stream ack overlaps the call.
+      let done = false;
+      announce = () => {
+        if (done) return;
+        done = true;
+        announced = emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
+      };
+      setImmediate(announce);
       usage?.count(tool);
+      // A retry's event comes after the announcement too.
+      const emitInCall = (event: AgentEvent) => {
+        announce();
+        return emitAfter(event);
+      };
       return isWrite
-        ? callWrite(tool, args, scope, callId, emitAfter)
-        : callRead(tool, args, scope, emitAfter);
+        ? callWrite(tool, args, scope, callId, emitInCall)
+        : callRead(tool, args, scope, emitInCall);
     };
 
     const outcome = await run();
     const durationMs = Math.round(performance.now() - started);
+    announce();
     // Published now, acked later: the caller gets its reply without waiting for the stream's ack.
     // Both events left on this connection before the reply does, so the stream holds them ahead of
     // anything the caller emits next; shutdown still waits for the acks.
