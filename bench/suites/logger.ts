@@ -14,6 +14,7 @@ import { percentile } from '../stats.ts';
 
 const REQUESTS = 2000;
 const EVENTS_PER_REQUEST = 10;
+const TOTAL = REQUESTS * EVENTS_PER_REQUEST;
 const ROUNDS = 3;
 const PARTITIONS = Number(process.env.BENCH_LOGGER_PARTITIONS ?? 8);
 const BATCH = Number(process.env.BENCH_LOGGER_BATCH ?? 1000);
@@ -72,14 +73,11 @@ async function round(): Promise<{ logger: number; copy: number; busy: number }> 
         }),
       );
     }
-    const total = REQUESTS * EVENTS_PER_REQUEST;
-
     const ingest = await inProcess(nats, db);
-    const loggerMs = ingest.ms;
 
     // A table exactly like request_events (columns, keys, every index), filled by one COPY.
     const rows = await db.selectFrom('request_events').selectAll().orderBy('seq').execute();
-    if (rows.length !== total) throw new Error(`the logger stored ${rows.length} of ${total} events`);
+    if (rows.length !== TOTAL) throw new Error(`the logger stored ${rows.length} of ${TOTAL} events`);
     const text = rows
       .map((r) =>
         [r.id, r.request_id, r.seq, r.type, r.service, r.conversation_id, r.entity_id, r.org_id]
@@ -102,11 +100,11 @@ async function round(): Promise<{ logger: number; copy: number; busy: number }> 
       await client.query('commit');
       copyMs = performance.now() - copyStarted;
       const { rows: counted } = await client.query('select count(*)::int as n from request_events_raw');
-      if (counted[0]?.n !== total) throw new Error(`COPY stored ${counted[0]?.n} of ${total} rows`);
+      if (counted[0]?.n !== TOTAL) throw new Error(`COPY stored ${counted[0]?.n} of ${TOTAL} rows`);
     } finally {
       await client.end();
     }
-    return { logger: total / (loggerMs / 1000), copy: total / (copyMs / 1000), busy: ingest.busy };
+    return { logger: TOTAL / (ingest.ms / 1000), copy: TOTAL / (copyMs / 1000), busy: ingest.busy };
   } finally {
     await nats.cleanup();
     await db.destroy();
@@ -123,9 +121,8 @@ async function round(): Promise<{ logger: number; copy: number; busy: number }> 
 export const loggerSuite: Suite = {
   name: 'logger-ingest',
   async run() {
-    const total = REQUESTS * EVENTS_PER_REQUEST;
     console.log(
-      `events: ${total} (${REQUESTS} write flows) per round; each logger: ${PARTITIONS} partitions, batches of up to ${BATCH}`,
+      `events: ${TOTAL} (${REQUESTS} write flows) per round; logger: ${PARTITIONS} partitions, batches of up to ${BATCH}`,
     );
     // A first round warms up the JIT and PostgreSQL's caches; it is reported, not counted.
     const warm = await round();

@@ -171,10 +171,6 @@ export function foldInto(row: RoutingLog, messages: Iterable<Message<AgentEvent>
   return row;
 }
 
-/** The row after more events (see {@link foldInto}): a copy, the input is left untouched. */
-export const foldEvents = (row: RoutingLog, messages: Iterable<Message<AgentEvent>>): RoutingLog =>
-  foldInto(structuredClone(row), messages);
-
 /** The row after one more event (see {@link foldInto}): a copy, the input is left untouched. */
 export const foldEvent = (row: RoutingLog, message: Message<AgentEvent>): RoutingLog =>
-  foldEvents(row, [message]);
+  foldInto(structuredClone(row), [message]);

@@ -203,6 +203,20 @@ async function publishFlow(scope: RequestScope, flow: [ServiceName, AgentEvent][
   return published;
 }
 
+/** A write flow as stored events: stream sequences from `firstSeq`, one second apart. */
+function streamedFlow(scope: RequestScope, firstSeq: number) {
+  return writeFlow(scope).map(([service, event], i) => ({
+    seq: firstSeq + i,
+    message: {
+      id: randomUUID(),
+      ...scope,
+      service,
+      ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+      data: event,
+    } as Message<AgentEvent>,
+  }));
+}
+
 describe('logger', () => {
   const scope = newScope();
   let published: { seq: number; message: Message<AgentEvent> }[] = [];
@@ -409,17 +423,7 @@ describe('logger', () => {
 
   it('folds events that arrive out of stream order as if they came in order', async () => {
     const scope = newScope();
-    const flow = writeFlow(scope);
-    const messages = flow.map(([service, event], i) => ({
-      seq: 1_000_000 + i,
-      message: {
-        id: randomUUID(),
-        ...scope,
-        service,
-        ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-        data: event,
-      } as Message<AgentEvent>,
-    }));
+    const messages = streamedFlow(scope, 1_000_000);
     for (const { seq, message } of [...messages].reverse()) {
       await storeEvent(db, message, { seq, traceparent: undefined });
     }
@@ -432,16 +436,7 @@ describe('logger', () => {
 
   it('moves an event to its earlier copy in the stream and refolds, when a later copy was stored first', async () => {
     const scope = newScope();
-    const messages = writeFlow(scope).map(([service, event], i) => ({
-      seq: 2_000_000 + i,
-      message: {
-        id: randomUUID(),
-        ...scope,
-        service,
-        ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
-        data: event,
-      } as Message<AgentEvent>,
-    }));
+    const messages = streamedFlow(scope, 2_000_000);
     const blocked = messages.findIndex((m) => m.message.data.type === 'write_validation');
     // Every event but the block goes in at its place; the block's republished copy (far later in
     // the stream) is stored before its original copy, which then arrives as a duplicate id.

@@ -529,8 +529,12 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
         ),
       );
 
-    let announced: Promise<unknown> = Promise.resolve();
-    let announce = (): void => {};
+    // `executing_tool`, once a tool was found to call: published once (by whichever comes first).
+    let calling = false;
+    let announced: Promise<unknown> | undefined;
+    const announce = () => {
+      if (calling) announced ??= emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
+    };
     const run = async (): Promise<Outcome> => {
       if (!registry.loaded) return failure('MCP_UNAVAILABLE', UNAVAILABLE);
       let definition = registry.get(tool);
@@ -541,15 +545,10 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       }
       if (!definition) return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
       const isWrite = definition.isWrite || message.data.isWrite;
-      // Published once the request to the MCP server is on its way (the next check phase), so
+      // Announced once the request to the MCP server is on its way (the next check phase), so
       // its socket write is not on the call's path; never after the tool_result below, which
       // announces it first if the answer came sooner. Its stream ack overlaps the call.
-      let done = false;
-      announce = () => {
-        if (done) return;
-        done = true;
-        announced = emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
-      };
+      calling = true;
       setImmediate(announce);
       usage?.count(tool);
       // A retry's event comes after the announcement too.
