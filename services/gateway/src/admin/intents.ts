@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import { httpError, validationError } from '../http-errors.ts';
-import { type AdminDeps, HIDDEN, iso, noDatabase } from './shared.ts';
+import { type AdminDeps, changeSchema, HIDDEN, iso, noDatabase } from './shared.ts';
 
 const IntentIdSchema = z
   .string()
@@ -21,52 +21,35 @@ export const FlowStepSchema = z
   })
   .strict();
 
-/** An intent's fields, each as it must be when given (no defaults: see {@link IntentUpdateSchema}). */
-const IntentFields = {
-  id: IntentIdSchema,
-  name: z.string().trim().min(1).max(100),
-  moduleId: z.string().min(1).max(100).nullable(),
-  description: z.string().max(2000).nullable(),
-  trainingPhrases: z.array(z.string().trim().min(2).max(300)).min(1).max(100),
-  entities: z
-    .array(
-      z
-        .object({
-          name: z.string().min(1).max(100),
-          type: z.string().min(1).max(50),
-          required: z.boolean().optional(),
-        })
-        .strict(),
-    )
-    .max(20),
-  resolutionFlow: z.array(FlowStepSchema).min(1).max(10),
-  responseFormat: z.string().min(1).max(40),
-  isActive: z.boolean(),
-};
-
 /** An intent as an administrator (or the LLM) writes it (seed 003 §3.2). */
 export const IntentInputSchema = z
   .object({
-    ...IntentFields,
-    id: IntentFields.id.optional(),
-    moduleId: IntentFields.moduleId.optional(),
-    description: IntentFields.description.optional(),
-    entities: IntentFields.entities.default([]),
-    responseFormat: IntentFields.responseFormat.default('table'),
-    isActive: IntentFields.isActive.default(false),
+    id: IntentIdSchema.optional(),
+    name: z.string().trim().min(1).max(100),
+    moduleId: z.string().min(1).max(100).nullable().optional(),
+    description: z.string().max(2000).nullable().optional(),
+    trainingPhrases: z.array(z.string().trim().min(2).max(300)).min(1).max(100),
+    entities: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1).max(100),
+            type: z.string().min(1).max(50),
+            required: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .max(20)
+      .default([]),
+    resolutionFlow: z.array(FlowStepSchema).min(1).max(10),
+    responseFormat: z.string().min(1).max(40).default('table'),
+    isActive: z.boolean().default(false),
   })
   .strict();
 export type IntentInput = z.infer<typeof IntentInputSchema>;
 
-/**
- * A change to an intent: any field but its id, at least one. Built from the fields without their
- * defaults: zod applies a default even inside an optional field, so an edit of the phrases alone
- * would otherwise deactivate the intent and clear its entities.
- */
-export const IntentUpdateSchema = z
-  .object(IntentFields)
-  .omit({ id: true })
-  .partial()
+/** A change to an intent: any field but its id, at least one; what it leaves out stays as it is. */
+export const IntentUpdateSchema = changeSchema(IntentInputSchema.omit({ id: true }))
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });
 
@@ -331,12 +314,11 @@ export function registerIntents(admin: FastifyInstance, deps: AdminDeps): void {
   });
 
   /** Approving turns a suggestion into an intent; the body may refine it (an active intent by default). */
-  const ApproveSchema = IntentInputSchema.partial().strict();
+  const ApproveSchema = changeSchema(IntentInputSchema).strict();
   admin.post('/v1/admin/suggested-intents/:id/approve', HIDDEN, async (request, reply) => {
     const params = SuggestedParamsSchema.safeParse(request.params);
     if (!params.success) return reply.code(400).send(validationError(params.error.issues));
-    const given = (request.body ?? {}) as Record<string, unknown>;
-    const refine = ApproveSchema.safeParse(given);
+    const refine = ApproveSchema.safeParse(request.body ?? {});
     if (!refine.success) return reply.code(400).send(validationError(refine.error.issues));
     if (!db) return noDatabase(reply, 'Intents');
     const suggestion = await db
@@ -355,8 +337,7 @@ export function registerIntents(admin: FastifyInstance, deps: AdminDeps): void {
       trainingPhrases: suggestion.training_phrases,
       resolutionFlow: suggestion.tools.map((tool) => ({ tool })),
       isActive: true,
-      // Only what the body gave: the schema's defaults must not override the suggestion's values.
-      ...Object.fromEntries(Object.entries(refine.data).filter(([key]) => Object.hasOwn(given, key))),
+      ...refine.data,
     });
     if (!merged.success) return reply.code(400).send(validationError(merged.error.issues));
     if (!(await checkTools(deps, db, merged.data.resolutionFlow, reply))) return reply;

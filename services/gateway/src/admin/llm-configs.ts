@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import { httpError, validationError } from '../http-errors.ts';
-import { type AdminDeps, HIDDEN, iso, noDatabase } from './shared.ts';
+import { type AdminDeps, changeSchema, HIDDEN, iso, noDatabase } from './shared.ts';
 
 /**
  * Why a chat endpoint cannot serve the OpenAI chat-completions API (seed 003 §1.5), or null when it can:
@@ -36,37 +36,28 @@ const EndpointSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** A configuration's settings, each as it must be when given (no defaults: see the update schema). */
-const LlmConfigFields = {
-  name: z.string().trim().min(1).max(100),
-  provider: z.string().trim().min(1).max(100),
-  model: z.string().trim().min(1).max(200),
-  endpoint: EndpointSchema,
-  apiStyle: z.enum(['openai', 'azure']),
-  temperature: z.number().min(0).max(2).nullable(),
-  maxTokens: z.number().int().positive().max(1_000_000).nullable(),
-};
-
 /** A model configuration as an administrator writes it (seed 003 §1.4); the key is write-only. */
 export const LlmConfigInputSchema = z
   .object({
-    ...LlmConfigFields,
-    apiStyle: LlmConfigFields.apiStyle.default('openai'),
+    name: z.string().trim().min(1).max(100),
+    provider: z.string().trim().min(1).max(100),
+    model: z.string().trim().min(1).max(200),
+    endpoint: EndpointSchema,
+    apiStyle: z.enum(['openai', 'azure']).default('openai'),
     apiKey: z.string().min(1).max(4000).optional(),
-    temperature: LlmConfigFields.temperature.optional(),
-    maxTokens: LlmConfigFields.maxTokens.optional(),
+    temperature: z.number().min(0).max(2).nullable().optional(),
+    maxTokens: z.number().int().positive().max(1_000_000).nullable().optional(),
     isDefault: z.boolean().default(false),
   })
   .strict();
 
 /**
- * A change to a configuration: any field, at least one; `apiKey: null` removes the key. Built
- * without the defaults (zod applies one even inside an optional field): a change of the model
- * alone must not turn an Azure configuration into an OpenAI one.
+ * A change to a configuration: any field, at least one; what it leaves out stays as it is (a change
+ * of the model alone keeps an Azure configuration Azure); `apiKey: null` removes the key.
  */
-export const LlmConfigUpdateSchema = z
-  .object(LlmConfigFields)
-  .partial()
+export const LlmConfigUpdateSchema = changeSchema(
+  LlmConfigInputSchema.omit({ apiKey: true, isDefault: true }),
+)
   .extend({ apiKey: z.string().min(1).max(4000).nullable().optional() })
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });

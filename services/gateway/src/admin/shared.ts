@@ -3,6 +3,7 @@ import type { Database } from '@munim/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { GatewayConfig } from '../app.ts';
 import type { Principal, Tenant } from '../auth.ts';
 import { httpError } from '../http-errors.ts';
@@ -33,3 +34,22 @@ export function noDatabase(reply: FastifyReply, what: string) {
 
 /** The ISO text of a timestamp column. */
 export const iso = (value: Date | string) => new Date(value).toISOString();
+
+type Undefaulted<S extends z.ZodRawShape> = {
+  [K in keyof S]: S[K] extends z.ZodDefault<infer T> ? T : S[K];
+};
+
+/**
+ * The body of a change (`PATCH`) to what `schema` creates: every field optional and none defaulted,
+ * so a change touches only the fields it names. (zod applies a field's default even inside
+ * `.partial()`: an edit of an intent's phrases alone would deactivate it and clear its entities.)
+ */
+export function changeSchema<S extends z.ZodRawShape>(schema: z.ZodObject<S>) {
+  const shape = Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => [
+      key,
+      field instanceof z.ZodDefault ? field.unwrap() : field,
+    ]),
+  ) as Undefaulted<S>;
+  return z.object(shape).partial();
+}

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { resolveTenant } from '../conversations.ts';
 import { httpError, validationError } from '../http-errors.ts';
-import { type AdminDeps, HIDDEN, iso, noDatabase } from './shared.ts';
+import { type AdminDeps, changeSchema, HIDDEN, iso, noDatabase } from './shared.ts';
 
 /** Most suggestions a client is shown. */
 export const MAX_SUGGESTIONS = 8;
@@ -14,23 +14,16 @@ const SuggestionParamsSchema = z
   .object({ entityId: IdSchema, id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) })
   .strict();
 
-const SuggestionFields = {
-  text: z.string().trim().min(1).max(200),
-  sortOrder: z.number().int().min(-1_000_000).max(1_000_000),
-  isActive: z.boolean(),
-};
 /** Body of `POST /v1/admin/entities/:entityId/suggestions`. */
 export const SuggestionCreateSchema = z
   .object({
-    text: SuggestionFields.text,
-    sortOrder: SuggestionFields.sortOrder.default(0),
-    isActive: SuggestionFields.isActive.default(true),
+    text: z.string().trim().min(1).max(200),
+    sortOrder: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+    isActive: z.boolean().default(true),
   })
   .strict();
 /** Body of `PATCH /v1/admin/entities/:entityId/suggestions/:id`: at least one field. */
-export const SuggestionUpdateSchema = z
-  .object(SuggestionFields)
-  .partial()
+export const SuggestionUpdateSchema = changeSchema(SuggestionCreateSchema)
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });
 
