@@ -566,7 +566,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     announce();
     // Published now, acked later: the caller gets its reply without waiting for the stream's ack.
     // Both events left on this connection before the reply does, so the stream holds them ahead of
-    // anything the caller emits next; shutdown still waits for the acks.
+    // anything the caller emits next.
     const reported = emitAfter({
       type: 'tool_result',
       payload: {
@@ -588,7 +588,8 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       ...(outcome.replayed ? { replayed: true } : {}),
     };
     reply?.(result);
-    void track(Promise.all([announced, reported]));
+    // The caller has its answer; this call stays in flight (for shutdown) until the stream has both.
+    await Promise.all([announced, reported]);
     log.info(
       {
         requestId: scope.requestId,
@@ -646,8 +647,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       await Promise.allSettled(subscriptions.map((sub) => sub.drain()));
       // Calls this instance sent run to their end; waits on calls sent by others end now.
       stopping.abort();
-      // A call that ends adds its events' acks to the set, so wait until the set stays empty.
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight]);
       await refreshing?.catch(() => undefined);
       stopped = true;
       await Promise.allSettled(

@@ -276,7 +276,8 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
           ),
         );
       ctx.reply(result);
-      void tracked(emitted);
+      // Answered; the check stays in flight (for shutdown) until the stream has its event.
+      await emitted;
     }
     log.info(
       {
@@ -343,8 +344,7 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     },
     async stop() {
       await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
-      // A write's event ack is added to the set as its check ends: wait until the set stays empty.
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight]);
     },
   };
 }
