@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import {
+  ATTACHMENT_TYPES,
   ATTACHMENT_URL_TTL_SECONDS,
   type Attachment,
   type AttachmentCategory,
@@ -76,7 +77,10 @@ export class Attachments {
   async upload(upload: Upload): Promise<AttachmentRow> {
     const type = await detectType(upload.bytes, upload.declaredType, upload.filename);
     const id = randomUUID();
-    const filename = cleanFilename(upload.filename, `attachment.${extensionFor(type.mimeType)}`);
+    const filename = cleanFilename(
+      upload.filename,
+      `attachment.${ATTACHMENT_TYPES[type.mimeType].extensions[0]}`,
+    );
     const extraction = await extractInWorker(upload.bytes, type.mimeType, this.#limits, this.#bounds);
     const key = storageKey(id);
     await this.storage.put(key, upload.bytes, type.mimeType);
@@ -221,20 +225,4 @@ export class Attachments {
       }),
     };
   }
-}
-
-function extensionFor(mimeType: AttachmentMimeType): string {
-  const extensions: Record<AttachmentMimeType, string> = {
-    'image/jpeg': 'jpg',
-    'image/png': 'png',
-    'image/webp': 'webp',
-    'image/gif': 'gif',
-    'application/pdf': 'pdf',
-    'text/csv': 'csv',
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-    'application/vnd.ms-excel': 'xls',
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-    'text/plain': 'txt',
-  };
-  return extensions[mimeType];
 }

@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { ATTACHMENT_MAX_BYTES } from '@munim/contracts';
+import type { Database } from '@munim/db';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { Attachments } from './attachments.ts';
+import { DEFAULT_BOUNDS, DEFAULT_LIMITS } from './extract.ts';
+import { LinkSigner } from './sign.ts';
 import { type AttachmentStorage, LocalStorage, S3Storage } from './storage.ts';
 
 /** `.data/attachments` at the repository root, beside the other local data of `npm start`. */
@@ -36,9 +41,9 @@ export const AttachmentsEnvSchema = z.object({
     .regex(/^[A-Za-z0-9/_.-]+$/, 'letters, digits and / _ . - only')
     .optional(),
   /** Longest a file's text extraction may take. */
-  ATTACHMENTS_EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  ATTACHMENTS_EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_BOUNDS.timeoutMs),
   /** Characters of extracted text kept per file. */
-  ATTACHMENTS_EXTRACT_MAX_CHARS: z.coerce.number().int().min(1000).default(100_000),
+  ATTACHMENTS_EXTRACT_MAX_CHARS: z.coerce.number().int().min(1000).default(DEFAULT_LIMITS.maxChars),
 });
 
 /** Both S3 keys or neither: one alone is a mistake, named rather than silently ignored. */
@@ -70,5 +75,16 @@ export function createStorage(env: AttachmentsEnv): AttachmentStorage {
     forcePathStyle: env.ATTACHMENTS_S3_FORCE_PATH_STYLE ?? env.ATTACHMENTS_S3_ENDPOINT !== undefined,
     prefix: env.ATTACHMENTS_S3_PREFIX,
     publicEndpoint: env.ATTACHMENTS_S3_PUBLIC_ENDPOINT,
+  });
+}
+
+/** The attachments of a service as its environment configures them: storage, link key, extraction bounds. */
+export function createAttachments(db: Kysely<Database>, env: AttachmentsEnv): Attachments {
+  return new Attachments({
+    db,
+    storage: createStorage(env),
+    signer: new LinkSigner(env.ATTACHMENTS_SIGNING_KEY),
+    limits: { ...DEFAULT_LIMITS, maxChars: env.ATTACHMENTS_EXTRACT_MAX_CHARS },
+    bounds: { ...DEFAULT_BOUNDS, timeoutMs: env.ATTACHMENTS_EXTRACT_TIMEOUT_MS },
   });
 }

@@ -165,6 +165,8 @@ export interface WorkerBounds {
   maxMemoryMb: number;
 }
 
+export const DEFAULT_BOUNDS: WorkerBounds = { timeoutMs: 20_000, maxMemoryMb: 512 };
+
 /**
  * Extraction in a worker thread, so a large or hostile file neither blocks the service's event
  * loop nor outgrows the bounds: past the timeout or the heap limit the thread is ended and the
@@ -174,7 +176,7 @@ export function extractInWorker(
   bytes: Uint8Array,
   mimeType: AttachmentMimeType,
   limits: ExtractionLimits = DEFAULT_LIMITS,
-  bounds: WorkerBounds = { timeoutMs: 20_000, maxMemoryMb: 512 },
+  bounds: WorkerBounds = DEFAULT_BOUNDS,
 ): Promise<Extraction> {
   if (mimeType.startsWith('image/'))
     return Promise.resolve({ status: 'skipped', text: null, error: null, details: {} });

@@ -1,4 +1,4 @@
-import { Attachments, createStorage, LinkSigner } from '@munim/attachments';
+import { createAttachments } from '@munim/attachments';
 import { connectBus } from '@munim/bus';
 import { createDb, migrateToLatest, parseSecretKey, pingDb } from '@munim/db';
 import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
@@ -56,8 +56,8 @@ await runMain('agent', async (log) => {
     log,
     llm,
     store: new AgentStore(db),
-    // The agent only reads attachments (it signs no links): the gateway's storage settings.
-    attachments: new Attachments({ db, storage: createStorage(env), signer: new LinkSigner() }),
+    // The agent only reads attachments: the gateway's storage settings.
+    attachments: createAttachments(db, env),
     tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.VALIDATE_TIMEOUT_MS }),
     config: {
       maxIterations: env.MAX_ITERATIONS,

@@ -4,7 +4,7 @@ import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
-import { Attachments, createStorage, LinkSigner } from '@munim/attachments';
+import { createAttachments } from '@munim/attachments';
 import type { Bus, Following } from '@munim/bus';
 import {
   type QueryRequest,
@@ -103,15 +103,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const tenantOf = (request: FastifyRequest) => principals.get(request)?.tenant ?? null;
   // Without auth every address is its own caller for rate limits and stream caps.
   const callerOf = (request: FastifyRequest) => principals.get(request)?.id ?? `ip:${request.ip}`;
-  const attachments = db
-    ? new Attachments({
-        db,
-        storage: createStorage(config),
-        signer: new LinkSigner(config.ATTACHMENTS_SIGNING_KEY),
-        limits: { maxChars: config.ATTACHMENTS_EXTRACT_MAX_CHARS, maxRows: 2_000, maxPages: 100 },
-        bounds: { timeoutMs: config.ATTACHMENTS_EXTRACT_TIMEOUT_MS, maxMemoryMb: 512 },
-      })
-    : undefined;
+  const attachments = db ? createAttachments(db, config) : undefined;
   if (attachments?.storage.kind === 'local' && !config.ATTACHMENTS_SIGNING_KEY) {
     log.warn(
       {},
