@@ -26,12 +26,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { registerAdmin } from './admin/index.ts';
-import {
-  AttachmentRefusal,
-  checkQueryAttachments,
-  registerAttachmentContent,
-  registerAttachments,
-} from './attachments.ts';
+import { checkQueryAttachments, registerAttachmentContent, registerAttachments } from './attachments.ts';
 import { Authenticator, mayActFor, type Principal } from './auth.ts';
 import { registerConsole } from './console.ts';
 import { registerConversations } from './conversations.ts';
@@ -326,7 +321,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
         try {
           await checkQueryAttachments(attachments, body.attachmentIds, body, body.conversationId);
         } catch (error) {
-          if (error instanceof AttachmentRefusal) return reply.code(error.status).send(error.body);
+          if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
           throw error;
         }
       }

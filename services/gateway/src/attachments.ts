@@ -17,7 +17,7 @@ import type { Database } from '@munim/db';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Tenant } from './auth.ts';
-import { resolveTenant, resolveTenantParams } from './conversations.ts';
+import { conversationNotFound, resolveTenant, resolveTenantParams } from './conversations.ts';
 import { HttpRefusal, httpError, validationError } from './http-errors.ts';
 import { type FileUpload, readFileUpload } from './multipart.ts';
 import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
@@ -30,11 +30,6 @@ export interface AttachmentDeps {
   attachments: Attachments | undefined;
   maxBytes: number;
   tenantOf: (request: FastifyRequest) => Tenant | null;
-}
-
-/** An upload or a reference that cannot be taken; `status` and `body` are the HTTP answer. */
-export class AttachmentRefusal extends HttpRefusal {
-  override name = 'AttachmentRefusal';
 }
 
 const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
@@ -53,10 +48,11 @@ const readUpload = (request: FastifyRequest, maxBytes: number) =>
     otherFiles: 'refuse',
   });
 
+const noDatabaseError = () =>
+  httpError('SERVICE_UNAVAILABLE', 'Attachments are not available: no database is configured.');
+
 function noDatabase(reply: FastifyReply) {
-  return reply
-    .code(503)
-    .send(httpError('SERVICE_UNAVAILABLE', 'Attachments are not available: no database is configured.'));
+  return reply.code(503).send(noDatabaseError());
 }
 
 function notFound(reply: FastifyReply, id: string) {
@@ -80,25 +76,20 @@ async function foreignConversation(db: Kysely<Database>, tenant: Tenant, convers
 }
 
 /**
- * The attachments a query names, checked: each must be the tenant's (else 404) and, when scoped
- * to a conversation, belong to the query's (else 400). Throws an AttachmentRefusal.
+ * Checks the attachments a query names: each must be the tenant's (else 404) and, when scoped to
+ * a conversation, belong to the query's (else 400). Throws an HttpRefusal.
  */
 export async function checkQueryAttachments(
   attachments: Attachments | undefined,
   ids: readonly string[],
   tenant: Tenant,
   conversationId: string | undefined,
-): Promise<AttachmentRow[]> {
-  if (!attachments) {
-    throw new AttachmentRefusal(
-      503,
-      httpError('SERVICE_UNAVAILABLE', 'Attachments are not available: no database is configured.'),
-    );
-  }
+): Promise<void> {
+  if (!attachments) throw new HttpRefusal(503, noDatabaseError());
   const rows = await attachments.findMany(ids, tenant);
   const missing = ids.find((id) => !rows.some((row) => row.id === id));
   if (missing) {
-    throw new AttachmentRefusal(
+    throw new HttpRefusal(
       404,
       httpError('NOT_FOUND', `attachmentIds: no attachment ${missing}`, { field: 'attachmentIds' }),
     );
@@ -107,7 +98,7 @@ export async function checkQueryAttachments(
     (row) => row.conversation_id !== null && row.conversation_id !== conversationId,
   );
   if (elsewhere) {
-    throw new AttachmentRefusal(
+    throw new HttpRefusal(
       400,
       httpError(
         'BAD_REQUEST',
@@ -116,7 +107,6 @@ export async function checkQueryAttachments(
       ),
     );
   }
-  return rows;
 }
 
 /** `POST /v1/attachments`, `GET` and `DELETE /v1/attachments/:id` (seed 003 §6.3), tenant-scoped. */
@@ -155,9 +145,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
       if (!tenant) return reply;
       const { conversationId } = fields.data;
       if (conversationId && (await foreignConversation(db, tenant, conversationId))) {
-        return reply
-          .code(404)
-          .send(httpError('NOT_FOUND', `No conversation ${conversationId}.`, { field: 'conversationId' }));
+        return conversationNotFound(reply, conversationId);
       }
       let row: AttachmentRow;
       try {
@@ -195,11 +183,12 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
     },
   );
 
-  const lookup = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** The attachment a GET or DELETE names, its tenant and the store; undefined once a 4xx or 503 is sent. */
+  const lookup = (request: FastifyRequest, reply: FastifyReply) => {
     const scoped = resolveTenantParams(request, reply, AttachmentParamsSchema, tenantOf);
     if (!scoped) return;
     if (!attachments) return void noDatabase(reply);
-    return { id: scoped.params.attachmentId, tenant: scoped.tenant };
+    return { id: scoped.params.attachmentId, tenant: scoped.tenant, store: attachments };
   };
 
   api.get(
@@ -218,11 +207,11 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
       }),
     },
     async (request, reply) => {
-      const found = await lookup(request, reply);
-      if (!found || !attachments) return reply;
-      const row = await attachments.find(found.id, found.tenant);
+      const found = lookup(request, reply);
+      if (!found) return reply;
+      const row = await found.store.find(found.id, found.tenant);
       if (!row) return notFound(reply, found.id);
-      return attachments.view(row);
+      return found.store.view(row);
     },
   );
 
@@ -239,10 +228,10 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
       }),
     },
     async (request, reply) => {
-      const found = await lookup(request, reply);
-      if (!found || !attachments) return reply;
+      const found = lookup(request, reply);
+      if (!found) return reply;
       try {
-        if (!(await attachments.remove(found.id, found.tenant))) return notFound(reply, found.id);
+        if (!(await found.store.remove(found.id, found.tenant))) return notFound(reply, found.id);
       } catch (error) {
         if (!(error instanceof StorageError)) throw error;
         request.log.error({ err: error }, 'attachment file could not be deleted');

@@ -94,7 +94,8 @@ function noDatabase(reply: FastifyReply) {
     );
 }
 
-function notFound(reply: FastifyReply, conversationId: string) {
+/** 404 for a conversation that does not exist, is deleted or is another tenant's. */
+export function conversationNotFound(reply: FastifyReply, conversationId: string) {
   return reply
     .code(404)
     .send(httpError('NOT_FOUND', `No conversation ${conversationId}.`, { field: 'conversationId' }));
@@ -215,7 +216,7 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
       if (!db) return noDatabase(reply);
       const { params, tenant } = scoped;
       const conversation = await loadConversation(db, tenant, params.conversationId);
-      return conversation ?? notFound(reply, params.conversationId);
+      return conversation ?? conversationNotFound(reply, params.conversationId);
     },
   );
 
@@ -237,7 +238,7 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
       if (!db) return noDatabase(reply);
       const { params, tenant } = scoped;
       const conversation = await loadConversation(db, tenant, params.conversationId);
-      if (!conversation) return notFound(reply, params.conversationId);
+      if (!conversation) return conversationNotFound(reply, params.conversationId);
       const file = `chat-${conversation.displayId.slice(1)}.html`;
       return reply
         .type('text/html; charset=utf-8')
@@ -272,7 +273,7 @@ export function registerConversations(app: FastifyInstance, deps: ConversationDe
         .where('org_id', '=', tenant.orgId)
         .where('is_deleted', '=', false)
         .executeTakeFirst();
-      if (result.numUpdatedRows === 0n) return notFound(reply, params.conversationId);
+      if (result.numUpdatedRows === 0n) return conversationNotFound(reply, params.conversationId);
       return reply.code(204).send();
     },
   );

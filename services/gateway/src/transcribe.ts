@@ -31,10 +31,8 @@ export class TranscriptionError extends HttpRefusal {
   override name = 'TranscriptionError';
 }
 
-export type AudioUpload = FileUpload;
-
 /** Reads a multipart request holding one audio `file` (and text fields), enforcing type and size. */
-export function readAudio(request: FastifyRequest, maxBytes: number): Promise<AudioUpload> {
+export function readAudio(request: FastifyRequest, maxBytes: number): Promise<FileUpload> {
   return readFileUpload(request, {
     maxBytes,
     maxSize: `${Math.round(maxBytes / 1024 / 1024)} MB`,
@@ -60,7 +58,7 @@ export function createTranscriber(config: TranscriberConfig) {
       })
     : undefined;
   return {
-    async transcribe(upload: AudioUpload): Promise<string> {
+    async transcribe(upload: FileUpload): Promise<string> {
       if (!client) {
         throw new TranscriptionError(
           503,
