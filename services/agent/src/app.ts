@@ -535,10 +535,9 @@ export async function buildAgent(deps: AgentDeps) {
   const userTurn = async (run: Run, data: QueryRouted): Promise<ChatCompletionMessageParam> => {
     const ids = data.attachmentIds ?? [];
     if (ids.length === 0) return { role: 'user', content: data.query };
-    if (!deps.attachments) {
-      throw new AgentError('SERVICE_UNAVAILABLE', 'Attached files cannot be read right now.');
-    }
-    const rows = await deps.attachments.findMany(ids, run.scope);
+    const source = deps.attachments;
+    if (!source) throw new AgentError('SERVICE_UNAVAILABLE', 'Attached files cannot be read right now.');
+    const rows = await source.findMany(ids, run.scope);
     if (rows.length !== ids.length) {
       throw new AgentError('NOT_FOUND', 'An attached file is no longer available; please attach it again.');
     }
@@ -547,7 +546,7 @@ export async function buildAgent(deps: AgentDeps) {
     return userMessage(data.query, rows, {
       vision: visionCapable(config.vision ?? 'auto', model),
       maxChars: attachmentMaxChars,
-      bytes: (row) => deps.attachments!.content(row),
+      bytes: (row) => source.content(row),
     });
   };
 

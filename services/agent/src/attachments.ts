@@ -92,21 +92,27 @@ export async function userMessage(
   const images = rows.filter((row) => row.category === 'image');
   const share = Math.floor(opts.maxChars / Math.max(1, texts.length));
   const blocks = texts.map((row) => textBlock(row, share));
-  const imageParts: ChatCompletionContentPart[] = [];
   for (const row of images) {
-    if (!opts.vision) {
-      blocks.push(
-        `${header(row)}\nThis model cannot see images, so the picture was not passed on. Tell the user you cannot read images with the current model, and ask them to describe it or type its figures.\n</attachment>`,
-      );
-      continue;
-    }
-    const data = (await opts.bytes(row)).toString('base64');
-    blocks.push(`${header(row)}\n(the image follows)\n</attachment>`);
-    imageParts.push({
-      type: 'image_url',
-      image_url: { url: `data:${row.mime_type};base64,${data}`, detail: 'auto' },
-    });
+    blocks.push(
+      opts.vision
+        ? `${header(row)}\n(the image follows)\n</attachment>`
+        : `${header(row)}\nThis model cannot see images, so the picture was not passed on. Tell the user you cannot read images with the current model, and ask them to describe it or type its figures.\n</attachment>`,
+    );
   }
+  // Read from storage together, not one after another.
+  const imageParts = opts.vision
+    ? await Promise.all(
+        images.map(
+          async (row): Promise<ChatCompletionContentPart> => ({
+            type: 'image_url',
+            image_url: {
+              url: `data:${row.mime_type};base64,${(await opts.bytes(row)).toString('base64')}`,
+              detail: 'auto',
+            },
+          }),
+        ),
+      )
+    : [];
   const text = `${query}\n\n${blocks.join('\n\n')}`;
   if (imageParts.length === 0) return { role: 'user', content: text };
   return { role: 'user', content: [{ type: 'text', text }, ...imageParts] };
