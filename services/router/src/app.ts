@@ -77,16 +77,15 @@ export async function buildRouter(deps: RouterDeps) {
     return refreshing;
   };
 
+  const pruneEveryMs = Math.max(60_000, config.routeMaxAgeMs / 4);
   /**
-   * When the intents last changed (the database's clock): cached answers are dropped then, and an
-   * answer routed before it is not cached, since it may have been built with the old intents.
+   * The intents changed: the cached answers go, and an answer routed before now is not cached, since
+   * it may have been built with the old intents (the marker outlives every route open now).
    */
-  let intentsChangedAt: Date | undefined;
   const forgetAnswers = async () => {
     if (!config.cacheEnabled) return;
     try {
-      const { dropped, at } = await store.forgetAnswers();
-      intentsChangedAt = at;
+      const dropped = await store.forgetAnswers(config.routeMaxAgeMs + pruneEveryMs);
       log.debug({ dropped }, 'cached answers dropped after an intent change');
     } catch (error) {
       log.warn({ err: error }, 'could not drop cached answers after an intent change');
@@ -256,15 +255,11 @@ export async function buildRouter(deps: RouterDeps) {
         log.info({ ...message.data }, 'intents changed; reloading');
         void refresh().then(forgetAnswers);
       });
-      pruner = setInterval(() => void prune(), Math.max(60_000, config.routeMaxAgeMs / 4));
+      pruner = setInterval(() => void prune(), pruneEveryMs);
       pruner.unref();
       outcomeConsumer = await bus.consume(
         'requestEvents',
-        outcomeHandler(store, log, {
-          cacheEnabled: config.cacheEnabled,
-          ttls: config.cacheTtls,
-          answersValidSince: () => intentsChangedAt,
-        }),
+        outcomeHandler(store, log, { cacheEnabled: config.cacheEnabled, ttls: config.cacheTtls }),
         {
           durable: 'router-cache',
           concurrency: config.concurrency,

@@ -16,8 +16,6 @@ import type { RouterStore } from './store.ts';
 export interface OutcomeConfig {
   cacheEnabled: boolean;
   ttls: CacheTtls;
-  /** Answers routed before this time are not cached (the intents changed since); none: no limit. */
-  answersValidSince?: () => Date | undefined;
 }
 
 /**
@@ -56,14 +54,10 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       const complete = event.payload;
       if (route.cacheable && config.cacheEnabled && isCacheableAnswer(complete)) {
         await tx.lockEntity(entityId);
-        const lastWrite = await tx.lastInvalidation(entityId);
-        const intentsChanged = config.answersValidSince?.();
+        const lastStale = await tx.lastInvalidation(entityId);
         // Computed before a write to the same books finished, it may show them as they were; routed
         // before the intents changed, it may follow an old flow: either way, not cached.
-        if (
-          (!lastWrite || lastWrite < route.created_at) &&
-          (!intentsChanged || intentsChanged < route.created_at)
-        ) {
+        if (!lastStale || lastStale < route.created_at) {
           const dataKind = dataKindOf(complete.dataSources);
           await tx.writeCache({
             entityId,

@@ -6,8 +6,12 @@ import type { IntentOutcomes } from './learning.ts';
 
 /** Cache key (never a SHA-256 hex) and data kind of the row that records an entity's last write. */
 export const INVALIDATION_MARKER = 'invalidated';
+/** Entity id of the marker of the last intent change, which concerns every entity (no entity id has a `*`). */
+const EVERY_ENTITY = '*';
 /** First key of the advisory locks on an entity's cache (any constant unique to the router). */
 const CACHE_LOCK_SPACE = 4_242_008;
+/** Key of the lock on every entity's cache: shared by each entity's lock, taken alone by an intent change. */
+const EVERY_ENTITY_LOCK = [CACHE_LOCK_SPACE + 1, 0] as const;
 
 export type RouteRow = Selectable<Database['router_routes']>;
 export type NewRoute = Omit<RouteRow, 'created_at'>;
@@ -98,52 +102,76 @@ export class RouterStore {
         .deleteFrom('response_cache')
         .where('entity_id', '=', entityId)
         .executeTakeFirst();
-      await tx.db
-        .insertInto('response_cache')
-        .values({
-          entity_id: entityId,
-          cache_key: INVALIDATION_MARKER,
-          path: 'write',
-          query_normalized: '',
-          response: '{}',
-          data_kind: INVALIDATION_MARKER,
-          expires_at: sql<Date>`now() + ${`${Math.round(markerTtlMs)} milliseconds`}::interval`,
-        })
-        .execute();
+      await tx.mark(entityId, markerTtlMs);
       return Number(result.numDeletedRows);
     });
   }
 
   /**
-   * Drops every entity's cached answers (not the write markers): the intents changed, and an
-   * answer may have been built with an old one. Returns how many, and when (the database's clock).
+   * Drops every entity's cached answers (not the write markers): the intents changed, and an answer
+   * may have been built with an old one. Leaves a marker for every entity, so an answer routed
+   * before the change and finished after it is not cached either. Returns how many were dropped.
    */
-  async forgetAnswers(): Promise<{ dropped: number; at: Date }> {
+  async forgetAnswers(markerTtlMs: number): Promise<number> {
     return this.transaction(async (tx) => {
-      const { rows } = await sql<{ at: Date }>`select now() as at`.execute(tx.db);
+      await sql`select pg_advisory_xact_lock(${EVERY_ENTITY_LOCK[0]}, ${EVERY_ENTITY_LOCK[1]})`.execute(
+        tx.db,
+      );
       const result = await tx.db
         .deleteFrom('response_cache')
         .where('cache_key', '<>', INVALIDATION_MARKER)
         .executeTakeFirst();
-      return { dropped: Number(result.numDeletedRows), at: new Date(rows[0]?.at ?? Date.now()) };
+      await tx.mark(EVERY_ENTITY, markerTtlMs);
+      return Number(result.numDeletedRows);
     });
   }
 
-  /** When the entity's cache was last invalidated by a write, if within the marker's life. */
+  /** Records, for `ttlMs`, that the answers of an entity (or every entity) computed before now are stale. */
+  private async mark(entityId: string, ttlMs: number): Promise<void> {
+    const expiresAt = sql<Date>`now() + ${`${Math.round(ttlMs)} milliseconds`}::interval`;
+    await this.db
+      .insertInto('response_cache')
+      .values({
+        entity_id: entityId,
+        cache_key: INVALIDATION_MARKER,
+        path: 'write',
+        query_normalized: '',
+        response: '{}',
+        data_kind: INVALIDATION_MARKER,
+        expires_at: expiresAt,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['entity_id', 'cache_key'])
+          .doUpdateSet({ expires_at: expiresAt, created_at: sql<Date>`now()` }),
+      )
+      .execute();
+  }
+
+  /**
+   * When the entity's cached answers last went stale, by a write to its books or a change of the
+   * intents, if within the marker's life.
+   */
   async lastInvalidation(entityId: string): Promise<Date | undefined> {
     const row = await this.db
       .selectFrom('response_cache')
       .select(['created_at'])
-      .where('entity_id', '=', entityId)
+      .where('entity_id', 'in', [entityId, EVERY_ENTITY])
       .where('cache_key', '=', INVALIDATION_MARKER)
       .where('expires_at', '>', sql<Date>`now()`)
+      .orderBy('created_at', 'desc')
       .executeTakeFirst();
     return row?.created_at;
   }
 
-  /** Serialises cache writes and invalidations of one entity until the transaction ends. */
+  /**
+   * Serialises cache writes and invalidations of one entity until the transaction ends, and holds
+   * off an intent change's drop of every entity's answers until then.
+   */
   async lockEntity(entityId: string): Promise<void> {
-    await sql`select pg_advisory_xact_lock(${CACHE_LOCK_SPACE}, hashtext(${entityId}))`.execute(this.db);
+    await sql`select pg_advisory_xact_lock_shared(${EVERY_ENTITY_LOCK[0]}, ${EVERY_ENTITY_LOCK[1]}), pg_advisory_xact_lock(${CACHE_LOCK_SPACE}, hashtext(${entityId}))`.execute(
+      this.db,
+    );
   }
 
   /** One fast-path outcome of an intent at a confidence bucket (seed 003 §8.1). */
