@@ -44,18 +44,17 @@ export class LlmConfigError extends Error {
   override name = 'LlmConfigError';
 }
 
-/** Builds the client of the default `llm_configs` row, or null when there is no default. */
-export async function loadDefaultConfig(
-  db: Kysely<Database>,
-  secretKey: Buffer | null,
-  settings: ClientSettings,
-): Promise<Current | null> {
-  const row = await db
-    .selectFrom('llm_configs')
-    .selectAll()
-    .where('is_default', '=', true)
-    .executeTakeFirst();
-  if (!row) return null;
+/** The default `llm_configs` row, if there is one. */
+const defaultRow = (db: Kysely<Database>) =>
+  db.selectFrom('llm_configs').selectAll().where('is_default', '=', true).executeTakeFirst();
+type ConfigRow = NonNullable<Awaited<ReturnType<typeof defaultRow>>>;
+
+/** Which default row, as of which edit: what the timed check compares; null when there is none. */
+const versionOf = (row: Pick<ConfigRow, 'id' | 'updated_at'> | undefined): string | null =>
+  row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : null;
+
+/** Builds the client of a `llm_configs` row. */
+function clientOf(row: ConfigRow, secretKey: Buffer | null, settings: ClientSettings): Current {
   if (row.api_key_encrypted !== null && !secretKey) {
     throw new LlmConfigError(`model configuration ${row.id} has a key but LLM_CONFIG_KEY is not set`);
   }
@@ -154,14 +153,20 @@ export interface ModelSourceDeps {
   refreshMs?: number;
 }
 
-/** Which default row, as of which edit, is in the table; null when there is none. */
-async function defaultVersion(db: Kysely<Database>): Promise<string | null> {
-  const row = await db
-    .selectFrom('llm_configs')
-    .select(['id', 'updated_at'])
-    .where('is_default', '=', true)
-    .executeTakeFirst();
-  return row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : null;
+/** The version of the default row, read alone (undefined: unreadable). */
+async function defaultVersion(db: Kysely<Database>, log: Logger): Promise<string | null | undefined> {
+  try {
+    return versionOf(
+      await db
+        .selectFrom('llm_configs')
+        .select(['id', 'updated_at'])
+        .where('is_default', '=', true)
+        .executeTakeFirst(),
+    );
+  } catch (error) {
+    log.warn({ err: error }, 'could not read the default model configuration');
+    return undefined;
+  }
 }
 
 /**
@@ -171,38 +176,38 @@ async function defaultVersion(db: Kysely<Database>): Promise<string | null> {
  */
 export async function createModelSource(deps: ModelSourceDeps) {
   const { db, bus, log, fallback } = deps;
-  const load = async (): Promise<Current | null> => {
+  /** The default row's model (null: none, or unusable) and the row's version (undefined: unreadable). */
+  const load = async (): Promise<{ model: Current | null; version: string | null | undefined }> => {
+    let row: ConfigRow | undefined;
     try {
-      return await loadDefaultConfig(db, deps.secretKey, deps.settings);
+      row = await defaultRow(db);
+      return { model: row ? clientOf(row, deps.secretKey, deps.settings) : null, version: versionOf(row) };
     } catch (error) {
       // A broken row must not take the agent down: keep answering with the environment's model.
       log.warn({ err: error }, 'default model configuration unusable; using the environment model');
-      return null;
+      return { model: null, version: row ? versionOf(row) : undefined };
     }
   };
-  /** The version of the default row the model in use was loaded from (undefined: unknown). */
-  let version: string | null | undefined;
-  const versionNow = () =>
-    defaultVersion(db).catch((error: unknown) => {
-      log.warn({ err: error }, 'could not read the default model configuration');
-      return undefined;
-    });
-  version = await versionNow();
   const initial = await load();
+  /** The version of the default row the model in use was loaded from (undefined: unknown). */
+  let version = initial.version;
   const start =
-    initial ?? (fallback && { llm: fallback, configId: null, temperature: null, maxTokens: null });
+    initial.model ?? (fallback && { llm: fallback, configId: null, temperature: null, maxTokens: null });
   const llm = start ? new SwitchableLlm(start, fallback, db, log) : null;
   let subscription: ReturnType<Bus['listen']> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let reloads = Promise.resolve();
-  /** One reload at a time, in order, so the last change wins. */
+  /** One reload at a time, in order, so the last change wins; the timed check only on a new version. */
   const reload = (model: SwitchableLlm, onlyIfChanged: boolean) => {
     reloads = reloads.then(async () => {
-      const now = await versionNow();
-      if (onlyIfChanged && (now === undefined || now === version)) return;
-      if (onlyIfChanged) log.info({ version: now }, 'default model configuration changed; reloading');
-      version = now;
-      model.use(await load());
+      if (onlyIfChanged) {
+        const now = await defaultVersion(db, log);
+        if (now === undefined || now === version) return;
+        log.info({ version: now }, 'default model configuration changed; reloading');
+      }
+      const next = await load();
+      version = next.version;
+      model.use(next.model);
     });
   };
   return {
