@@ -1,9 +1,8 @@
 import type { ContainerVerdict, ToolContainer, ToolDefinition } from '@munim/contracts';
-import { groupsOfToolName, isInToolGroup, TOOL_GROUPS } from '@munim/kit';
+import { isInToolGroup, TOOL_GROUPS } from '@munim/kit';
 import { parseArgs } from './args.ts';
 
-/** `groupsOfTool(name)`: the groups a tool belongs to, by the stems of its name. */
-export { groupsOfToolName as groupsOfTool, TOOL_GROUPS };
+export { TOOL_GROUPS };
 
 /** `TOOL_COLLAPSE`: always offer containers, never, or only when the registry is larger than a threshold. */
 export type CollapseMode = 'always' | 'auto' | 'never';
