@@ -32,6 +32,9 @@ function token(claims: Record<string, unknown>): string {
   return `${body}.${createHmac('sha256', JWT_SECRET).update(body).digest('base64url')}`;
 }
 
+/** An entity nobody asked as yet: no cached answer stands in the way. */
+const freshEntity = () => `ent-${randomUUID().slice(0, 8)}`;
+
 const only = (events: SseEvent[], type: string) => events.filter((e) => e.event === type);
 const payload = (events: SseEvent[], type: string) => only(events, type)[0]?.data;
 
@@ -102,7 +105,7 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
     expect(intent).toMatchObject({ id: 'vendor_digest', isActive: false });
     intentId = intent.id;
     // A draft is not routed to (a fresh entity, so no cached answer stands in the way).
-    const draft = await query(ask1, `ent-${randomUUID().slice(0, 8)}`);
+    const draft = await query(ask1, freshEntity());
     expect(draft.path).toBe('llm');
     expect(draft.intentId).not.toBe('vendor_digest');
 
@@ -111,7 +114,7 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
     const at = Date.now();
     await expect.poll(async () => (await query(ask1)).path, { timeout: 10_000, interval: 100 }).toBe('fast');
     expect(Date.now() - at).toBeLessThan(5_000);
-    const used = await query(`${phrase} please`, `ent-${randomUUID().slice(0, 8)}`);
+    const used = await query(`${phrase} please`, freshEntity());
     expect(used).toMatchObject({ path: 'fast', intentId, tools: ['get_all_vendors'] });
     expect(used.complete).toMatchObject({ event: 'complete', data: { status: 'answered' } });
   });
@@ -130,7 +133,7 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
       intentId,
     ]);
     expect(row.rows[0]).toEqual({ is_active: true, response_format: 'table' });
-    const fresh = await query(`${phrase} please`, `ent-${randomUUID().slice(0, 8)}`);
+    const fresh = await query(`${phrase} please`, freshEntity());
     expect(fresh).toMatchObject({ path: 'fast', intentId, tools: ['get_bills'] });
   });
 
@@ -138,7 +141,7 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
     const deactivated = await call('POST', `/v1/admin/intents/${intentId}/deactivate`, {});
     expect(deactivated.status).toBe(200);
     await expect
-      .poll(async () => (await query(`${phrase} now`, `ent-${randomUUID().slice(0, 8)}`)).path, {
+      .poll(async () => (await query(`${phrase} now`, freshEntity())).path, {
         timeout: 10_000,
         interval: 100,
       })
@@ -201,14 +204,10 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
     });
     expect((await call('POST', '/v1/admin/intents/trial_balance_snapshot/activate', {})).status).toBe(200);
     await expect
-      .poll(
-        async () =>
-          (await query('show me the trial balance snapshot', `ent-${randomUUID().slice(0, 8)}`)).intentId,
-        {
-          timeout: 10_000,
-          interval: 100,
-        },
-      )
+      .poll(async () => (await query('show me the trial balance snapshot', freshEntity())).intentId, {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toBe('trial_balance_snapshot');
     const used = await query('trial balance snapshot');
     expect(used).toMatchObject({
@@ -258,14 +257,14 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
     const intent = (await approved.json()) as { id: string; isActive: boolean };
     expect(intent).toMatchObject({ id: 'top_paid_vendors', isActive: true });
     await expect
-      .poll(async () => (await query(repeated, `ent-${randomUUID().slice(0, 8)}`)).intentId, {
+      .poll(async () => (await query(repeated, freshEntity())).intentId, {
         timeout: 10_000,
         interval: 100,
       })
       .toBe('top_paid_vendors');
     // The intent's pipeline runs the tool; the model only writes the answer, offered no tools.
     const before = sys.llm?.requestsFor(repeated).length ?? 0;
-    const used = await query(repeated, `ent-${randomUUID().slice(0, 8)}`);
+    const used = await query(repeated, freshEntity());
     expect(used).toMatchObject({ path: 'fast', tools: ['get_all_vendors'] });
     expect(used.complete?.data.response).toBe('Sharma Traders have the largest balance.');
     const asked = sys.llm?.requestsFor(repeated).slice(before) ?? [];
@@ -514,7 +513,7 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
     expect(await snapshot()).toEqual(before);
     expect(sys.llm?.requests.length).toBe(llmRequests);
     // The routers were told nothing: the tenant's question is routed as before.
-    const still = await query('trial balance snapshot', `ent-${randomUUID().slice(0, 8)}`);
+    const still = await query('trial balance snapshot', freshEntity());
     expect(still).toMatchObject({ path: 'fast', intentId: 'trial_balance_snapshot' });
   });
 

@@ -58,9 +58,6 @@ async function askModel() {
   return { query, complete: last?.data as { response: string; llmModel: string; status: string } };
 }
 
-/** Requests a server received for a question. */
-const received = (server: ScriptedLlm, query: string) => server.requestsFor(query);
-
 beforeAll(async () => {
   // Model B is a second OpenAI-compatible server with its own key; A is startSystem's own.
   modelB = await startScriptedLlm({ apiKey: KEY_B, model: 'model-b' });
@@ -93,10 +90,10 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     expect(await configs()).toEqual([]);
     const { query, complete } = await askModel();
     expect(complete).toMatchObject({ status: 'answered', response: 'Answered by model A.' });
-    const [request] = received(modelA, query);
+    const [request] = modelA.requestsFor(query);
     expect(request?.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(request?.body.model).toBe('scripted-model');
-    expect(received(modelB, query)).toEqual([]);
+    expect(modelB.requestsFor(query)).toEqual([]);
   });
 
   it('switches the agent to model B once an administrator makes B the default, with no restart', async () => {
@@ -124,7 +121,7 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     // Created but not the default: the agent stays on A.
     const before = await askModel();
     expect(before.complete.response).toBe('Answered by model A.');
-    expect(received(modelB, before.query)).toEqual([]);
+    expect(modelB.requestsFor(before.query)).toEqual([]);
 
     const made = await call('POST', `/v1/admin/llm-configs/${configB.id}/default`, {});
     expect(made.status).toBe(200);
@@ -145,8 +142,8 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     const { query, complete } = await askModel();
     expect(complete.response).toBe('Answered by model B.');
     expect(complete.llmModel).toContain('model-b-large');
-    expect(received(modelB, query)).toHaveLength(1);
-    expect(received(modelA, query)).toEqual([]);
+    expect(modelB.requestsFor(query)).toHaveLength(1);
+    expect(modelA.requestsFor(query)).toEqual([]);
     expect(modelA.requests.length).toBe(settled);
   });
 
@@ -250,7 +247,7 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
       .toBe('Answered by model A.');
     const bSettled = modelB.requests.length;
     const { query } = await askModel();
-    const [request] = received(modelA, query);
+    const [request] = modelA.requestsFor(query);
     expect(request?.headers.authorization).toBe(`Bearer ${KEY_A}`);
     expect(request?.body.model).toBe('scripted-model');
     expect(modelB.requests.length).toBe(bSettled);
