@@ -68,6 +68,27 @@ function parseJson(text: string): unknown {
   }
 }
 
+const traceparentOf = (msg: JsMsg) => msg.headers?.get('traceparent') || undefined;
+
+/** An event as it came off the stream: its JSON stored as the bytes it arrived as. */
+class StreamEvent implements IncomingEvent {
+  readonly seq: number;
+  readonly json: Uint8Array;
+  readonly message: Message<AgentEvent>;
+  readonly #msg: JsMsg;
+  constructor(msg: JsMsg, message: Message<AgentEvent>) {
+    this.#msg = msg;
+    this.message = message;
+    this.seq = msg.seq;
+    this.json = msg.data;
+  }
+
+  /** Headers are decoded only where a request's trace id is read (its first events). */
+  get traceparent(): string | undefined {
+    return traceparentOf(this.#msg);
+  }
+}
+
 /** FNV-1a, so every event of one request lands in the same partition. */
 function partitionOf(requestId: string, partitions: number): number {
   let hash = 0x811c9dc5;
@@ -197,19 +218,18 @@ export async function startIngest(
     }
     const message = parsed.data as Message<AgentEvent>;
     const p = partitionOf(message.requestId, config.partitions);
-    const traceparent = msg.headers?.get('traceparent') || undefined;
     // One span per request (at its complete/error), not per event: the trace shows where each
     // request's record was committed without a span for every stored event.
     const span = !TERMINAL_EVENT_TYPES.includes(message.data.type)
       ? undefined
-      : bus.startSpan(`process ${catalog.requestEvents.subject}`, SpanKind.CONSUMER, traceparent, {
+      : bus.startSpan(`process ${catalog.requestEvents.subject}`, SpanKind.CONSUMER, traceparentOf(msg), {
           'messaging.operation.name': 'process',
           'messaging.destination.name': msg.subject,
           'messaging.consumer.group.name': config.durable,
           'munim.request_id': message.requestId,
           'munim.event_type': message.data.type,
         }).span;
-    queues[p]!.push({ msg, event: { message, seq: msg.seq, traceparent, json: text }, span });
+    queues[p]!.push({ msg, event: new StreamEvent(msg, message), span });
     kick(p);
   };
 

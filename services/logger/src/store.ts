@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database, QueryRoutingLogRow } from '@munim/db';
@@ -16,10 +17,11 @@ export interface EventOrigin {
 export interface IncomingEvent extends EventOrigin {
   message: Message<AgentEvent>;
   /**
-   * The message's JSON as it came off the stream (it passed the schema, which has no transforms):
-   * stored as published without writing it out again. `message` is what gets folded.
+   * The message's JSON as it came off the stream, text or UTF-8 bytes (it passed the schema, which
+   * has no transforms): stored as published without writing it out again. `message` is what gets
+   * folded.
    */
-  json?: string | undefined;
+  json?: string | Uint8Array | undefined;
 }
 
 /** Storing a batch of events failed; nothing of it was committed. */
@@ -52,22 +54,44 @@ function scrubbed<T>(value: T): T {
   ) as T;
 }
 
+/** The UTF-8 JSON of one event's message: the bytes it arrived as where they are valid UTF-8. */
+function messageBytes(e: IncomingEvent): Buffer {
+  const { json } = e;
+  if (json instanceof Uint8Array && isUtf8(json)) {
+    return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  }
+  return Buffer.from(typeof json === 'string' ? json : JSON.stringify(e.message));
+}
+
+/** jsonb's binary input: a version byte (1), then the JSON text. */
+const JSONB_BINARY_VERSION = 1;
+
 /**
- * The events as one JSON array of `{ seq, m }` (m: the message), as PostgreSQL reads it with
- * `jsonb_to_recordset`. A message's own JSON is reused where it came with it; every event whose
- * text PostgreSQL would refuse is scrubbed first (only a batch whose text shows one is looked into).
+ * The events as one jsonb array of `{ seq, m }` (m: the message), as PostgreSQL reads it with
+ * `jsonb_to_recordset`, in jsonb's binary form: the messages' bytes are copied in as they arrived,
+ * never decoded and encoded again. Every event whose text PostgreSQL would refuse is scrubbed
+ * first (only a batch whose text shows one is looked into).
  */
-function eventRecords(events: IncomingEvent[]): string {
-  const records = (list: IncomingEvent[]) =>
-    `[${list.map((e) => `{"seq":${e.seq},"m":${e.json ?? JSON.stringify(e.message)}}`).join(',')}]`;
-  const json = records(events);
-  if (!UNSTORABLE.test(json)) return json;
+function eventRecords(events: IncomingEvent[]): Buffer {
+  const records = (list: IncomingEvent[]) => {
+    const parts: Buffer[] = [Buffer.from([JSONB_BINARY_VERSION, 0x5b])];
+    for (const [i, e] of list.entries()) {
+      parts.push(Buffer.from(`${i === 0 ? '' : ','}{"seq":${e.seq},"m":`, 'latin1'), messageBytes(e), CLOSE);
+    }
+    parts.push(END);
+    return Buffer.concat(parts);
+  };
+  const bytes = records(events);
+  // The escapes are ASCII: a byte-wise (latin1) view of UTF-8 shows them as they are.
+  if (!UNSTORABLE.test(bytes.toString('latin1'))) return bytes;
   for (const [i, e] of events.entries()) {
-    if (UNSTORABLE.test(e.json ?? JSON.stringify(e.message)))
-      events[i] = { ...e, message: scrubbed(e.message), json: undefined };
+    if (UNSTORABLE.test(messageBytes(e).toString('latin1')))
+      events[i] = { seq: e.seq, traceparent: e.traceparent, message: scrubbed(e.message) };
   }
   return records(events);
 }
+const CLOSE = Buffer.from('}');
+const END = Buffer.from(']');
 
 /** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
 const UPDATED_COLUMNS = {
@@ -153,8 +177,9 @@ export async function storeBatch(
   }
   const requestIds = [...byRequest.keys()].sort();
 
-  try {
-    return await db.transaction().execute(async (trx) => {
+  /** One try at the batch; `redelivered`: some of its events may be stored already. */
+  const write = (redelivered: boolean) =>
+    db.transaction().execute(async (trx) => {
       await sql`
         select pg_advisory_xact_lock(${REQUEST_LOCK_SPACE}::int, k)
         from (select distinct hashtext(id) as k from unnest(${requestIds}::text[]) as id order by k) as keys`.execute(
@@ -178,27 +203,37 @@ export async function storeBatch(
         current.set(row.request_id, { row, lastSeq: last_seq === null ? null : Number(last_seq) });
       }
 
-      // The whole batch as one JSON parameter: PostgreSQL parses it far faster than thousands of
+      // The whole batch as one jsonb parameter: PostgreSQL parses it far faster than thousands of
       // bind parameters, and nothing is compiled or escaped per row here.
-      // A copy of a stored event that stands earlier in the stream moves the event there (a
-      // republished copy may be stored first, by another instance): its request is refolded.
-      const { rows: written } = await sql<{ id: string; request_id: string; inserted: boolean }>`
+      const insertEvents = sql`
           insert into request_events
             (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
           select m->>'id', m->>'requestId', seq, m->'data'->>'type', m->>'service',
             m->>'conversationId', m->>'entityId', m->>'orgId', m->'data'->'payload',
             (m->>'ts')::timestamptz
-          from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)
+          from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)`;
+      /** What the insert did, where some events may have been stored already. */
+      let written: { id: string; request_id: string; inserted: boolean }[] | undefined;
+      if (!redelivered) {
+        // Nearly every batch is new events: a plain insert, without the cost of ON CONFLICT.
+        await insertEvents.execute(trx);
+      } else {
+        // A copy of a stored event that stands earlier in the stream moves the event there (a
+        // republished copy may be stored first, by another instance): its request is refolded.
+        ({ rows: written } = await sql<{ id: string; request_id: string; inserted: boolean }>`
+          ${insertEvents}
           on conflict (id) do update set seq = excluded.seq where request_events.seq > excluded.seq
-          returning id, request_id, xmax = 0 as inserted`.execute(trx);
-      const fresh = new Set(written.filter((w) => w.inserted).map((w) => w.id));
-      const moved = new Set(written.filter((w) => !w.inserted).map((w) => w.request_id));
+          returning id, request_id, xmax = 0 as inserted`.execute(trx));
+      }
+      const fresh = written && new Set(written.filter((w) => w.inserted).map((w) => w.id));
+      const moved = new Set(written?.filter((w) => !w.inserted).map((w) => w.request_id));
 
       const stored: IncomingEvent[] = [];
       const changed: RoutingLog[] = [];
       let refolded = 0;
       for (const id of requestIds) {
-        const news = byRequest.get(id)!.filter((e) => fresh.has(e.message.id));
+        const all = byRequest.get(id)!;
+        const news = fresh ? all.filter((e) => fresh.has(e.message.id)) : all;
         const known = current.get(id);
         if (news.length === 0 && !(known && moved.has(id))) continue;
         stored.push(...news);
@@ -250,11 +285,26 @@ export async function storeBatch(
         trx,
         stored.map((e) => e.message).filter((m) => m.data.type === 'understanding_started'),
       );
-      return { inserted: fresh.size, stored, refolded };
+      return { inserted: fresh ? fresh.size : events.length, stored, refolded };
     });
+
+  try {
+    try {
+      return await write(false);
+    } catch (error) {
+      if (!isStoredEvent(error)) throw error;
+      // A redelivery (or a copy another instance stored): the batch again, sorting out which.
+      return await write(true);
+    }
   } catch (error) {
     throw new StoreEventError(`could not store a batch of ${events.length} events`, { cause: error });
   }
+}
+
+/** Whether the database refused an event because its id is stored already. */
+function isStoredEvent(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && e.constraint === 'request_events_pkey';
 }
 
 /**
