@@ -333,6 +333,35 @@ describe('logger', () => {
     });
   });
 
+  it('stores a message whose bytes are not valid UTF-8 as its decoded text', async () => {
+    const s = newScope();
+    const gateway = as('gateway');
+    const json = JSON.stringify({
+      id: randomUUID(),
+      ...s,
+      service: 'mcp-executor',
+      ts: new Date().toISOString(),
+      data: { type: 'tool_result', payload: { tool: 'get_bills', success: true, result: 'A~B~C' } },
+    });
+    // A stray byte and a UTF-8-encoded surrogate (CESU-8): PostgreSQL refuses both as input.
+    const bytes = Buffer.concat(
+      json
+        .split('~')
+        .flatMap((part, i) => [
+          ...(i === 1 ? [Buffer.from([0xff])] : i === 2 ? [Buffer.from([0xed, 0xa0, 0x80])] : []),
+          Buffer.from(part),
+        ]),
+    );
+    await gateway.js.publish(gateway.subject('requestEvents', { requestId: s.requestId }), bytes);
+    await expect.poll(async () => (await eventsOf(s.requestId)).length, { timeout: 10_000 }).toBe(1);
+    const [stored] = await eventsOf(s.requestId);
+    expect(stored?.payload).toEqual({
+      tool: 'get_bills',
+      success: true,
+      result: `A\uFFFDB${'\uFFFD'.repeat(3)}C`,
+    });
+  });
+
   it('records an error event as the outcome', async () => {
     const s = newScope();
     const { message: first } = await as('gateway').emit(s, {
