@@ -8,6 +8,7 @@ import { migrateToLatest } from '../../packages/db/src/migrate.ts';
 import { createTestDatabase } from '../../packages/db/src/testing.ts';
 import { createLogger } from '../../packages/kit/src/index.ts';
 import { buildLogger } from '../../services/logger/src/app.ts';
+import { EnvSchema } from '../../services/logger/src/env.ts';
 import { scopeOf, writeFlow } from '../../services/logger/test/support/flows.ts';
 import type { Suite } from '../run.ts';
 import { percentile } from '../stats.ts';
@@ -17,8 +18,10 @@ const EVENTS_PER_REQUEST = 10;
 const TOTAL = REQUESTS * EVENTS_PER_REQUEST;
 const ROUNDS = 3;
 const COPIES = 3;
-const PARTITIONS = Number(process.env.BENCH_LOGGER_PARTITIONS ?? 8);
-const BATCH = Number(process.env.BENCH_LOGGER_BATCH ?? 1000);
+/** The service's defaults unless BENCH_LOGGER_PARTITIONS / BENCH_LOGGER_BATCH say otherwise. */
+const defaults = EnvSchema.pick({ LOGGER_CONCURRENCY: true, LOGGER_BATCH_SIZE: true }).parse({});
+const PARTITIONS = Number(process.env.BENCH_LOGGER_PARTITIONS ?? defaults.LOGGER_CONCURRENCY);
+const BATCH = Number(process.env.BENCH_LOGGER_BATCH ?? defaults.LOGGER_BATCH_SIZE);
 
 /** COPY's text format: backslash, tab, newline and carriage return escaped. */
 const copyText = (value: string) =>

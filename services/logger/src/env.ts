@@ -3,10 +3,10 @@ import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema,
-  /** Batches written at once by this instance (8 × 1,000 measured best: `npm run bench -- logger`). */
-  LOGGER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8),
+  /** Batches written at once by this instance (4 × 2,000 measured best: `npm run bench -- logger`). */
+  LOGGER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   /** Largest number of events written in one transaction. */
-  LOGGER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(1000),
+  LOGGER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2000),
   /** How long an event handed to an instance that went away waits before another instance gets it. */
   LOGGER_ACK_WAIT_MS: z.coerce.number().int().min(500).default(30_000),
   /** Days `request_events` are kept; 0 keeps them forever. */

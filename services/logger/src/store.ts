@@ -66,32 +66,49 @@ function messageBytes(e: IncomingEvent): Buffer {
 /** jsonb's binary input: a version byte (1), then the JSON text. */
 const JSONB_BINARY_VERSION = 1;
 
+/** `\u`: JSON.stringify writes it only for control characters and lone surrogates. */
+const ESCAPE = Buffer.from('\\u');
+
+/** Whether a message's JSON holds text PostgreSQL refuses (a NUL or a lone surrogate). */
+function unstorable(bytes: Buffer): boolean {
+  // The escapes are ASCII: a byte-wise (latin1) view of UTF-8 shows them as they are.
+  return bytes.includes(ESCAPE) && UNSTORABLE.test(bytes.toString('latin1'));
+}
+
 /**
  * The events as one jsonb array of `{ seq, m }` (m: the message), as PostgreSQL reads it with
  * `jsonb_to_recordset`, in jsonb's binary form: the messages' bytes are copied in as they arrived,
- * never decoded and encoded again. Every event whose text PostgreSQL would refuse is scrubbed
- * first (only a batch whose text shows one is looked into).
+ * never decoded and encoded again. An event whose text PostgreSQL would refuse is scrubbed first.
  */
 function eventRecords(events: IncomingEvent[]): Buffer {
-  const records = (list: IncomingEvent[]) => {
-    const parts: Buffer[] = [Buffer.from([JSONB_BINARY_VERSION, 0x5b])];
-    for (const [i, e] of list.entries()) {
-      parts.push(Buffer.from(`${i === 0 ? '' : ','}{"seq":${e.seq},"m":`, 'latin1'), messageBytes(e), CLOSE);
-    }
-    parts.push(END);
-    return Buffer.concat(parts);
-  };
-  const bytes = records(events);
-  // The escapes are ASCII: a byte-wise (latin1) view of UTF-8 shows them as they are.
-  if (!UNSTORABLE.test(bytes.toString('latin1'))) return bytes;
+  const heads: string[] = [];
+  const bodies: Buffer[] = [];
+  let length = 3; // the version byte, '[' and ']'
   for (const [i, e] of events.entries()) {
-    if (UNSTORABLE.test(messageBytes(e).toString('latin1')))
+    let body = messageBytes(e);
+    if (unstorable(body)) {
       events[i] = { seq: e.seq, traceparent: e.traceparent, message: scrubbed(e.message) };
+      body = messageBytes(events[i]!);
+    }
+    const head = `${i === 0 ? '' : ','}{"seq":${e.seq},"m":`;
+    heads.push(head);
+    bodies.push(body);
+    length += head.length + body.length + 1;
   }
-  return records(events);
+  const out = Buffer.allocUnsafe(length);
+  out[0] = JSONB_BINARY_VERSION;
+  out[1] = 0x5b; // [
+  let at = 2;
+  for (const [i, head] of heads.entries()) {
+    at += out.write(head, at, 'latin1');
+    const body = bodies[i]!;
+    out.set(body, at);
+    at += body.length;
+    out[at++] = 0x7d; // }
+  }
+  out[at] = 0x5d; // ]
+  return out;
 }
-const CLOSE = Buffer.from('}');
-const END = Buffer.from(']');
 
 /** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
 const UPDATED_COLUMNS = {
