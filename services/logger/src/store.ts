@@ -361,6 +361,31 @@ async function refold(trx: Transaction<Database>, current: RoutingLog): Promise<
 }
 
 /**
+ * The previous answered query of each query's conversation (its tenant's own), newest first.
+ * Only the (conversation, tenant, created_at) index drives it, whatever the statistics say: the
+ * tenant checks are written so no index can use them (`is true`). A fresh or stale table otherwise
+ * led the planner to the tenant's (org, entity, created_at) index, which walks the tenant's whole
+ * history for every lookup.
+ */
+export function previousQueries(queries: Message<AgentEvent>[]) {
+  return sql<QueryRoutingLogRow & { next_request_id: string }>`
+    select n.request_id as next_request_id, p.*
+    from unnest(
+      ${queries.map((m) => m.requestId)}::text[], ${queries.map((m) => m.conversationId)}::text[],
+      ${queries.map((m) => m.entityId)}::text[], ${queries.map((m) => m.orgId)}::text[],
+      ${queries.map((m) => m.ts)}::timestamptz[]
+    ) as n(request_id, conversation_id, entity_id, org_id, ts)
+    join lateral (
+      select * from query_routing_logs q
+      where q.conversation_id = n.conversation_id and q.created_at < n.ts
+        and (q.entity_id = n.entity_id and q.org_id = n.org_id) is true
+        and q.request_id <> n.request_id and q.query is not null
+      order by q.created_at desc
+      limit 1
+    ) p on true`;
+}
+
+/**
  * Reads each user's next query as feedback on the previous answer of its conversation (seed 003
  * §8.5) and records it in `feedback_log` against that answer's request: one lookup for the whole
  * batch. At most one signal of a kind per answered request, so a redelivery records nothing twice.
@@ -370,20 +395,7 @@ async function recordImplicitFeedback(
   queries: Message<AgentEvent>[],
 ): Promise<void> {
   if (queries.length === 0) return;
-  const { rows } = await sql<QueryRoutingLogRow & { next_request_id: string }>`
-    select n.request_id as next_request_id, p.*
-    from unnest(
-      ${queries.map((m) => m.requestId)}::text[], ${queries.map((m) => m.conversationId)}::text[],
-      ${queries.map((m) => m.entityId)}::text[], ${queries.map((m) => m.orgId)}::text[],
-      ${queries.map((m) => m.ts)}::timestamptz[]
-    ) as n(request_id, conversation_id, entity_id, org_id, ts)
-    join lateral (
-      select * from query_routing_logs q
-      where q.conversation_id = n.conversation_id and q.entity_id = n.entity_id and q.org_id = n.org_id
-        and q.request_id <> n.request_id and q.created_at < n.ts and q.query is not null
-      order by q.created_at desc
-      limit 1
-    ) p on true`.execute(trx);
+  const { rows } = await previousQueries(queries).execute(trx);
   const values = rows.flatMap((previous) => {
     const next = queries.find((m) => m.requestId === previous.next_request_id);
     if (next?.data.type !== 'understanding_started') return [];
