@@ -156,6 +156,8 @@ function logRecord(row: RoutingLog): Record<string, unknown> {
     conversation_id: row.conversation_id,
   };
   for (const c of UPDATED) record[c] = row[c];
+  // A string, so JSON.stringify stays on its fast path (a Date's toJSON takes it off).
+  record.created_at = row.created_at.toISOString();
   return record;
 }
 
