@@ -16,7 +16,7 @@ import { percentile } from '../stats.ts';
 const REQUESTS = 2000;
 const EVENTS_PER_REQUEST = 10;
 const TOTAL = REQUESTS * EVENTS_PER_REQUEST;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const COPIES = 3;
 /** The service's defaults unless BENCH_LOGGER_PARTITIONS / BENCH_LOGGER_BATCH say otherwise. */
 const defaults = EnvSchema.pick({ LOGGER_CONCURRENCY: true, LOGGER_BATCH_SIZE: true }).parse({});
