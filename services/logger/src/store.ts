@@ -363,7 +363,7 @@ async function refold(trx: Transaction<Database>, current: RoutingLog): Promise<
 }
 
 /**
- * The previous answered query of each query's conversation (its tenant's own), newest first.
+ * For each query, the newest earlier request of its conversation (its tenant's own) with a query.
  * Only the (conversation, tenant, created_at) index drives it, whatever the statistics say: the
  * tenant checks are written so no index can use them (`is true`). A fresh or stale table otherwise
  * led the planner to the tenant's (org, entity, created_at) index, which walks the tenant's whole
