@@ -61,7 +61,7 @@ async function inProcess(
   return { ms, busy };
 }
 
-/** Events per second of one logger ingest and of one COPY of the same rows, in a fresh database. */
+/** Events per second of one logger ingest and of COPYs of the same rows (their median), in a fresh database. */
 async function round(): Promise<{ logger: number; copy: number; busy: number }> {
   const nats = new TestNats();
   const database = await createTestDatabase();
@@ -79,7 +79,7 @@ async function round(): Promise<{ logger: number; copy: number; busy: number }> 
     }
     const ingest = await inProcess(nats, db);
 
-    // A table exactly like request_events (columns, keys, every index), filled by one COPY.
+    // The same rows, for tables exactly like request_events (columns, keys, every index).
     const rows = await db.selectFrom('request_events').selectAll().orderBy('seq').execute();
     if (rows.length !== TOTAL) throw new Error(`the logger stored ${rows.length} of ${TOTAL} events`);
     const text = rows

@@ -44,7 +44,7 @@ const PREVIEW_CHARS = 300;
 const MAX_FILENAME = 200;
 
 /** A file name fit to store and show: no path, no control characters, bounded. */
-export function cleanFilename(name: string, fallback: string): string {
+function cleanFilename(name: string, fallback: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
   const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
   if (!base || base === '.' || base === '..') return fallback;

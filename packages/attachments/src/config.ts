@@ -9,11 +9,14 @@ import { LinkSigner } from './sign.ts';
 import { type AttachmentStorage, LocalStorage, S3Storage } from './storage.ts';
 
 /** `.data/attachments` at the repository root, beside the other local data of `npm start`. */
-export const DEFAULT_ATTACHMENTS_DIR = resolve(import.meta.dirname, '..', '..', '..', '.data', 'attachments');
+const DEFAULT_ATTACHMENTS_DIR = resolve(import.meta.dirname, '..', '..', '..', '.data', 'attachments');
 
-const flag = z
-  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((value) => value === 'true' || value === '1');
+const flag = z.stringbool({
+  truthy: ['true', '1'],
+  falsy: ['false', '0'],
+  case: 'sensitive',
+  error: 'must be true or false',
+});
 
 /** Attachment settings, read by the gateway (uploads, links) and the agent (reading files for the LLM). */
 export const AttachmentsEnvSchema = z.object({

@@ -110,7 +110,7 @@ export interface S3Settings {
 /** A bucket of AWS S3 or any S3-compatible store (MinIO, R2, Ceph …), through the AWS SDK. */
 export class S3Storage implements AttachmentStorage {
   readonly kind = 's3' as const;
-  readonly client: S3Client;
+  readonly #client: S3Client;
   readonly #signing: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;
@@ -125,11 +125,11 @@ export class S3Storage implements AttachmentStorage {
         ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
         : {}),
     };
-    this.client = new S3Client(config);
+    this.#client = new S3Client(config);
     // Signing is offline; the host is part of the signature, so a link is signed for the public one.
     this.#signing = settings.publicEndpoint
       ? new S3Client({ ...config, endpoint: settings.publicEndpoint })
-      : this.client;
+      : this.#client;
     this.#bucket = settings.bucket;
     this.#prefix = settings.prefix ? `${settings.prefix.replace(/\/+$/, '')}/` : '';
   }
@@ -140,7 +140,7 @@ export class S3Storage implements AttachmentStorage {
 
   async put(key: string, bytes: Uint8Array, mimeType: string): Promise<void> {
     try {
-      await this.client.send(
+      await this.#client.send(
         new PutObjectCommand({
           Bucket: this.#bucket,
           Key: this.#key(key),
@@ -156,7 +156,7 @@ export class S3Storage implements AttachmentStorage {
 
   async get(key: string): Promise<Buffer> {
     try {
-      const object = await this.client.send(
+      const object = await this.#client.send(
         new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }),
       );
       if (!object.Body) throw new StorageError('the stored file has no body');
@@ -169,7 +169,7 @@ export class S3Storage implements AttachmentStorage {
 
   async delete(key: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
     } catch (error) {
       throw new StorageError(`could not delete the file from bucket ${this.#bucket}`, { cause: error });
     }

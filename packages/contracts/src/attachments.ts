@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdSchema } from './envelope.ts';
+import { TenantQuerySchema } from './subjects/conversations.ts';
 
 // File attachments (seed 003 §6.3): what may be uploaded, and the HTTP shapes of `/v1/attachments`.
 
@@ -49,14 +50,10 @@ export const AttachmentIdsSchema = z
   .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an attachment id');
 
 /** The text fields of a `POST /v1/attachments` form (beside the `file`). */
-export const AttachmentUploadFieldsSchema = z
-  .object({
-    entityId: IdSchema.optional(),
-    orgId: IdSchema.optional(),
-    /** Scopes the attachment to one conversation; without it, any conversation of the tenant may use it. */
-    conversationId: IdSchema.optional(),
-  })
-  .strict();
+export const AttachmentUploadFieldsSchema = TenantQuerySchema.extend({
+  /** Scopes the attachment to one conversation; without it, any conversation of the tenant may use it. */
+  conversationId: IdSchema.optional(),
+}).strict();
 
 export const AttachmentParamsSchema = z.object({ attachmentId: AttachmentIdSchema }).strict();
 

@@ -528,7 +528,10 @@ export async function buildAgent(deps: AgentDeps) {
       log.warn({ err: error, requestId: run.scope.requestId }, 'earlier attachments unavailable');
       return [];
     });
-    return rows.length > 0 ? `${ATTACHMENT_RULES}\n\n${earlierFiles(rows, attachmentMaxChars)}` : null;
+    if (rows.length === 0) return null;
+    // The rules are said once: this turn's files bring them in the instructions already.
+    const rules = run.attachments.length === 0 ? `${ATTACHMENT_RULES}\n\n` : '';
+    return `${rules}${earlierFiles(rows, attachmentMaxChars)}`;
   };
 
   /** The user's message of this request, with its files read from storage. */

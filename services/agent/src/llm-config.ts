@@ -44,9 +44,10 @@ export class LlmConfigError extends Error {
   override name = 'LlmConfigError';
 }
 
+const defaults = (db: Kysely<Database>) => db.selectFrom('llm_configs').where('is_default', '=', true);
+
 /** The default `llm_configs` row, if there is one. */
-const defaultRow = (db: Kysely<Database>) =>
-  db.selectFrom('llm_configs').selectAll().where('is_default', '=', true).executeTakeFirst();
+const defaultRow = (db: Kysely<Database>) => defaults(db).selectAll().executeTakeFirst();
 type ConfigRow = NonNullable<Awaited<ReturnType<typeof defaultRow>>>;
 
 /** Which default row, as of which edit: what the timed check compares; null when there is none. */
@@ -156,13 +157,7 @@ export interface ModelSourceDeps {
 /** The version of the default row, read alone (undefined: unreadable). */
 async function defaultVersion(db: Kysely<Database>, log: Logger): Promise<string | null | undefined> {
   try {
-    return versionOf(
-      await db
-        .selectFrom('llm_configs')
-        .select(['id', 'updated_at'])
-        .where('is_default', '=', true)
-        .executeTakeFirst(),
-    );
+    return versionOf(await defaults(db).select(['id', 'updated_at']).executeTakeFirst());
   } catch (error) {
     log.warn({ err: error }, 'could not read the default model configuration');
     return undefined;

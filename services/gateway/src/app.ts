@@ -139,6 +139,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   }
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A refusal a handler threw carries its own answer (multipart uploads, attachment checks, STT).
+    if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
     const status = error.statusCode ?? 500;
     if (status === 429) {
       return reply.code(429).send(httpError('RATE_LIMITED', error.message));
@@ -318,12 +320,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
         );
       }
       if (body.attachmentIds) {
-        try {
-          await checkQueryAttachments(attachments, body.attachmentIds, body, body.conversationId);
-        } catch (error) {
-          if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
-          throw error;
-        }
+        await checkQueryAttachments(attachments, body.attachmentIds, body, body.conversationId);
       }
       const release = slots.acquire(callerOf(request));
       if (typeof release !== 'function') return tooManyStreams(reply, release);
@@ -374,25 +371,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       const upload = await readAudio(request, config.STT_MAX_BYTES);
       return { upload, text: await transcriber.transcribe(upload) };
     };
-    const transcriptionFailed = (reply: FastifyReply, error: unknown) => {
-      if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
-      throw error;
-    };
     api.post('/v1/transcribe', { schema: { hide: true } }, async (request, reply) => {
-      try {
-        const { text } = await transcribeRequest(request);
-        return reply.send({ text, model: config.STT_MODEL });
-      } catch (error) {
-        return transcriptionFailed(reply, error);
-      }
+      const { text } = await transcribeRequest(request);
+      return reply.send({ text, model: config.STT_MODEL });
     });
     api.post('/v1/query/audio', { sse: 'manual', schema: { hide: true } }, async (request, reply) => {
-      let transcript: Awaited<ReturnType<typeof transcribeRequest>>;
-      try {
-        transcript = await transcribeRequest(request);
-      } catch (error) {
-        return transcriptionFailed(reply, error);
-      }
+      const transcript = await transcribeRequest(request);
       if (!transcript.text) {
         return reply
           .code(422)

@@ -19,7 +19,7 @@ import type { Kysely } from 'kysely';
 import type { Tenant } from './auth.ts';
 import { conversationNotFound, resolveTenant, resolveTenantParams } from './conversations.ts';
 import { HttpRefusal, httpError, validationError } from './http-errors.ts';
-import { type FileUpload, readFileUpload } from './multipart.ts';
+import { readFileUpload } from './multipart.ts';
 import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
 
 /** Route docs only (handlers validate with zod), typed loosely so replies may use any status. */
@@ -41,7 +41,6 @@ const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
 const readUpload = (request: FastifyRequest, maxBytes: number) =>
   readFileUpload(request, {
     maxBytes,
-    maxSize: `${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB`,
     defaultFilename: 'attachment',
     notMultipart: 'file: the body must be multipart/form-data with a file',
     missing: 'file: a file is required',
@@ -132,13 +131,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
     },
     async (request, reply) => {
       if (!db || !attachments) return noDatabase(reply);
-      let upload: FileUpload;
-      try {
-        upload = await readUpload(request, maxBytes);
-      } catch (error) {
-        if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
-        throw error;
-      }
+      const upload = await readUpload(request, maxBytes);
       const fields = AttachmentUploadFieldsSchema.safeParse(upload.fields);
       if (!fields.success) return reply.code(400).send(validationError(fields.error.issues));
       const tenant = resolveTenant(request, reply, fields.data, tenantOf);

@@ -14,8 +14,6 @@ export interface FileUpload {
 export interface FileUploadRules {
   /** The largest file, in bytes: a larger one is cut off as it streams and refused with 413. */
   maxBytes: number;
-  /** The limit as the 413 says it (`20 MB`). */
-  maxSize: string;
   /** The file's name when the client gave none. */
   defaultFilename: string;
   /** The 400 message when the body is not multipart/form-data. */
@@ -27,6 +25,9 @@ export interface FileUploadRules {
   /** The 415 message for a declared type the endpoint does not take; undefined takes it. */
   refuseType?: (mimeType: string) => string | undefined;
 }
+
+/** A byte limit as a 413 says it (`20 MB`, `2.5 MB`). */
+const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 const fileError = (message: string) => httpError('BAD_REQUEST', message, { field: 'file' });
 
@@ -66,7 +67,7 @@ export async function readFileUpload(request: FastifyRequest, rules: FileUploadR
     try {
       bytes = await file.toBuffer();
     } catch {
-      throw new HttpRefusal(413, fileError(`file: larger than ${rules.maxSize}`));
+      throw new HttpRefusal(413, fileError(`file: larger than ${megabytes(rules.maxBytes)}`));
     }
     upload = { bytes, filename: file.filename || rules.defaultFilename, mimeType: file.mimetype };
   }

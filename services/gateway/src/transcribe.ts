@@ -27,7 +27,7 @@ export interface TranscriberConfig {
 }
 
 /** A transcription failed or could not be attempted; `status` and `body` are the HTTP answer. */
-export class TranscriptionError extends HttpRefusal {
+class TranscriptionError extends HttpRefusal {
   override name = 'TranscriptionError';
 }
 
@@ -35,7 +35,6 @@ export class TranscriptionError extends HttpRefusal {
 export function readAudio(request: FastifyRequest, maxBytes: number): Promise<FileUpload> {
   return readFileUpload(request, {
     maxBytes,
-    maxSize: `${Math.round(maxBytes / 1024 / 1024)} MB`,
     defaultFilename: 'audio',
     notMultipart: 'body: must be multipart/form-data with a file',
     missing: 'file: an audio file is required',

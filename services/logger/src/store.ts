@@ -17,11 +17,10 @@ export interface EventOrigin {
 export interface IncomingEvent extends EventOrigin {
   message: Message<AgentEvent>;
   /**
-   * The message's JSON as it came off the stream, text or UTF-8 bytes (it passed the schema, which
-   * has no transforms): stored as published without writing it out again. `message` is what gets
-   * folded.
+   * The message's bytes as they came off the stream (it passed the schema, which has no
+   * transforms): stored as published without writing it out again. `message` is what gets folded.
    */
-  json?: string | Uint8Array | undefined;
+  json?: Uint8Array | undefined;
 }
 
 /** Storing a batch of events failed; nothing of it was committed. */
@@ -57,10 +56,8 @@ function scrubbed<T>(value: T): T {
 /** The UTF-8 JSON of one event's message: the bytes it arrived as where they are valid UTF-8. */
 function messageBytes(e: IncomingEvent): Buffer {
   const { json } = e;
-  if (json instanceof Uint8Array && isUtf8(json)) {
-    return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
-  }
-  return Buffer.from(typeof json === 'string' ? json : JSON.stringify(e.message));
+  if (json && isUtf8(json)) return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+  return Buffer.from(JSON.stringify(e.message));
 }
 
 /** jsonb's binary input: a version byte (1), then the JSON text. */

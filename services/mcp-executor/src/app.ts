@@ -34,7 +34,7 @@ import { createTransport, describeServer, type McpServerSpec, ServerSpecError } 
 const toolCalls = lazyCounter('munim.tool_calls', 'MCP tool calls by tool and outcome');
 const toolDuration = lazyHistogram('munim.tool_call.duration', 'MCP tool call time', 's');
 
-export { McpConnection, type McpConnectionOptions, McpTransportClosedError } from './connection.ts';
+export { McpConnection, type McpConnectionOptions } from './connection.ts';
 export { classifyFailure, neverReachedTool, sanitizeMessage } from './errors.ts';
 export {
   canonicalJson,

@@ -35,7 +35,7 @@ const CLIENT_INFO = { name: 'munim-mcp-executor', version: '0.1.0' };
 const STABLE_SESSION_MS = 30_000;
 
 /** The session's transport closed without being asked to (a stdio server exited, a connection dropped). */
-export class McpTransportClosedError extends Error {
+class McpTransportClosedError extends Error {
   override name = 'McpTransportClosedError';
 }
 
