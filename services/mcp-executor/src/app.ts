@@ -113,6 +113,12 @@ interface Outcome extends StoredOutcome {
 const SESSION_WAIT_MS = 2_000;
 /** Least time between registry refreshes caused by calls naming an unknown tool. */
 const MISS_REFRESH_MS = 1_000;
+/**
+ * A read still running after this long is announced (`executing_tool`); one answered sooner is
+ * announced together with its result, in one socket write: well under what a person notices, and
+ * each write to NATS wakes the server on another CPU.
+ */
+const ANNOUNCE_READ_AFTER_MS = 20;
 
 const UNAVAILABLE = 'The accounting system is not reachable right now. Try again shortly.';
 
@@ -532,6 +538,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     // `executing_tool`, once a tool was found to call: published once (by whichever comes first).
     let calling = false;
     let announced: Promise<unknown> | undefined;
+    let readTimer: NodeJS.Timeout | undefined;
     const announce = () => {
       if (calling) announced ??= emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
     };
@@ -545,11 +552,13 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       }
       if (!definition) return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
       const isWrite = definition.isWrite || message.data.isWrite;
-      // Announced once the request to the MCP server is on its way (the next check phase), so
-      // its socket write is not on the call's path; never after the tool_result below, which
-      // announces it first if the answer came sooner. Its stream ack overlaps the call.
+      // Never after the tool_result below, which announces it first if the answer came sooner.
+      // A write is announced as soon as its request is on the way (the next check phase), so the
+      // stream shows it was sent even if this process dies before the answer; a read only if it
+      // is still running after ANNOUNCE_READ_AFTER_MS.
       calling = true;
-      setImmediate(announce);
+      if (isWrite) setImmediate(announce);
+      else readTimer = setTimeout(announce, ANNOUNCE_READ_AFTER_MS);
       usage?.count(tool);
       // A retry's event comes after the announcement too.
       const emitInCall = (event: AgentEvent) => {
@@ -563,6 +572,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
 
     const outcome = await run();
     const durationMs = Math.round(performance.now() - started);
+    clearTimeout(readTimer);
     announce();
     // Published now, acked later: the caller gets its reply without waiting for the stream's ack.
     // Both events left on this connection before the reply does, so the stream holds them ahead of

@@ -104,6 +104,26 @@ describe('mcp-executor against the demo books', () => {
     expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');
   });
 
+  it('announces a slow read and any write while the call is still running', async () => {
+    books.setFaults({ delayMs: { get_all_customers: 600, create_customer: 600 } });
+    for (const [tool, args] of [
+      ['get_all_customers', {}],
+      ['create_customer', { Name: 'Announced Ltd' }],
+    ] as const) {
+      const scope = newScope();
+      const recorder = recordEvents(main.bus, scope.requestId);
+      const pending = execute(main.bus, scope, tool, args);
+      await expect
+        .poll(() => recorder.events.map((e) => e.type), { timeout: 500 })
+        .toEqual(['executing_tool']);
+      // The server has the call and has not answered yet.
+      expect(books.calls().map((c) => c.tool)).toContain(tool);
+      expect((await pending).success).toBe(true);
+      await expect.poll(() => recorder.events.map((e) => e.type)).toEqual(['executing_tool', 'tool_result']);
+      recorder.stop();
+    }
+  });
+
   it('reports an isError result as a failure with a sanitized message', async () => {
     const scope = newScope();
     const reply = await execute(main.bus, scope, 'get_invoice', {
