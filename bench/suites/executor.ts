@@ -140,12 +140,12 @@ export const executorSuite: Suite = {
       const bareMs: number[] = [];
       const readMs: number[] = [];
       const roundOverheads: number[] = [];
+      const block = async (fn: () => Promise<void>, into: number[]) => {
+        const ms = await sample(BLOCK, fn, 0);
+        into.push(...ms);
+        return percentile(ms, 50);
+      };
       for (let round = 0; round < ROUNDS; round++) {
-        const block = async (fn: () => Promise<void>, into: number[]) => {
-          const ms = await sample(BLOCK, fn, 0);
-          into.push(...ms);
-          return percentile(ms, 50);
-        };
         let bareP50: number;
         let readP50: number;
         if (round % 2 === 0) {
