@@ -545,9 +545,8 @@ export async function buildAgent(deps: AgentDeps) {
       throw new AgentError('NOT_FOUND', 'An attached file is no longer available; please attach it again.');
     }
     run.attachments = rows.map(refOf);
-    const model = llm?.label.split('/').slice(1).join('/') ?? '';
     return userMessage(data.query, rows, {
-      vision: visionCapable(config.vision ?? 'auto', model),
+      vision: visionCapable(config.vision ?? 'auto', llm?.model ?? ''),
       maxChars: attachmentMaxChars,
       bytes: (row) => source.content(row),
     });

@@ -54,6 +54,11 @@ function header(row: AttachmentRow): string {
   return `<attachment id="${row.id}" name="${attribute(row.filename)}" type="${row.category}" mime="${row.mime_type}">`;
 }
 
+/** Each text file's share of `maxChars` (images take none). */
+function textShare(rows: readonly AttachmentRow[], maxChars: number): number {
+  return Math.floor(maxChars / Math.max(1, rows.filter((row) => row.category !== 'image').length));
+}
+
 /** The text of one non-image attachment, cut to `budget` characters. */
 function textBlock(row: AttachmentRow, budget: number): string {
   let body: string;
@@ -88,10 +93,9 @@ export async function userMessage(
   opts: UserMessageOptions,
 ): Promise<ChatCompletionMessageParam> {
   if (rows.length === 0) return { role: 'user', content: query };
-  const texts = rows.filter((row) => row.category !== 'image');
+  const share = textShare(rows, opts.maxChars);
+  const blocks = rows.filter((row) => row.category !== 'image').map((row) => textBlock(row, share));
   const images = rows.filter((row) => row.category === 'image');
-  const share = Math.floor(opts.maxChars / Math.max(1, texts.length));
-  const blocks = texts.map((row) => textBlock(row, share));
   for (const row of images) {
     blocks.push(
       opts.vision
@@ -120,8 +124,7 @@ export async function userMessage(
 
 /** Earlier files of the conversation, for a follow-up ("record them"): their text, images by name. */
 export function earlierFiles(rows: readonly AttachmentRow[], maxChars: number): string {
-  const texts = rows.filter((row) => row.category !== 'image');
-  const share = Math.floor(maxChars / Math.max(1, texts.length));
+  const share = textShare(rows, maxChars);
   return [
     'Files the user attached earlier in this conversation, newest last:',
     ...rows.map((row) =>

@@ -99,6 +99,11 @@ export class SwitchableLlm implements Llm {
     return this.#current.llm.label;
   }
 
+  /** The name of the model in use. */
+  get model(): string {
+    return this.#current.llm.model;
+  }
+
   /** The `llm_configs` id in use, or null for the environment's model. */
   get configId(): number | null {
     return this.#current.configId;

@@ -50,6 +50,8 @@ export class LlmError extends Error {
 export interface Llm {
   /** `<provider>/<model>`, as reported in `complete.llmModel`. */
   readonly label: string;
+  /** The model's own name (what decides, for LLM_VISION=auto, whether it sees images). */
+  readonly model: string;
   /** One streamed chat turn; text deltas go to `onText` as they arrive. */
   turn(input: {
     messages: ChatCompletionMessageParam[];
@@ -82,6 +84,7 @@ export function createLlm(config: LlmConfig): Llm {
       : messages;
   return {
     label: `${config.provider}/${config.model}`,
+    model: config.model,
     async turn({ messages, tools, maxTokens, temperature, onText }) {
       try {
         const stream = await client.chat.completions.create({

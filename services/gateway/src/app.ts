@@ -4,7 +4,7 @@ import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
-import { createAttachments } from '@munim/attachments';
+import { createAttachments, StorageError } from '@munim/attachments';
 import type { Bus, Following } from '@munim/bus';
 import {
   type QueryRequest,
@@ -141,6 +141,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // A refusal a handler threw carries its own answer (multipart uploads, attachment checks, STT).
     if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
+    if (error instanceof StorageError) {
+      request.log.error({ err: error }, 'attachment storage failed');
+      return reply
+        .code(503)
+        .send(
+          httpError('SERVICE_UNAVAILABLE', 'The attachment storage is not reachable; try again shortly.'),
+        );
+    }
     const status = error.statusCode ?? 500;
     if (status === 429) {
       return reply.code(429).send(httpError('RATE_LIMITED', error.message));

@@ -2,7 +2,6 @@ import {
   type AttachmentRow,
   type Attachments,
   contentDisposition,
-  StorageError,
   UnsupportedTypeError,
 } from '@munim/attachments';
 import {
@@ -19,7 +18,7 @@ import type { Kysely } from 'kysely';
 import type { Tenant } from './auth.ts';
 import { conversationNotFound, resolveTenant, resolveTenantParams } from './conversations.ts';
 import { HttpRefusal, httpError, validationError } from './http-errors.ts';
-import { readFileUpload } from './multipart.ts';
+import { megabytes, readFileUpload } from './multipart.ts';
 import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
 
 /** Route docs only (handlers validate with zod), typed loosely so replies may use any status. */
@@ -56,12 +55,6 @@ function noDatabase(reply: FastifyReply) {
 
 function notFound(reply: FastifyReply, id: string) {
   return reply.code(404).send(httpError('NOT_FOUND', `No attachment ${id}.`, { field: 'attachmentId' }));
-}
-
-function storageUnavailable(reply: FastifyReply) {
-  return reply
-    .code(503)
-    .send(httpError('SERVICE_UNAVAILABLE', 'The attachment storage is not reachable; try again shortly.'));
 }
 
 /** Whether a conversation exists and belongs to another tenant. */
@@ -119,7 +112,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
     '/v1/attachments',
     {
       schema: docs({
-        summary: `Upload a file (multipart: file, entityId, orgId, conversationId?); ${ACCEPTED}; at most ${Math.round(maxBytes / 1024 / 1024)} MB`,
+        summary: `Upload a file (multipart: file, entityId, orgId, conversationId?); ${ACCEPTED}; at most ${megabytes(maxBytes)}`,
         tags,
         security: SECURITY,
         consumes: ['multipart/form-data'],
@@ -150,18 +143,10 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
           conversationId,
         });
       } catch (error) {
-        if (error instanceof UnsupportedTypeError) {
-          return reply
-            .code(415)
-            .send(
-              httpError('BAD_REQUEST', `file: ${error.message}; accepted: ${ACCEPTED}`, { field: 'file' }),
-            );
-        }
-        if (error instanceof StorageError) {
-          request.log.error({ err: error }, 'attachment could not be stored');
-          return storageUnavailable(reply);
-        }
-        throw error;
+        if (!(error instanceof UnsupportedTypeError)) throw error;
+        return reply
+          .code(415)
+          .send(httpError('BAD_REQUEST', `file: ${error.message}; accepted: ${ACCEPTED}`, { field: 'file' }));
       }
       request.log.info(
         {
@@ -223,13 +208,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
     async (request, reply) => {
       const found = lookup(request, reply);
       if (!found) return reply;
-      try {
-        if (!(await found.store.remove(found.id, found.tenant))) return notFound(reply, found.id);
-      } catch (error) {
-        if (!(error instanceof StorageError)) throw error;
-        request.log.error({ err: error }, 'attachment file could not be deleted');
-        return storageUnavailable(reply);
-      }
+      if (!(await found.store.remove(found.id, found.tenant))) return notFound(reply, found.id);
       return reply.code(204).send();
     },
   );
@@ -282,14 +261,7 @@ export function registerAttachmentContent(app: FastifyInstance, deps: Pick<Attac
       }
       const row = await attachments.findById(id);
       if (!row) return notFound(reply, id);
-      let bytes: Buffer;
-      try {
-        bytes = await attachments.content(row);
-      } catch (error) {
-        if (!(error instanceof StorageError)) throw error;
-        request.log.error({ err: error, attachmentId: id }, 'attachment file could not be read');
-        return storageUnavailable(reply);
-      }
+      const bytes = await attachments.content(row);
       const maxAge = Math.max(0, query.data.exp - Math.floor(Date.now() / 1000));
       return reply
         .type(row.mime_type)

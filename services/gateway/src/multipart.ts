@@ -27,7 +27,7 @@ export interface FileUploadRules {
 }
 
 /** A byte limit as a 413 says it (`20 MB`, `2.5 MB`). */
-const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 const fileError = (message: string) => httpError('BAD_REQUEST', message, { field: 'file' });
 

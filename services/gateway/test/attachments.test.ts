@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LinkSigner } from '@munim/attachments';
@@ -304,6 +304,28 @@ describe('POST /v1/attachments (seed 003 §6.3)', () => {
       (await fetch(`${open.url}/v1/attachments/${body.id}?entityId=${A.entityId}&orgId=${A.orgId}`)).status,
     ).toBe(404);
     expect((await download(open.url, body.url)).res.status).toBe(404);
+  });
+
+  it('answers 503 when the storage cannot be written or read, and records nothing', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'munim-gw-att-broken-'));
+    const blocker = join(elsewhere, 'not-a-directory');
+    writeFileSync(blocker, '');
+    const broken = await bed.startGateway({ ATTACHMENTS_DIR: join(blocker, 'files') });
+    const before = await rowCount();
+    const { status, body } = await upload(broken.url, makeText('nowhere to go'));
+    expect(status).toBe(503);
+    expect(body.error).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/storage/),
+    });
+    expect(await rowCount()).toBe(before);
+    rmSync(elsewhere, { recursive: true, force: true });
+
+    const stored = await upload(open.url, makeText('then lost'));
+    rmSync(join(dir, stored.body.id.slice(0, 2), stored.body.id));
+    const lost = await download(open.url, stored.body.url);
+    expect(lost.res.status).toBe(503);
+    expect(JSON.parse(lost.bytes.toString())).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE' } });
   });
 
   it('stores in an S3-compatible bucket when configured, with presigned links', async () => {
