@@ -108,6 +108,12 @@ describe('bus', () => {
       RequestFailedError,
     );
     bad.unsubscribe();
+    // A responder that never answers: the patched nats-core (patches/) still rejects on timeout.
+    const silent = bus.nc.subscribe(bus.subject('toolsList'), { callback: () => undefined });
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 200 })).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
+    silent.unsubscribe();
   });
 
   it('answers early with ctx.reply: the event published just before it is in the stream first', async () => {
