@@ -392,6 +392,14 @@ export class Bus {
     return parsed.data as ReplyOf<N>;
   }
 
+  /**
+   * Resolves once the server has processed everything sent so far, subscriptions included: a
+   * service's `start()` awaits it, so a caller on another connection never finds no responder.
+   */
+  flush(): Promise<void> {
+    return this.nc.flush();
+  }
+
   /** Serves a request/reply subject in its queue group; a malformed request gets a MALFORMED_MESSAGE reply. */
   serve<N extends RequestSubjectName>(
     name: N,

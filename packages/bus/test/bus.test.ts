@@ -129,6 +129,8 @@ describe('bus', () => {
       ctx.reply({ tools: [] });
       return { tools: 'ignored once replied' } as never;
     });
+    // The server has the subscription before the other connection's first request.
+    await second.flush();
     try {
       for (let i = 0; i < 20; i += 1) {
         const s = scope();

@@ -637,6 +637,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
         }),
         bus.serve('toolExecute', (message, ctx) => track(execute(message, ctx.traceparent, ctx.reply))),
       );
+      await bus.flush();
       refreshTimer = setInterval(() => void refresh('periodic'), config.registryRefreshMs ?? 5 * 60_000);
       refreshTimer.unref();
       const purge = () =>

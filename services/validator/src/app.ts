@@ -341,6 +341,7 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
           ),
         ),
       );
+      await bus.flush();
     },
     async stop() {
       await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
