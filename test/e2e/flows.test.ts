@@ -207,6 +207,90 @@ describe('one query through all six services', () => {
     expect(second.status).toBe('answered');
   });
 
+  /** Proposes `create_customer` for `name`, then confirms it with its answer lost after the commit. */
+  async function createCustomerWithLostAnswer(name: string, query: string) {
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+    const mcq = only(events, 'mcq')[0]?.data;
+    expect(mcq).toMatchObject({ pending_tool: 'create_customer', pending_args: { Name: name } });
+    sys.books.resetCalls();
+    sys.books.setFaults({ dropResponseFor: 'create_customer', dropTimes: 1 });
+    const confirmed = await ask(sys.gatewayUrl, {
+      ...tenant,
+      conversationId: String(events[0]?.data.conversationId),
+      mcqResponse: { actionId: String(mcq?.actionId), value: 'confirm' },
+    });
+    // Sent once, committed once, never re-sent; then read back.
+    expect(only(confirmed.events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
+      ['create_customer', false],
+      ['get_all_customers', true],
+    ]);
+    expect(sys.books.calls().filter((c) => c.tool === 'create_customer')).toHaveLength(1);
+    expect(sys.books.store.contacts.filter((c) => c.Name === name)).toHaveLength(1);
+    return confirmed.events;
+  }
+
+  it('checks with a read before answering when a confirmed write got no answer (outcome unknown)', async () => {
+    const name = 'Lost Reply Traders';
+    const query = `Add a new customer called ${name}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
+        (req) => {
+          const out = toolOutput(req, 'create_customer') as { success: boolean; error: string };
+          expect(out).toMatchObject({ success: false, error: expect.stringMatching(/may or may not/) });
+          // An answer without a check: the agent sends the LLM back to read first.
+          return { content: 'Sorry, I could not add the customer.' };
+        },
+        (req) => {
+          expect(req.messages.at(-1)).toMatchObject({ role: 'system' });
+          expect(String(req.messages.at(-1)?.content)).toContain(
+            `get_all_customers with {"Search":"${name}"}`,
+          );
+          const offered = (req.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+          expect(offered).toContain('get_all_customers');
+          return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
+        },
+        (req) => {
+          const list = toolOutput(req, 'get_all_customers') as { Customers: { Name: string }[] };
+          expect(list.Customers.map((c) => c.Name)).toEqual([name]);
+          return { content: `${name} was added to your customers.` };
+        },
+      ],
+    });
+    const after = await createCustomerWithLostAnswer(name, query);
+    // Checked by a read, the answer may say it was applied.
+    expect(after.at(-1)).toMatchObject({
+      event: 'complete',
+      data: { status: 'answered', response: `${name} was added to your customers.` },
+    });
+    const row = await routingLog(String(after[0]?.data.requestId));
+    expect(row.guardrails_triggered).toContain('unknown_outcome_check_asked');
+    expect(row.guardrails_triggered).not.toContain('unknown_outcome_checked');
+  });
+
+  it('checks by itself when the LLM will not, and says neither done nor failed', async () => {
+    const name = 'Silent Wire Exports';
+    const query = `Add a new customer called ${name}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
+        { content: 'Sorry, adding the customer failed.' },
+        { content: 'Adding the customer failed, please try again.' },
+      ],
+    });
+    const after = await createCustomerWithLostAnswer(name, query);
+    const complete = after.at(-1);
+    expect(complete).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+    const response = String(complete?.data.response);
+    expect(response).toMatch(/can't tell whether it was applied\. I haven't sent it again\./);
+    expect(response).toContain(name);
+    expect(response).not.toMatch(/failed|try again\.$/);
+    const row = await routingLog(String(after[0]?.data.requestId));
+    expect(row.guardrails_triggered).toContain('unknown_outcome_checked');
+  });
+
   it('gives up after two blocked retries and asks the user for the missing details', async () => {
     const query = 'record a payment for the latest invoice';
     sys.llm?.script({

@@ -17,11 +17,19 @@ import type {
   QueryRouted,
   RequestScope,
   ToolContainer,
+  ToolDefinition,
   Usage,
   ValidationResult,
 } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
-import { type Logger, lazyCounter, lazyHistogram, type ToolCatalog, tracer } from '@munim/kit';
+import {
+  type Logger,
+  lazyCounter,
+  lazyHistogram,
+  primaryToolGroup,
+  type ToolCatalog,
+  tracer,
+} from '@munim/kit';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import {
   ATTACHMENT_RULES,
@@ -37,7 +45,7 @@ import {
 import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
 import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
 import { renderResults } from './format.ts';
-import { guardOutput, reverseGuardrails } from './guardrails.ts';
+import { guardOutput, reverseGuardrails, unknownOutcomeText, type WriteOutcome } from './guardrails.ts';
 import {
   type ChatCompletionFunctionTool,
   type ChatCompletionMessageParam,
@@ -120,11 +128,45 @@ interface LoopState {
   route: QueryRouted['route'];
 }
 
+/** Told to the LLM when it answers while a write's outcome is unknown and unchecked. */
+function checkFirstPrompt(
+  write: string,
+  reader: { name: string; args: Record<string, unknown> } | undefined,
+): string {
+  const call = reader
+    ? `${reader.name}${Object.keys(reader.args).length > 0 ? ` with ${JSON.stringify(reader.args)}` : ''}`
+    : 'a read tool that lists these records';
+  return (
+    `Do not answer yet. ${write} was sent but no answer came back, so it may or may not have been applied; ` +
+    `it will not be sent again. Call ${call} now to check ` +
+    'whether it was applied, then tell the user what the books show. Do not say it failed or succeeded ' +
+    'without that check.'
+  );
+}
+
+/** What the checking read searches for, when it can search: the write's name, number or reference. */
+function searchArgs(reader: ToolDefinition, args: Record<string, unknown>): Record<string, unknown> {
+  const properties = reader.inputSchema.properties;
+  const key = isRecord(properties) ? Object.keys(properties).find((k) => /^search$/i.test(k)) : undefined;
+  const term = Object.entries(args).find(
+    ([k, v]) => /name|number|reference/i.test(k) && typeof v === 'string' && v.trim() !== '',
+  )?.[1];
+  return key && typeof term === 'string' ? { [key]: term } : {};
+}
+
+/** Whether a read can show what became of a write: it reads the same tool group (any read when the write is in none). */
+function checks(read: string, write: string): boolean {
+  const group = primaryToolGroup(write);
+  return group === null || primaryToolGroup(read) === group;
+}
+
 /** State of one request while the agent works on it. */
 class Run {
   usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   toolResults: McpToolResult[] = [];
-  readonly writes: { tool: string; success: boolean }[] = [];
+  readonly writes: WriteOutcome[] = [];
+  /** Whether the LLM was already told to check a write whose outcome is unknown. */
+  checkAsked = false;
   readonly guardrails = new Set<string>();
   readonly enrichments: Enrichment[] = [];
   readonly attempts = new Map<string, number>();
@@ -273,8 +315,51 @@ export async function buildAgent(deps: AgentDeps) {
       ...(execution.success ? { result: execution.result } : { error: execution.error?.message ?? 'failed' }),
       success: execution.success,
     });
-    if (validation.isWrite) run.writes.push({ tool: validation.tool, success: execution.success });
+    if (validation.isWrite) {
+      run.writes.push({
+        tool: validation.tool,
+        success: execution.success,
+        ...(execution.outcome === 'unknown' ? { unknown: true, args: validation.args ?? {} } : {}),
+      });
+    } else if (execution.success) {
+      for (const w of run.writes) if (w.unknown && checks(validation.tool, w.tool)) w.checked = true;
+    }
     return execution;
+  };
+
+  /**
+   * The read that shows whether a write whose outcome is unknown was applied: a read of the same
+   * tool group that needs no arguments (a list), the `all` one first.
+   */
+  const checkingRead = async (run: Run, write: string): Promise<ToolDefinition | undefined> => {
+    const group = primaryToolGroup(write);
+    if (!group) return undefined;
+    const readers = (await deps.tools.list(run.scope, run.traceparent)).filter(
+      (t) =>
+        !t.isWrite &&
+        primaryToolGroup(t.name) === group &&
+        !(Array.isArray(t.inputSchema.required) && t.inputSchema.required.length > 0),
+    );
+    const rank = (t: ToolDefinition) => (t.name.includes('_all_') ? 0 : 1);
+    return readers.sort((a, b) => rank(a) - rank(b) || a.name.length - b.name.length)[0];
+  };
+
+  /**
+   * When the LLM will not check a write whose outcome is unknown, the agent does: it runs the
+   * checking read and shows the records as they stand, so the user can see whether it was applied.
+   */
+  const checkUnknown = async (run: Run, write: WriteOutcome): Promise<string> => {
+    run.guardrails.add('unknown_outcome_checked');
+    const reader = await checkingRead(run, write.tool);
+    const step =
+      reader &&
+      (await toolStep(run, reader.name, searchArgs(reader, write.args ?? {}), { mayConfirm: false }));
+    if (!reader || step?.kind !== 'executed' || !step.success)
+      return unknownOutcomeText(describeTool, write.tool);
+    const next = 'Here is what your books show now; check whether it is there before trying again:';
+    return `${unknownOutcomeText(describeTool, write.tool, next)}\n\n${renderResults([
+      { title: reader.description ?? reader.name, result: step.content },
+    ])}`;
   };
 
   /**
@@ -671,7 +756,23 @@ export async function buildAgent(deps: AgentDeps) {
       // Buffered, not streamed: the reverse guardrails must see the whole answer before the user does.
       const turn = await llmTurn(run, 'chat', { messages, tools: toolDefs(), maxTokens });
       if (turn.toolCalls.length === 0) {
-        const response = await answer(run, turn.content);
+        // No answer while a write may or may not have run: the LLM checks with a read first, and
+        // if it still answers without one, the agent checks.
+        const unchecked = run.writes.find((w) => w.unknown && !w.checked);
+        if (unchecked && !run.checkAsked && run.iterations < config.maxIterations) {
+          run.checkAsked = true;
+          run.guardrails.add('unknown_outcome_check_asked');
+          const reader = await checkingRead(run, unchecked.tool);
+          if (reader) offered.add(reader.name);
+          const call = reader && { name: reader.name, args: searchArgs(reader, unchecked.args ?? {}) };
+          messages.push(
+            { role: 'assistant', content: turn.content },
+            { role: 'system', content: checkFirstPrompt(unchecked.tool, call) },
+          );
+          continue;
+        }
+        const text = unchecked ? await checkUnknown(run, unchecked) : turn.content;
+        const response = await answer(run, text);
         await complete(run, data, userText, response, 'answered');
         return;
       }
@@ -926,7 +1027,9 @@ export async function buildAgent(deps: AgentDeps) {
         run,
         execution.success
           ? `✅ Done: I did ${describeTool(pending.tool)}.`
-          : `I couldn't ${describeTool(pending.tool)}.`,
+          : execution.outcome === 'unknown'
+            ? await checkUnknown(run, run.writes.at(-1) ?? { tool: pending.tool, success: false })
+            : `I couldn't ${describeTool(pending.tool)}.`,
       );
       await complete(run, ctx, userText, response, 'answered');
       return;

@@ -71,19 +71,48 @@ const FAILURE_CLAIM =
 export interface WriteOutcome {
   tool: string;
   success: boolean;
+  /** Sent, but no answer came: it may or may not have been applied (TOOL_OUTCOME_UNKNOWN). */
+  unknown?: boolean;
+  /** A read of the same records ran after it, so an answer may say what became of it. */
+  checked?: boolean;
+  /** The arguments it was sent with, kept when its outcome is unknown: they name what to look for. */
+  args?: Record<string, unknown>;
+}
+
+/** What the user is told of a write whose outcome is unknown, then `next`. */
+export function unknownOutcomeText(
+  describe: (tool: string) => string,
+  tool: string,
+  next = 'Please check your books before trying again, so it is not done twice.',
+): string {
+  return (
+    `I sent the request to ${describe(tool)} to your accounting system but no answer came back, so I can't ` +
+    `tell whether it was applied. I haven't sent it again. ${next}`
+  );
 }
 
 /**
  * Seed 000 §8: a write that succeeded is never reported as failed, and a success no write
- * backs is never reported at all.
+ * backs is never reported at all; a write whose outcome is unknown is reported as either only
+ * once a read has checked it.
  */
 export function reverseGuardrails(
   text: string,
   writes: WriteOutcome[],
   describe: (tool: string) => string,
 ): { text: string; guardrails: string[] } {
+  // A write that may have run is reported neither as done nor as not done until a read has shown
+  // which: told "it failed", the user would do it again.
+  const unchecked = writes.find((w) => w.unknown && !w.checked);
+  if (unchecked && (SUCCESS_CLAIM.test(text) || FAILURE_CLAIM.test(text))) {
+    return {
+      text: unknownOutcomeText(describe, unchecked.tool),
+      guardrails: ['unverified_outcome_stripped'],
+    };
+  }
   const succeeded = writes.filter((w) => w.success);
   if (succeeded.length === 0 && SUCCESS_CLAIM.test(text)) {
+    if (writes.some((w) => w.unknown && w.checked)) return { text, guardrails: [] };
     const attempted = writes[0]?.tool;
     const honest = attempted
       ? `I couldn't ${describe(attempted)}, so nothing was changed in your books. Please try again or tell me what to change.`

@@ -37,6 +37,23 @@ describe('reverse guardrails (seed 000 §8)', () => {
     expect(r.text).toMatch(/^✅ Done: I did create payment/);
   });
 
+  it('reports a write whose outcome is unknown as neither done nor not done until a read checked it', () => {
+    const lost = { tool: 'create_payment', success: false, unknown: true };
+    for (const claim of ['✅ Payment of ₹5,000 recorded successfully.', 'Sorry, the payment failed.']) {
+      const r = reverseGuardrails(claim, [lost], describeTool);
+      expect(r.guardrails).toEqual(['unverified_outcome_stripped']);
+      expect(r.text).toMatch(/can't tell whether it was applied/);
+      expect(r.text).not.toMatch(/nothing was changed|failed|✅/);
+    }
+    // Once a read of the payments ran, the answer may say what it showed.
+    const checked = { ...lost, checked: true };
+    expect(reverseGuardrails('The payment was recorded.', [checked], describeTool)).toEqual({
+      text: 'The payment was recorded.',
+      guardrails: [],
+    });
+    expect(reverseGuardrails('It did not go through.', [checked], describeTool).guardrails).toEqual([]);
+  });
+
   it('leaves an honest answer alone', () => {
     expect(
       reverseGuardrails(
