@@ -226,6 +226,13 @@ describe('one query through all six services', () => {
     ]);
     expect(sys.books.calls().filter((c) => c.tool === 'create_customer')).toHaveLength(1);
     expect(sys.books.store.contacts.filter((c) => c.Name === name)).toHaveLength(1);
+    const action = await sys.db.query('select status, result from pending_actions where action_id = $1', [
+      String(mcq?.actionId),
+    ]);
+    expect(action.rows[0]).toMatchObject({
+      status: 'executed',
+      result: { success: false, outcome: 'unknown', error: { code: 'TOOL_OUTCOME_UNKNOWN' } },
+    });
     return confirmed.events;
   }
 

@@ -1007,6 +1007,7 @@ export async function buildAgent(deps: AgentDeps) {
     const execution = await execute(run, validation, pending.callId);
     await store.transition(pending.actionId, 'executing', 'executed', {
       success: execution.success,
+      ...(execution.outcome ? { outcome: execution.outcome } : {}),
       ...(execution.error ? { error: execution.error } : {}),
     });
     await step('executed');
