@@ -315,7 +315,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       tags: ['query'],
       security: SECURITY,
       body: jsonSchema(QueryRequestSchema),
-      response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 429, 503) },
+      response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 404, 429, 503) },
     };
     /** Streams the answer to a validated query body (typed or transcribed). */
     const answerQuery = async (request: FastifyRequest, reply: FastifyReply, body: QueryRequest) => {

@@ -66,7 +66,10 @@ describe('OpenAPI description', () => {
       expect.arrayContaining(['query', 'entityId', 'orgId', 'conversationId', 'mcqResponse']),
     );
     expect(Object.keys(query.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
-    expect(Object.keys(query.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '429']));
+    // 404: an attachmentIds entry that names no attachment of the tenant.
+    expect(Object.keys(query.responses)).toEqual(
+      expect.arrayContaining(['400', '401', '403', '404', '429', '503']),
+    );
     const feedback = doc.paths['/v1/feedback']?.post as {
       requestBody: { content: Record<string, { schema: unknown }> };
     };
