@@ -276,6 +276,31 @@ describe('one query through all six services', () => {
     expect(row.guardrails_triggered).not.toContain('unknown_outcome_checked');
   });
 
+  it('does not let the LLM send the write again before a read has checked the first', async () => {
+    const name = 'Twice Shy Textiles';
+    const query = `Add a new customer called ${name}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
+        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
+        (req) => {
+          const refused = toolOutput(req, 'create_customer') as { error: { message: string } };
+          expect(refused.error.message).toMatch(/^Not run: .*Check with get_all_customers first/);
+          return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
+        },
+        { content: `${name} is in your customers, so it was added.` },
+      ],
+    });
+    const after = await createCustomerWithLostAnswer(name, query);
+    // No second confirmation was asked for, and nothing was sent twice.
+    expect(only(after, 'mcq')).toHaveLength(0);
+    expect(after.at(-1)).toMatchObject({
+      event: 'complete',
+      data: { status: 'answered', response: `${name} is in your customers, so it was added.` },
+    });
+  });
+
   it('checks by itself when the LLM will not, and says neither done nor failed', async () => {
     const name = 'Silent Wire Exports';
     const query = `Add a new customer called ${name}`;

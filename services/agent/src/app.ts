@@ -344,6 +344,14 @@ export async function buildAgent(deps: AgentDeps) {
     return readers.sort((a, b) => rank(a) - rank(b) || a.name.length - b.name.length)[0];
   };
 
+  /** The unchecked write of unknown outcome that a call of `tool`, a write of the same records, could repeat. */
+  const unsettledBy = async (run: Run, tool: string): Promise<WriteOutcome | undefined> => {
+    const unchecked = run.writes.filter((w) => w.unknown && !w.checked && checks(tool, w.tool));
+    if (unchecked.length === 0) return undefined;
+    const def = await deps.tools.find(tool, run.scope, run.traceparent);
+    return def?.isWrite ? unchecked[0] : undefined;
+  };
+
   /**
    * When the LLM will not check a write whose outcome is unknown, the agent does: it runs the
    * checking read and shows the records as they stand, so the user can see whether it was applied.
@@ -803,6 +811,26 @@ export async function buildAgent(deps: AgentDeps) {
               error: {
                 type: 'TOOL_NOT_OFFERED',
                 message: `The tool ${call.name} is not available for this request.`,
+              },
+            }),
+          });
+          continue;
+        }
+        const unsettled = await unsettledBy(run, call.name);
+        if (unsettled) {
+          // Sending it again before a read has shown the first did not apply could do it twice.
+          const reader = await checkingRead(run, unsettled.tool);
+          if (reader) offered.add(reader.name);
+          messages.push({
+            role: 'tool',
+            tool_call_id: call.id,
+            content: JSON.stringify({
+              success: false,
+              error: {
+                type: 'TOOL_OUTCOME_UNKNOWN',
+                message:
+                  `Not run: ${unsettled.tool} was sent earlier in this request and may already have been applied. ` +
+                  `Check with ${reader?.name ?? 'a read tool'} first; call ${call.name} only if the books show it was not.`,
               },
             }),
           });
