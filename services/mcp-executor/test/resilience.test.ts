@@ -20,7 +20,7 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function startExecutor(config: Partial<McpExecutorConfig> & { serverUrl: string }) {
+async function startExecutor(config: Partial<McpExecutorConfig> & { serverUrl?: string }) {
   const { bus, cleanup } = await testBus('mcp-executor');
   const app = await buildMcpExecutor({
     bus,
@@ -85,6 +85,41 @@ describe('mcp-executor resilience', () => {
       (await bus.request('toolsList', newScope(), {}, { timeoutMs: 5_000 })).tools.length,
     ).toBeGreaterThan(10);
     expect(await execute(bus, 'get_all_invoices', { PageSize: 1 })).toMatchObject({ success: true });
+  });
+
+  it('keeps serving the other servers while one is down, and that one again once it is back', async () => {
+    const sdk = await startSdkServer([
+      { tool: readTool('get_things'), run: () => ({ content: [{ type: 'text', text: '"still here"' }] }) },
+    ]);
+    cleanups.push(sdk.close);
+    const port = await freePort();
+    const books = createDemoBooks();
+    let listening = await books.listen(port);
+    cleanups.push(() => listening.close());
+    const { bus, app } = await startExecutor({
+      servers: [
+        { name: 'sdk', url: sdk.url },
+        { name: 'books', url: `http://127.0.0.1:${port}/mcp` },
+      ],
+      pingIntervalMs: 100,
+    });
+    await waitFor(() => app.connections.every((c) => c.connected));
+    await expect.poll(() => app.registry.get('get_all_vendors') !== undefined).toBe(true);
+    expect(await execute(bus, 'get_all_vendors')).toMatchObject({ success: true });
+
+    await listening.close();
+    await expect.poll(() => app.checks(), { timeout: 5_000 }).toEqual({ mcp: false });
+    // The down server's tools fail fast and say so; the other server's are untouched.
+    const down = await execute(bus, 'get_all_vendors');
+    expect(down).toMatchObject({ success: false });
+    expect(down.error?.code).toBe('MCP_UNAVAILABLE');
+    expect(await execute(bus, 'get_things')).toMatchObject({ success: true, result: 'still here' });
+    expect(sdk.calls).toEqual(['get_things']);
+
+    listening = await books.listen(port);
+    await expect.poll(() => app.checks(), { timeout: 5_000 }).toEqual({ mcp: true });
+    expect(await execute(bus, 'get_all_vendors')).toMatchObject({ success: true });
+    expect(await execute(bus, 'get_things')).toMatchObject({ success: true });
   });
 
   it('retries a read once on a new session after the server restarted, but never a write', async () => {
