@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ChatRequest } from '@munim/scripted-llm';
+import { type ChatRequest, offeredToolNames } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -14,9 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys?.stop();
 });
-
-const offered = (req: ChatRequest | undefined) =>
-  (req?.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
 
 function lastToolMessage(req: ChatRequest): unknown {
   const tool = [...req.messages].reverse().find((m) => m.role === 'tool');
@@ -47,16 +44,16 @@ describe('containers (seed 001) and answer blocks (seed 004), end to end', () =>
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
 
     const requests = (sys.llm?.requestsFor(query) ?? []).map((r) => r.body);
-    expect(offered(requests[0])).toContain('invoices');
-    expect(offered(requests[0])).not.toContain('get_all_invoices');
+    expect(offeredToolNames(requests[0])).toContain('invoices');
+    expect(offeredToolNames(requests[0])).not.toContain('get_all_invoices');
     expect(afterError).toMatchObject({
       error_type: 'container_invocation_error',
       container_name: 'invoices',
       available_functions: expect.arrayContaining(['get_all_invoices']),
     });
     expect(afterExpand).toMatchObject({ success: true, expanded: 'invoices' });
-    expect(offered(requests[2])).toContain('get_all_invoices');
-    expect(offered(requests[2])).not.toContain('invoices');
+    expect(offeredToolNames(requests[2])).toContain('get_all_invoices');
+    expect(offeredToolNames(requests[2])).not.toContain('invoices');
     expect(events.filter((e) => e.event === 'tool_result').map((e) => e.data.tool)).toEqual([
       'get_all_invoices',
     ]);

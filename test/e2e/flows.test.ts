@@ -1,4 +1,4 @@
-import type { ChatRequest } from '@munim/scripted-llm';
+import { type ChatRequest, offeredToolNames, type Script } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -109,8 +109,7 @@ describe('one query through all six services', () => {
         (req) => {
           const blocked = toolOutput(req, 'create_payment') as { error: { message: string } };
           expect(blocked.error.message).toContain('get_all_invoices');
-          const offered = (req.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
-          expect(offered).toContain('get_all_invoices');
+          expect(offeredToolNames(req)).toContain('get_all_invoices');
           return { toolCalls: [{ name: 'get_all_invoices', arguments: { Search: 'Acme Corp' } }] };
         },
         (req) => {
@@ -207,8 +206,16 @@ describe('one query through all six services', () => {
     expect(second.status).toBe('answered');
   });
 
-  /** Proposes `create_customer` for `name`, then confirms it with its answer lost after the commit. */
-  async function createCustomerWithLostAnswer(name: string, query: string) {
+  /**
+   * Asks to add the customer `name`: the LLM proposes `create_customer`, then plays `later`. The
+   * proposal is confirmed, and its answer is lost after the commit.
+   */
+  async function createCustomerWithLostAnswer(name: string, later: Script['turns']) {
+    const query = `Add a new customer called ${name}`;
+    sys.llm?.script({
+      match: query,
+      turns: [{ toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] }, ...later],
+    });
     const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
     const mcq = only(events, 'mcq')[0]?.data;
     expect(mcq).toMatchObject({ pending_tool: 'create_customer', pending_args: { Name: name } });
@@ -238,34 +245,25 @@ describe('one query through all six services', () => {
 
   it('checks with a read before answering when a confirmed write got no answer (outcome unknown)', async () => {
     const name = 'Lost Reply Traders';
-    const query = `Add a new customer called ${name}`;
-    sys.llm?.script({
-      match: query,
-      turns: [
-        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
-        (req) => {
-          const out = toolOutput(req, 'create_customer') as { success: boolean; error: string };
-          expect(out).toMatchObject({ success: false, error: expect.stringMatching(/may or may not/) });
-          // An answer without a check: the agent sends the LLM back to read first.
-          return { content: 'Sorry, I could not add the customer.' };
-        },
-        (req) => {
-          expect(req.messages.at(-1)).toMatchObject({ role: 'system' });
-          expect(String(req.messages.at(-1)?.content)).toContain(
-            `get_all_customers with {"Search":"${name}"}`,
-          );
-          const offered = (req.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
-          expect(offered).toContain('get_all_customers');
-          return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
-        },
-        (req) => {
-          const list = toolOutput(req, 'get_all_customers') as { Customers: { Name: string }[] };
-          expect(list.Customers.map((c) => c.Name)).toEqual([name]);
-          return { content: `${name} was added to your customers.` };
-        },
-      ],
-    });
-    const after = await createCustomerWithLostAnswer(name, query);
+    const after = await createCustomerWithLostAnswer(name, [
+      (req) => {
+        const out = toolOutput(req, 'create_customer') as { success: boolean; error: string };
+        expect(out).toMatchObject({ success: false, error: expect.stringMatching(/may or may not/) });
+        // An answer without a check: the agent sends the LLM back to read first.
+        return { content: 'Sorry, I could not add the customer.' };
+      },
+      (req) => {
+        expect(req.messages.at(-1)).toMatchObject({ role: 'system' });
+        expect(String(req.messages.at(-1)?.content)).toContain(`get_all_customers with {"Search":"${name}"}`);
+        expect(offeredToolNames(req)).toContain('get_all_customers');
+        return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
+      },
+      (req) => {
+        const list = toolOutput(req, 'get_all_customers') as { Customers: { Name: string }[] };
+        expect(list.Customers.map((c) => c.Name)).toEqual([name]);
+        return { content: `${name} was added to your customers.` };
+      },
+    ]);
     // Checked by a read, the answer may say it was applied.
     expect(after.at(-1)).toMatchObject({
       event: 'complete',
@@ -278,21 +276,15 @@ describe('one query through all six services', () => {
 
   it('does not let the LLM send the write again before a read has checked the first', async () => {
     const name = 'Twice Shy Textiles';
-    const query = `Add a new customer called ${name}`;
-    sys.llm?.script({
-      match: query,
-      turns: [
-        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
-        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
-        (req) => {
-          const refused = toolOutput(req, 'create_customer') as { error: { message: string } };
-          expect(refused.error.message).toMatch(/^Not run: .*Check with get_all_customers first/);
-          return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
-        },
-        { content: `${name} is in your customers, so it was added.` },
-      ],
-    });
-    const after = await createCustomerWithLostAnswer(name, query);
+    const after = await createCustomerWithLostAnswer(name, [
+      { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
+      (req) => {
+        const refused = toolOutput(req, 'create_customer') as { error: { message: string } };
+        expect(refused.error.message).toMatch(/^Not run: .*Check with get_all_customers first/);
+        return { toolCalls: [{ name: 'get_all_customers', arguments: { Search: name } }] };
+      },
+      { content: `${name} is in your customers, so it was added.` },
+    ]);
     // No second confirmation was asked for, and nothing was sent twice.
     expect(only(after, 'mcq')).toHaveLength(0);
     expect(after.at(-1)).toMatchObject({
@@ -303,16 +295,10 @@ describe('one query through all six services', () => {
 
   it('checks by itself when the LLM will not, and says neither done nor failed', async () => {
     const name = 'Silent Wire Exports';
-    const query = `Add a new customer called ${name}`;
-    sys.llm?.script({
-      match: query,
-      turns: [
-        { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
-        { content: 'Sorry, adding the customer failed.' },
-        { content: 'Adding the customer failed, please try again.' },
-      ],
-    });
-    const after = await createCustomerWithLostAnswer(name, query);
+    const after = await createCustomerWithLostAnswer(name, [
+      { content: 'Sorry, adding the customer failed.' },
+      { content: 'Adding the customer failed, please try again.' },
+    ]);
     const complete = after.at(-1);
     expect(complete).toMatchObject({ event: 'complete', data: { status: 'answered' } });
     const response = String(complete?.data.response);

@@ -22,7 +22,7 @@ import type {
   TurnAnswer,
 } from './types.ts';
 
-export { contentText, lastUserText } from './scripts.ts';
+export { contentText, lastUserText, offeredToolNames } from './scripts.ts';
 export type {
   ChatContentPart,
   ChatMessage,

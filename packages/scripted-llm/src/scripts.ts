@@ -20,6 +20,14 @@ export function lastUserText(req: ChatRequest): string {
   return '';
 }
 
+/** The names of the function tools offered in a request (none when it is absent). */
+export function offeredToolNames(req: ChatRequest | undefined): string[] {
+  return (req?.tools ?? []).flatMap((tool) => {
+    const name = (tool as { function?: { name?: unknown } } | null)?.function?.name;
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
 /** string: case-insensitive substring; RegExp: `test` (from the start, even for /g regexes). */
 export function textMatches(match: string | RegExp, text: string): boolean {
   if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());

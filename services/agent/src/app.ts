@@ -154,19 +154,29 @@ function searchArgs(reader: ToolDefinition, args: Record<string, unknown>): Reco
   return key && typeof term === 'string' ? { [key]: term } : {};
 }
 
-/** Whether a read can show what became of a write: it reads the same tool group (any read when the write is in none). */
-function checks(read: string, write: string): boolean {
+/** Whether `tool` concerns the records `write` changed: the same tool group (any tool when the write is in none). */
+function sameRecords(tool: string, write: string): boolean {
   const group = primaryToolGroup(write);
-  return group === null || primaryToolGroup(read) === group;
+  return group === null || primaryToolGroup(tool) === group;
 }
+
+/** A tool message for a call the agent did not run, saying why. */
+function notRun(toolCallId: string, type: string, message: string): ChatCompletionMessageParam {
+  return {
+    role: 'tool',
+    tool_call_id: toolCallId,
+    content: JSON.stringify({ success: false, error: { type, message } }),
+  };
+}
+
+/** The guardrail recorded once the LLM was told to check a write of unknown outcome. */
+const CHECK_ASKED = 'unknown_outcome_check_asked';
 
 /** State of one request while the agent works on it. */
 class Run {
   usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   toolResults: McpToolResult[] = [];
   readonly writes: WriteOutcome[] = [];
-  /** Whether the LLM was already told to check a write whose outcome is unknown. */
-  checkAsked = false;
   readonly guardrails = new Set<string>();
   readonly enrichments: Enrichment[] = [];
   readonly attempts = new Map<string, number>();
@@ -197,6 +207,11 @@ class Run {
       this.traceparent,
       `${this.scope.requestId}:agent:${this.emitted}`,
     );
+  }
+
+  /** Writes that may or may not have run and that no read has checked yet. */
+  uncheckedWrites(): WriteOutcome[] {
+    return this.writes.filter((w) => w.unknown && !w.checked);
   }
 
   nextCallId(): string {
@@ -322,7 +337,7 @@ export async function buildAgent(deps: AgentDeps) {
         ...(execution.outcome === 'unknown' ? { unknown: true, args: validation.args ?? {} } : {}),
       });
     } else if (execution.success) {
-      for (const w of run.writes) if (w.unknown && checks(validation.tool, w.tool)) w.checked = true;
+      for (const w of run.uncheckedWrites()) if (sameRecords(validation.tool, w.tool)) w.checked = true;
     }
     return execution;
   };
@@ -346,24 +361,24 @@ export async function buildAgent(deps: AgentDeps) {
 
   /** The unchecked write of unknown outcome that a call of `tool`, a write of the same records, could repeat. */
   const unsettledBy = async (run: Run, tool: string): Promise<WriteOutcome | undefined> => {
-    const unchecked = run.writes.filter((w) => w.unknown && !w.checked && checks(tool, w.tool));
-    if (unchecked.length === 0) return undefined;
+    const unchecked = run.uncheckedWrites().find((w) => sameRecords(tool, w.tool));
+    if (!unchecked) return undefined;
     const def = await deps.tools.find(tool, run.scope, run.traceparent);
-    return def?.isWrite ? unchecked[0] : undefined;
+    return def?.isWrite ? unchecked : undefined;
   };
 
   /**
    * When the LLM will not check a write whose outcome is unknown, the agent does: it runs the
    * checking read and shows the records as they stand, so the user can see whether it was applied.
    */
-  const checkUnknown = async (run: Run, write: WriteOutcome): Promise<string> => {
+  const checkUnknown = async (run: Run, write: Pick<WriteOutcome, 'tool' | 'args'>): Promise<string> => {
     run.guardrails.add('unknown_outcome_checked');
     const reader = await checkingRead(run, write.tool);
-    const step =
-      reader &&
-      (await toolStep(run, reader.name, searchArgs(reader, write.args ?? {}), { mayConfirm: false }));
-    if (!reader || step?.kind !== 'executed' || !step.success)
-      return unknownOutcomeText(describeTool, write.tool);
+    if (!reader) return unknownOutcomeText(describeTool, write.tool);
+    const step = await toolStep(run, reader.name, searchArgs(reader, write.args ?? {}), {
+      mayConfirm: false,
+    });
+    if (step.kind !== 'executed' || !step.success) return unknownOutcomeText(describeTool, write.tool);
     const next = 'Here is what your books show now; check whether it is there before trying again:';
     return `${unknownOutcomeText(describeTool, write.tool, next)}\n\n${renderResults([
       { title: reader.description ?? reader.name, result: step.content },
@@ -766,10 +781,9 @@ export async function buildAgent(deps: AgentDeps) {
       if (turn.toolCalls.length === 0) {
         // No answer while a write may or may not have run: the LLM checks with a read first, and
         // if it still answers without one, the agent checks.
-        const unchecked = run.writes.find((w) => w.unknown && !w.checked);
-        if (unchecked && !run.checkAsked && run.iterations < config.maxIterations) {
-          run.checkAsked = true;
-          run.guardrails.add('unknown_outcome_check_asked');
+        const unchecked = run.uncheckedWrites()[0];
+        if (unchecked && !run.guardrails.has(CHECK_ASKED) && run.iterations < config.maxIterations) {
+          run.guardrails.add(CHECK_ASKED);
           const reader = await checkingRead(run, unchecked.tool);
           if (reader) offered.add(reader.name);
           const call = reader && { name: reader.name, args: searchArgs(reader, unchecked.args ?? {}) };
@@ -803,17 +817,9 @@ export async function buildAgent(deps: AgentDeps) {
           continue;
         }
         if (!offered.has(call.name)) {
-          messages.push({
-            role: 'tool',
-            tool_call_id: call.id,
-            content: JSON.stringify({
-              success: false,
-              error: {
-                type: 'TOOL_NOT_OFFERED',
-                message: `The tool ${call.name} is not available for this request.`,
-              },
-            }),
-          });
+          messages.push(
+            notRun(call.id, 'TOOL_NOT_OFFERED', `The tool ${call.name} is not available for this request.`),
+          );
           continue;
         }
         const unsettled = await unsettledBy(run, call.name);
@@ -821,19 +827,14 @@ export async function buildAgent(deps: AgentDeps) {
           // Sending it again before a read has shown the first did not apply could do it twice.
           const reader = await checkingRead(run, unsettled.tool);
           if (reader) offered.add(reader.name);
-          messages.push({
-            role: 'tool',
-            tool_call_id: call.id,
-            content: JSON.stringify({
-              success: false,
-              error: {
-                type: 'TOOL_OUTCOME_UNKNOWN',
-                message:
-                  `Not run: ${unsettled.tool} was sent earlier in this request and may already have been applied. ` +
-                  `Check with ${reader?.name ?? 'a read tool'} first; call ${call.name} only if the books show it was not.`,
-              },
-            }),
-          });
+          messages.push(
+            notRun(
+              call.id,
+              'TOOL_OUTCOME_UNKNOWN',
+              `Not run: ${unsettled.tool} was sent earlier in this request and may already have been applied. ` +
+                `Check with ${reader?.name ?? 'a read tool'} first; call ${call.name} only if the books show it was not.`,
+            ),
+          );
           continue;
         }
         const step = await toolStep(run, call.name, call.arguments, { mayConfirm: true });
@@ -1057,7 +1058,7 @@ export async function buildAgent(deps: AgentDeps) {
         execution.success
           ? `✅ Done: I did ${describeTool(pending.tool)}.`
           : execution.outcome === 'unknown'
-            ? await checkUnknown(run, run.writes.at(-1) ?? { tool: pending.tool, success: false })
+            ? await checkUnknown(run, { tool: pending.tool, args: validation.args ?? {} })
             : `I couldn't ${describeTool(pending.tool)}.`,
       );
       await complete(run, ctx, userText, response, 'answered');
