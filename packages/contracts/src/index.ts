@@ -15,4 +15,5 @@ export * from './subjects/query.ts';
 export * from './subjects/registry.ts';
 export * from './subjects/tools.ts';
 export * from './subjects/validator.ts';
+export * from './tool-names.ts';
 export * from './tools.ts';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   AgentEventSchema,
   catalog,
+  classifyTool,
   EVENT_TYPES,
   type EventType,
   isWriteTool,
@@ -233,8 +234,12 @@ describe('write tools (DESIGN §3.5)', () => {
     expect(isWriteTool(name)).toBe(write);
   });
 
-  it('honours readOnlyHint: false on any name', () => {
-    expect(isWriteTool('post_entry', { readOnlyHint: false })).toBe(true);
-    expect(isWriteTool('post_entry', { readOnlyHint: true })).toBe(false);
+  it('honours readOnlyHint: false on any name, and readOnlyHint: true only from a trusted server', () => {
+    expect(isWriteTool('get_entry', { readOnlyHint: false })).toBe(true);
+    expect(isWriteTool('post_entry', { readOnlyHint: true })).toBe(true);
+    expect(classifyTool('post_entry', { readOnlyHint: true }, { trustAnnotations: true })).toMatchObject({
+      kind: 'read',
+      reason: 'annotation',
+    });
   });
 });

@@ -12,6 +12,7 @@ import * as quickSuggestions from './migrations/0011_quick_suggestions.ts';
 import * as llmConfigs from './migrations/0012_llm_configs.ts';
 import * as attachments from './migrations/0013_attachments.ts';
 import * as feedbackLookupIndex from './migrations/0014_feedback_lookup_index.ts';
+import * as toolAccess from './migrations/0015_tool_access.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -31,6 +32,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012_llm_configs': llmConfigs,
   '0013_attachments': attachments,
   '0014_feedback_lookup_index': feedbackLookupIndex,
+  '0015_tool_access': toolAccess,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -150,6 +150,14 @@ export interface ToolRegistryTable {
   usage_count: Generated<number>;
   last_seen_at: NullableTimestamp;
   updated_at: GeneratedTimestamp;
+  /** The MCP server that lists the tool (its configured name). */
+  server_name: string | null;
+  /** Why the tool is a read or a write: `verb`, `annotation`, `policy` or `default`. */
+  access_reason: string | null;
+  /** The same in words: which verb, annotation or policy entry decided. */
+  access_detail: string | null;
+  /** Confirmation tier of a write (0 for reads and policy-exempt writes). */
+  confirm_tier: number | null;
 }
 
 /** Conversation history, numbered per entity (#MJ-0001 …) and soft-deletable (seed 003 §6.14). */

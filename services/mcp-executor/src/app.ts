@@ -26,6 +26,7 @@ import {
   MemoryIdempotencyStore,
   type StoredOutcome,
 } from './idempotency.ts';
+import { ToolPolicy } from './policy.ts';
 import { listAllTools, ToolRegistry, toDefinition } from './registry.ts';
 import { diffTools, isEmptyDiff, syncToolRegistry, UsageCounter } from './registry-store.ts';
 import { type CallResultLike, extractResult, resultText, truncateResult } from './result.ts';
@@ -44,6 +45,7 @@ export {
   idempotencyKey,
   MemoryIdempotencyStore,
 } from './idempotency.ts';
+export { ToolPolicy, ToolPolicyError } from './policy.ts';
 export { listAllTools, ToolRegistry, toDefinition } from './registry.ts';
 export { diffTools, syncToolRegistry, UsageCounter } from './registry-store.ts';
 export { extractResult, truncateResult } from './result.ts';
@@ -73,6 +75,8 @@ export interface McpExecutorConfig {
   idempotencyPurgeMs?: number;
   /** How often call counts are added to `tool_registry.usage_count` (default 5 s). */
   usageFlushMs?: number;
+  /** The operator's tool policy (`TOOL_POLICY_FILE`): trusted servers, read/write, tiers, rules. */
+  policy?: ToolPolicy | undefined;
 }
 
 export interface McpExecutorDeps {
@@ -140,6 +144,7 @@ export const unknownOutcomeMessage = (tool: string) =>
  */
 export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecutor> {
   const { bus, log, config } = deps;
+  const policy = config.policy ?? ToolPolicy.none;
   const registry = new ToolRegistry();
   const idempotency: IdempotencyBackend = deps.db
     ? new IdempotencyStore({
@@ -267,8 +272,8 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     const tools: ToolDefinition[] = [];
     const skipped: string[] = [];
     for (const item of listed) {
-      // The write flag comes from the server's own name: a prefix added on collision must not hide it.
-      const definition = toDefinition(item);
+      // Classified by the server's own name: a prefix added on collision must not hide its verb.
+      const definition = toDefinition(item, entry.spec.name, policy);
       if (definition) tools.push(definition);
       else skipped.push(String(item.name));
     }

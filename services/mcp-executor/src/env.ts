@@ -1,5 +1,6 @@
 import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
+import { ToolPolicy, ToolPolicyError } from './policy.ts';
 import { parseServerList, ServerSpecError } from './servers.ts';
 
 export const EnvSchema = BaseEnvSchema.extend({
@@ -21,6 +22,23 @@ export const EnvSchema = BaseEnvSchema.extend({
         return parseServerList(text);
       } catch (error) {
         if (!(error instanceof ServerSpecError)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    })
+    .optional(),
+  /**
+   * The operator's tool policy, a JSON or YAML file: servers whose annotations are trusted, and per
+   * tool (name or glob, per server) read or write, confirmation tier and extra write rules.
+   */
+  TOOL_POLICY_FILE: z
+    .string()
+    .min(1)
+    .transform((path, ctx) => {
+      try {
+        return ToolPolicy.load(path);
+      } catch (error) {
+        if (!(error instanceof ToolPolicyError)) throw error;
         ctx.addIssue({ code: 'custom', message: error.message });
         return z.NEVER;
       }

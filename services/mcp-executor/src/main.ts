@@ -31,6 +31,7 @@ await runMain('mcp-executor', async (log) => {
       resultMaxChars: env.TOOL_RESULT_MAX_CHARS,
       idempotencyTtlMs: env.IDEMPOTENCY_TTL_MS,
       idempotencyGraceMs: env.IDEMPOTENCY_GRACE_MS,
+      policy: env.TOOL_POLICY_FILE,
     },
   });
   await app.start();

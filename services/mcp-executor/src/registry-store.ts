@@ -6,7 +6,14 @@ import { type Kysely, sql } from 'kysely';
 export type RegistryDiff = Pick<ToolsChanged, 'added' | 'removed' | 'changed'>;
 
 const fingerprint = (tool: ToolDefinition) =>
-  JSON.stringify([tool.title, tool.description, tool.inputSchema, tool.annotations, tool.isWrite]);
+  JSON.stringify([
+    tool.title,
+    tool.description,
+    tool.inputSchema,
+    tool.annotations,
+    tool.isWrite,
+    tool.access,
+  ]);
 
 /** Tools added, removed and redefined from `before` to `after`. */
 export function diffTools(before: readonly ToolDefinition[], after: readonly ToolDefinition[]): RegistryDiff {
@@ -48,6 +55,10 @@ export async function syncToolRegistry(
         input_schema: JSON.stringify(tool.inputSchema),
         annotations: tool.annotations ? JSON.stringify(tool.annotations) : null,
         is_write: tool.isWrite,
+        server_name: tool.access?.server ?? null,
+        access_reason: tool.access?.reason ?? null,
+        access_detail: tool.access?.detail ?? null,
+        confirm_tier: tool.access?.tier ?? null,
         tool_group: groupOf(tool),
         last_seen_at: sql<Date>`now()`,
         updated_at: sql<Date>`now()`,
@@ -59,6 +70,10 @@ export async function syncToolRegistry(
         input_schema: eb.ref('excluded.input_schema'),
         annotations: eb.ref('excluded.annotations'),
         is_write: eb.ref('excluded.is_write'),
+        server_name: eb.ref('excluded.server_name'),
+        access_reason: eb.ref('excluded.access_reason'),
+        access_detail: eb.ref('excluded.access_detail'),
+        confirm_tier: eb.ref('excluded.confirm_tier'),
         tool_group: sql<string | null>`coalesce(excluded.tool_group, tool_registry.tool_group)`,
         last_seen_at: eb.ref('excluded.last_seen_at'),
         updated_at: eb.ref('excluded.updated_at'),

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { isWriteTool, type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
+import { classifyTool, type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
+import { ToolPolicy } from './policy.ts';
 
 /** A tool as `tools/list` reports it. */
 export interface ListedTool {
@@ -28,18 +29,31 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<L
   return tools;
 }
 
-/** The registry's view of one listed tool, or undefined when the server's entry is unusable. */
-export function toDefinition(tool: ListedTool): ToolDefinition | undefined {
-  const annotations = tool.annotations;
+/**
+ * The registry's view of one listed tool, classified by its name, its annotations (trusted only
+ * as the policy says) and the operator's policy for its server; undefined when the entry is unusable.
+ */
+export function toDefinition(
+  tool: ListedTool,
+  server = 'mcp',
+  policy: ToolPolicy = ToolPolicy.none,
+): ToolDefinition | undefined {
+  const raw = tool.annotations;
   const parsed = ToolDefinitionSchema.safeParse({
     name: tool.name,
-    title: tool.title ?? (typeof annotations?.title === 'string' ? annotations.title : undefined),
+    title: tool.title ?? (typeof raw?.title === 'string' ? raw.title : undefined),
     description: tool.description,
     inputSchema: tool.inputSchema,
-    annotations,
-    isWrite: isWriteTool(tool.name, annotations as Parameters<typeof isWriteTool>[1]),
+    annotations: raw,
+    isWrite: true,
   });
-  return parsed.success ? parsed.data : undefined;
+  if (!parsed.success || typeof tool.name !== 'string') return undefined;
+  const access = classifyTool(tool.name, parsed.data.annotations, {
+    server,
+    trustAnnotations: policy.trusts(server),
+    policy: policy.decide(server, tool.name),
+  });
+  return { ...parsed.data, isWrite: access.kind === 'write', access };
 }
 
 /** The tools of the MCP server, held in memory and replaced as a whole on each refresh. */
@@ -72,11 +86,11 @@ export class ToolRegistry {
   }
 
   /** Replaces the registry; returns the names of entries that were skipped as unusable. */
-  replace(tools: readonly ListedTool[]): string[] {
+  replace(tools: readonly ListedTool[], server?: string, policy?: ToolPolicy): string[] {
     const next = new Map<string, ToolDefinition>();
     const skipped: string[] = [];
     for (const tool of tools) {
-      const definition = toDefinition(tool);
+      const definition = toDefinition(tool, server, policy);
       if (definition) next.set(definition.name, definition);
       else skipped.push(String(tool.name));
     }
