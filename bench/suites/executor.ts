@@ -9,7 +9,7 @@ import { createDb, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
 import { newScope, TestNats } from '../../packages/bus/src/testing.ts';
 import { createLogger } from '../../packages/kit/src/index.ts';
-import { buildMcpExecutor, McpConnection } from '../../services/mcp-executor/src/app.ts';
+import { buildMcpExecutor, McpConnection, ToolPolicy } from '../../services/mcp-executor/src/app.ts';
 import type { Suite } from '../run.ts';
 import { percentile, report, sample } from '../stats.ts';
 
@@ -87,6 +87,8 @@ export const executorSuite: Suite = {
         writeTimeoutMs: 10_000,
         resultMaxChars: 50_000,
         pingIntervalMs: 0,
+        // server-everything annotates echo readOnlyHint: true; trusted here, so echo is a read.
+        policy: ToolPolicy.parse('servers: { mcp: { trustAnnotations: true } }'),
       },
     });
     try {

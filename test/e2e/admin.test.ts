@@ -485,6 +485,7 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
       ['DELETE', `/v1/admin/entities/${tenant.entityId}/suggestions/1`, undefined],
       ['GET', '/v1/admin/analytics', undefined],
       ['GET', '/v1/admin/llm-configs', undefined],
+      ['GET', '/v1/admin/tools', undefined],
       [
         'POST',
         '/v1/admin/llm-configs',
@@ -533,5 +534,31 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
       bearerJson(adminToken),
     );
     expect(rejected.status).toBe(404);
+  });
+
+  it('shows how every tool of the accounting system was classified, and why', async () => {
+    const res = await call('GET', '/v1/admin/tools?kind=write');
+    expect(res.status).toBe(200);
+    const { tools } = (await res.json()) as {
+      tools: { name: string; server: string; kind: string; reason: string; detail: string; tier: number }[];
+    };
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('void_invoice')).toMatchObject({
+      server: 'mcp',
+      kind: 'write',
+      reason: 'verb',
+      tier: 3,
+    });
+    expect(byName.get('update_invoice')).toMatchObject({ kind: 'write', reason: 'verb', tier: 2 });
+    expect(byName.get('create_payment')).toMatchObject({ kind: 'write', tier: 1 });
+    expect(byName.get('create_payment')?.detail).toContain('"create"');
+    expect(tools.every((t) => t.kind === 'write')).toBe(true);
+    expect(byName.has('get_all_invoices')).toBe(false);
+    const reads = await call('GET', '/v1/admin/tools?kind=read');
+    const read = ((await reads.json()) as { tools: { name: string; reason: string; tier: number }[] }).tools;
+    expect(read.find((t) => t.name === 'get_all_invoices')).toMatchObject({ reason: 'verb', tier: 0 });
+    const bad = await call('GET', '/v1/admin/tools?kind=maybe');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain('kind');
   });
 });

@@ -1,3 +1,5 @@
+import { snakeToolName } from '@munim/contracts';
+
 /**
  * The tool groups of seed 003 §4.3, shared by the router (which groups to offer for a query) and
  * the validator (one container per group, seed 001).
@@ -84,9 +86,13 @@ export const TOOL_GROUPS: readonly ToolGroup[] = [
   },
 ];
 
-/** Whether a tool's name contains one of the group's name stems. */
+/**
+ * Whether a tool's name contains one of the group's name stems, in whatever style it is written:
+ * stems are matched against the name's words in snake_case (`createCreditNote`, `credit-notes.list`).
+ */
 export function isInToolGroup(group: ToolGroup, name: string): boolean {
-  return group.stems.some((stem) => name.includes(stem));
+  const snake = snakeToolName(name);
+  return group.stems.some((stem) => snake.includes(stem));
 }
 
 /** The groups whose name stems a tool's name contains, in table order (a tool may be in several). */
@@ -101,10 +107,11 @@ export function groupsOfToolName(name: string): string[] {
  * in no group for the router's stem match or the validator's containers either.
  */
 export function primaryToolGroup(name: string): string | null {
+  const snake = snakeToolName(name);
   let best: { group: string; length: number } | undefined;
   for (const group of TOOL_GROUPS) {
     for (const stem of group.stems) {
-      if (name.includes(stem) && stem.length > (best?.length ?? 0))
+      if (snake.includes(stem) && stem.length > (best?.length ?? 0))
         best = { group: group.name, length: stem.length };
     }
   }

@@ -1,29 +1,22 @@
+import { parseToolName } from '@munim/contracts';
+
 /** Words for tools and fields in what users read: questions, confirmations, fallbacks. */
 
-const VERBS: Record<string, string> = {
-  create: 'create',
-  update: 'update',
-  delete: 'delete',
-  void: 'void',
-  approve: 'approve',
-  send: 'send',
-  file: 'file',
-  import: 'import',
-  merge: 'merge',
-  adjust: 'adjust',
-  reconcile: 'reconcile',
-};
+/** Verbs whose words read better in a sentence than the name's own word. */
+const VERB_WORDS: Readonly<Record<string, string>> = { writeoff: 'write off', lookup: 'look up' };
 
-/** "create_payment" → "create the payment". */
+/** "create_payment", "createPayment", "payments.create" → "create the payment". */
 export function describeTool(tool: string): string {
-  const [verb = '', ...rest] = tool.split('_');
-  const object = rest.join(' ');
-  return `${VERBS[verb] ?? verb} the ${object}`.trim();
+  const { verb, nouns, words } = parseToolName(tool);
+  if (!verb) return `run ${words.join(' ') || tool}`;
+  const object = nouns.join(' ');
+  return `${VERB_WORDS[verb] ?? verb} the ${object}`.trim();
 }
 
-/** The word a tier-3 action is confirmed with: VOID, DELETE, APPROVE… */
+/** The word a tier-3 action is confirmed with: VOID, DELETE, WRITE OFF… (CONFIRM when the name has no verb). */
 export function confirmWord(tool: string): string {
-  return (tool.split('_')[0] ?? 'CONFIRM').toUpperCase();
+  const { verb } = parseToolName(tool);
+  return verb ? (VERB_WORDS[verb] ?? verb).toUpperCase() : 'CONFIRM';
 }
 
 const inr = new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR', maximumFractionDigits: 2 });

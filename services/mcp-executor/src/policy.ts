@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
-  ConfirmationTierSchema,
+  type ConfirmationTier,
   type PolicyWriteRules,
   PolicyWriteRulesSchema,
   type ToolPolicyDecision,
@@ -24,7 +24,7 @@ const ToolEntrySchema = z
     server: GlobSchema.optional(),
     access: z.enum(['read', 'write']).optional(),
     /** 0 exempts the write from confirmation; 1 confirm; 2 summary of changes; 3 typed. */
-    tier: ConfirmationTierSchema.optional(),
+    tier: z.literal([0, 1, 2, 3], { error: 'must be 0 (no confirmation), 1, 2 or 3' }).optional(),
     rules: PolicyWriteRulesSchema.optional(),
   })
   .refine((e) => e.access !== undefined || e.tier !== undefined || e.rules !== undefined, {
@@ -51,7 +51,7 @@ interface CompiledEntry {
   tool: (name: string) => boolean;
   server: (name: string) => boolean;
   access?: 'read' | 'write' | undefined;
-  tier?: z.infer<typeof ConfirmationTierSchema> | undefined;
+  tier?: ConfirmationTier | undefined;
   rules?: PolicyWriteRules | undefined;
 }
 

@@ -10,7 +10,7 @@ import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
 import type { ExecutionResult } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
+import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig, ToolPolicy } from '../src/app.ts';
 import { freePort, log, newScope, recordEvents, testDatabase, waitFor } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
@@ -84,6 +84,9 @@ const run = (bus: Bus, tool: string, args: Record<string, unknown> = {}, scope =
     { timeoutMs: 20_000 },
   );
 
+/** The operator trusts the reference servers' annotations (server-everything marks echo readOnlyHint). */
+const TRUST_ALL = ToolPolicy.parse('servers: { "*": { trustAnnotations: true } }');
+
 /** What every server-everything session offers, whatever the client's capabilities. */
 const EVERYTHING_TOOLS = ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'];
 
@@ -93,6 +96,7 @@ describe('server-everything over Streamable HTTP', () => {
     const { app, bus } = await startExecutor({
       serverUrl: `http://127.0.0.1:${port}/mcp`,
       readTimeoutMs: 1_500,
+      policy: TRUST_ALL,
     });
     expect(await run(bus, 'echo', { message: 'early' })).toMatchObject({
       success: false,
@@ -141,7 +145,7 @@ describe('server-everything over Streamable HTTP', () => {
   it('retries a read on a new session when the server restarted mid-session', async () => {
     const port = await freePort();
     let server = await startEverythingHttp(port);
-    const { app, bus } = await startExecutor({ serverUrl: server.url });
+    const { app, bus } = await startExecutor({ serverUrl: server.url, policy: TRUST_ALL });
     await expect.poll(() => app.registry.loaded, { timeout: 10_000 }).toBe(true);
     expect(await run(bus, 'echo', { message: 'one' })).toMatchObject({ success: true });
 
@@ -167,6 +171,7 @@ describe('stdio servers', () => {
         { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
         { name: 'memory', command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } },
       ],
+      policy: ToolPolicy.parse('{"servers": {"everything": {"trustAnnotations": true}}}'),
     });
     await expect.poll(() => app.connections.every((c) => c.connected), { timeout: 15_000 }).toBe(true);
     await expect
@@ -220,5 +225,65 @@ describe('stdio servers', () => {
     expect(names).toHaveLength(1);
     const found = await run(bus, 'search_nodes', { query: 'late' });
     expect(JSON.stringify(found.result)).toContain('Acme Corp');
+  });
+});
+
+describe('servers nobody here wrote, untrusted (DESIGN §3.5: annotations are hints)', () => {
+  it("classifies server-everything's and server-memory's tools by their verbs, ignoring an untrusted readOnlyHint", async () => {
+    const memoryFile = join(scratch, 'memory-untrusted.jsonl');
+    const { app, bus } = await startExecutor({
+      servers: [
+        { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        { name: 'memory', command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } },
+      ],
+      policy: ToolPolicy.parse('tools:\n  - { match: "open_*", server: memory, access: read }\n'),
+    });
+    await expect
+      .poll(() => app.registry.list().map((t) => t.name), { timeout: 15_000 })
+      .toEqual(expect.arrayContaining([...EVERYTHING_TOOLS, 'create_entities', 'open_nodes']));
+    const access = (name: string) => app.registry.get(name)?.access;
+    // echo is annotated readOnlyHint: true, but nothing says to trust the server: no read verb, a write.
+    expect(access('echo')).toMatchObject({ kind: 'write', reason: 'default', tier: 1, server: 'everything' });
+    expect(access('echo')?.detail).toContain('readOnlyHint: true ignored');
+    expect(access('trigger-long-running-operation')).toMatchObject({ kind: 'write', reason: 'default' });
+    expect(access('get-sum')).toMatchObject({ kind: 'read', reason: 'verb', verb: 'get' });
+    expect(access('read_graph')).toMatchObject({ kind: 'read', reason: 'verb' });
+    expect(access('delete_entities')).toMatchObject({ kind: 'write', tier: 3, destructive: true });
+    expect(access('add_observations')).toMatchObject({ kind: 'write', reason: 'annotation', tier: 1 });
+    expect(access('open_nodes')).toMatchObject({ kind: 'read', reason: 'policy' });
+
+    // A write of an untrusted server runs as a write whatever the caller claims: exactly once.
+    const scope = newScope();
+    const call = {
+      tool: 'echo',
+      args: { message: 'once' },
+      callId: `${scope.requestId}:1`,
+      isWrite: false,
+      argsHash: 'h',
+    };
+    expect(await bus.request('toolExecute', scope, call, { timeoutMs: 10_000 })).toMatchObject({
+      success: true,
+      outcome: 'succeeded',
+    });
+    expect(await bus.request('toolExecute', scope, call, { timeoutMs: 10_000 })).toMatchObject({
+      success: true,
+      replayed: true,
+    });
+    await expect
+      .poll(async () =>
+        (
+          await database.db
+            .selectFrom('tool_registry')
+            .select(['tool_name', 'server_name', 'is_write', 'access_reason', 'confirm_tier'])
+            .where('tool_name', 'in', ['echo', 'get-sum', 'open_nodes'])
+            .orderBy('tool_name')
+            .execute()
+        ).map((r) => [r.tool_name, r.server_name, r.is_write, r.access_reason, r.confirm_tier]),
+      )
+      .toEqual([
+        ['echo', 'everything', true, 'default', 1],
+        ['get-sum', 'everything', false, 'verb', 0],
+        ['open_nodes', 'memory', false, 'policy', 0],
+      ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Category, ToolDefinition } from '@munim/contracts';
+import { type Category, parseToolName, type ToolDefinition } from '@munim/contracts';
 import { groupsOfToolName, TOOL_GROUPS, type ToolGroup } from '@munim/kit';
 import { DOC_NUMBER } from './canonical.ts';
 import { normalize } from './text.ts';
@@ -120,7 +120,7 @@ export function selectTools(
   const tools = registry
     .filter((t) => {
       if ((index.get(t.name) ?? []).some((g) => groups.includes(g))) return true;
-      const nameWords = t.name.split('_').filter((w) => w.length > 3 && w !== 'all');
+      const nameWords = parseToolName(t.name).words.filter((w) => w.length > 3 && w !== 'all');
       return nameWords.length > 1 && nameWords.filter((w) => queryWords.has(w)).length >= 2;
     })
     .map((t) => t.name);

@@ -6,6 +6,7 @@ import { registerIntents } from './intents.ts';
 import { registerLlmConfigs } from './llm-configs.ts';
 import type { AdminDeps } from './shared.ts';
 import { registerAdminSuggestions, registerSuggestions } from './suggestions.ts';
+import { registerTools } from './tools.ts';
 
 export type { AdminDeps } from './shared.ts';
 
@@ -27,5 +28,6 @@ export function registerAdmin(api: FastifyInstance, deps: AdminDeps): void {
     registerIntents(admin, deps);
     registerGenerate(admin, deps);
     registerLlmConfigs(admin, deps);
+    registerTools(admin, deps);
   });
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { confirmationQuestion, confirmWord, describeTool } from '../src/confirm.ts';
+
+describe('tool names in words, whatever their style', () => {
+  it.each([
+    ['create_payment', 'create the payment'],
+    ['createPayment', 'create the payment'],
+    ['payments.create', 'create the payments'],
+    ['delete-timesheet', 'delete the timesheet'],
+    ['add-timesheet-line', 'add the timesheet line'],
+    ['books__post_journal', 'post the journal'],
+    ['write_off_invoice', 'write off the invoice'],
+    ['echo', 'run echo'],
+  ])('%s → "%s"', (tool, words) => {
+    expect(describeTool(tool)).toBe(words);
+  });
+
+  it.each([
+    ['void_invoice', 'VOID'],
+    ['delete-timesheet', 'DELETE'],
+    ['revertTimesheet', 'REVERT'],
+    ['contacts.delete', 'DELETE'],
+    ['writeOffInvoice', 'WRITE OFF'],
+    ['trigger-cleanup', 'CONFIRM'],
+  ])('%s is confirmed by typing %s', (tool, word) => {
+    expect(confirmWord(tool)).toBe(word);
+    expect(confirmationQuestion(tool, {}, 3, undefined)).toContain(`Type ${word} to confirm`);
+  });
+});
