@@ -102,14 +102,14 @@ export function classifyTool(
     kind = policy.access;
     reason = 'policy';
     detail = `the tool policy (${policy.source ?? 'an entry'}) says ${kind}`;
-  } else if (annotations?.readOnlyHint === false) {
-    kind = 'write';
-    reason = 'annotation';
-    detail = 'the server annotates it readOnlyHint: false';
   } else if (annotations?.readOnlyHint === true && opts.trustAnnotations) {
     kind = 'read';
     reason = 'annotation';
     detail = 'a trusted server annotates it readOnlyHint: true';
+  } else if (parts.verbClass === 'read' && annotations?.readOnlyHint === false) {
+    kind = 'write';
+    reason = 'annotation';
+    detail = `the server annotates it readOnlyHint: false, whatever its verb "${parts.verb}" says`;
   } else if (parts.verbClass === 'read') {
     kind = 'read';
     reason = 'verb';

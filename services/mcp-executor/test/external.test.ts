@@ -249,7 +249,7 @@ describe('servers nobody here wrote, untrusted (DESIGN §3.5: annotations are hi
     expect(access('get-sum')).toMatchObject({ kind: 'read', reason: 'verb', verb: 'get' });
     expect(access('read_graph')).toMatchObject({ kind: 'read', reason: 'verb' });
     expect(access('delete_entities')).toMatchObject({ kind: 'write', tier: 3, destructive: true });
-    expect(access('add_observations')).toMatchObject({ kind: 'write', reason: 'annotation', tier: 1 });
+    expect(access('add_observations')).toMatchObject({ kind: 'write', reason: 'verb', tier: 1 });
     expect(access('open_nodes')).toMatchObject({ kind: 'read', reason: 'policy' });
 
     // A write of an untrusted server runs as a write whatever the caller claims: exactly once.
