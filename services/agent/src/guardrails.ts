@@ -1,3 +1,5 @@
+import { parseToolName, verbClass } from '@munim/contracts';
+
 /** Output guardrails of seed 003 §6.10 and the reverse guardrails of seed 000 §8. */
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -68,6 +70,63 @@ const SUCCESS_CLAIM =
 const FAILURE_CLAIM =
   /\b(failed|couldn'?t|could not|unable to|was not able|wasn'?t able|did not go through|error occurred)\b/i;
 
+/** Verbs whose past tense claims a change whatever the tool was (as in SUCCESS_CLAIM). */
+const CLAIMED_VERBS = [
+  'create',
+  'record',
+  'save',
+  'send',
+  'void',
+  'delete',
+  'approve',
+  'update',
+  'post',
+  'add',
+  'file',
+];
+
+/** Past tenses that do not follow the rule (verb + ed). */
+const IRREGULAR_PAST: Readonly<Record<string, string>> = {
+  send: 'sent',
+  resend: 'resent',
+  pay: 'paid',
+  make: 'made',
+  set: 'set',
+  reset: 'reset',
+  writeoff: 'written off',
+  withdraw: 'withdrawn',
+  lookup: 'looked up',
+};
+
+/** "revert" → "reverted", "approve" → "approved", "submit" → "submitted", "pay" → "paid". */
+export function pastTense(verb: string): string {
+  const irregular = IRREGULAR_PAST[verb];
+  if (irregular) return irregular;
+  if (verb.endsWith('e')) return `${verb}d`;
+  if (/[^aeiou]y$/.test(verb)) return `${verb.slice(0, -1)}ied`;
+  if (/^(submit|transfer|log|drop|cancel)$/.test(verb)) return `${verb}${verb.at(-1)}ed`;
+  return `${verb}ed`;
+}
+
+/**
+ * Whether the text says the write of `tool` was done: ✅, "successfully", or a change verb in the
+ * past tense — the tool's own ("Timesheet reverted") or a common one — unless negated ("was not
+ * approved", "nothing was posted"), so a claim is caught whatever the tool's verb.
+ */
+export function claimsDone(text: string, tool: string): boolean {
+  const { verb, words } = parseToolName(tool);
+  const verbs = [verb, ...words.filter((w) => verbClass(w) !== undefined && verbClass(w) !== 'read')];
+  const deeds = [...new Set([...verbs.filter((v) => v !== undefined), ...CLAIMED_VERBS])].map((v) =>
+    pastTense(v).replace(' ', String.raw`\s+`),
+  );
+  const negated = String.raw`(?<!(?:\bnot|\bnever|n't|\bnothing)\s+(?:(?:was|were|is|has|have|been|be)\s+)*)`;
+  const claim = new RegExp(
+    String.raw`✅|(?:^|[^\p{L}])${negated}(?:${[...deeds, 'successfully'].join('|')})(?!\p{L})`,
+    'iu',
+  );
+  return claim.test(text);
+}
+
 export interface WriteOutcome {
   tool: string;
   success: boolean;
@@ -111,7 +170,9 @@ export function reverseGuardrails(
     };
   }
   const succeeded = writes.filter((w) => w.success);
-  if (succeeded.length === 0 && SUCCESS_CLAIM.test(text)) {
+  const claimed =
+    writes.length === 0 ? SUCCESS_CLAIM.test(text) : writes.some((w) => claimsDone(text, w.tool));
+  if (succeeded.length === 0 && claimed) {
     if (writes.some((w) => w.unknown && w.checked)) return { text, guardrails: [] };
     const attempted = writes[0]?.tool;
     const honest = attempted

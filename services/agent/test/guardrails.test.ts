@@ -65,3 +65,33 @@ describe('reverse guardrails (seed 000 §8)', () => {
     expect(reverseGuardrails('Here are your invoices.', [], describeTool).guardrails).toEqual([]);
   });
 });
+
+describe('a failed write is never reported as done, whatever its verb', () => {
+  const failed = (tool: string) => [{ tool, success: false }];
+
+  it.each([
+    ['revert-timesheet', 'Timesheet TS-4 reverted.'],
+    ['approve-timesheet', 'I have approved the timesheet for March.'],
+    ['receive_payment', 'The payment of ₹5,000 from Acme was received.'],
+    ['books__post_journal', 'Journal JE-12 posted to the ledger.'],
+    ['invoices.create', '✅ The invoice has been created.'],
+    ['writeOffInvoice', 'INV-9 has been written off.'],
+    ['payments.create', 'Payment recorded successfully.'],
+    ['send_invoice', 'Invoice INV-3 sent to Acme.'],
+    ['createTransfer', 'Transferred ₹10,000 to the savings account.'],
+  ])('%s failed, and "%s" is replaced', (tool, claim) => {
+    const r = reverseGuardrails(claim, failed(tool), describeTool);
+    expect(r.guardrails).toEqual(['hallucinated_success_stripped']);
+    expect(r.text).not.toBe(claim);
+    expect(r.text).toMatch(/couldn't .*nothing was changed/);
+  });
+
+  it.each([
+    ['revert-timesheet', "I couldn't revert the timesheet: the server said it is locked."],
+    ['approve-timesheet', 'The timesheet was not approved: it has no lines.'],
+    ['receive_payment', "The payment hasn't been received: the account was not found."],
+    ['books__post_journal', 'Nothing was posted.'],
+  ])('%s failed, and the honest "%s" stands', (tool, honest) => {
+    expect(reverseGuardrails(honest, failed(tool), describeTool)).toEqual({ text: honest, guardrails: [] });
+  });
+});
