@@ -19,6 +19,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { McpConnection } from './connection.ts';
 import { classifyFailure, type FailureKind, neverReachedTool, sanitizeMessage } from './errors.ts';
+import { reportedFailure } from './failure-text.ts';
 import {
   hashArgs,
   type IdempotencyBackend,
@@ -383,10 +384,18 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     }
   }
 
-  /** The outcome of a call the server answered. */
-  function answered(tool: string, raw: CallResultLike): Outcome {
+  /**
+   * The outcome of a call the server answered. A write whose answer plainly reports an error
+   * without `isError` failed too; a read may legitimately return failure-like data (a job status).
+   */
+  function answered(tool: string, raw: CallResultLike, isWrite: boolean): Outcome {
     if (raw.isError === true) {
       return failure('TOOL_FAILED', sanitizeMessage(resultText(raw), secrets, `${tool} reported an error.`));
+    }
+    const reported = isWrite ? reportedFailure(raw) : undefined;
+    if (reported) {
+      log.warn({ tool, pattern: reported.pattern }, 'write answered with an error text but no isError');
+      return failure('TOOL_FAILED', sanitizeMessage(reported.message, secrets, `${tool} reported an error.`));
     }
     const { value, truncated } = truncateResult(extractResult(raw), config.resultMaxChars);
     return { success: true, result: value, truncated };
@@ -410,7 +419,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       const sent = await send(tool, args, timeoutMs, attempt, scope);
       if (sent.kind === 'no_session') return failure('MCP_UNAVAILABLE', UNAVAILABLE);
-      if (sent.kind === 'answer') return answered(tool, sent.raw);
+      if (sent.kind === 'answer') return answered(tool, sent.raw, false);
       if (sent.failure === 'timeout') {
         return failure(
           'TOOL_TIMEOUT',
@@ -490,7 +499,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       const sent = await send(tool, args, timeoutMs, attempt, scope, meta);
       if (sent.kind === 'no_session') return release(failure('MCP_UNAVAILABLE', UNAVAILABLE));
       if (sent.kind === 'answer') {
-        const outcome = answered(tool, sent.raw);
+        const outcome = answered(tool, sent.raw, true);
         return settle(outcome.success ? 'succeeded' : 'failed', outcome);
       }
       if (sent.failure === 'tool_not_found') return release(notFound(tool));

@@ -25,7 +25,8 @@ export function resultText(result: CallResultLike): string {
     .join('\n');
 }
 
-function parseJsonOrText(text: string): unknown {
+/** The text parsed as JSON when it looks like and parses as JSON, else the text itself. */
+export function parseJsonOrText(text: string): unknown {
   const trimmed = text.trim();
   if (!/^[[{"]|^-?\d|^(true|false|null)$/.test(trimmed)) return text;
   try {
@@ -74,7 +75,8 @@ function jsonLength(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** An object that is neither null nor an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
