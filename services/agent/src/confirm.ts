@@ -1,4 +1,4 @@
-import { parseToolName } from '@munim/contracts';
+import { parseToolName, singular } from '@munim/contracts';
 
 /** Words for tools and fields in what users read: questions, confirmations, fallbacks. */
 
@@ -9,7 +9,8 @@ const VERB_WORDS: Readonly<Record<string, string>> = { writeoff: 'write off', lo
 export function describeTool(tool: string): string {
   const { verb, nouns, words } = parseToolName(tool);
   if (!verb) return `run ${words.join(' ') || tool}`;
-  const object = nouns.join(' ');
+  // One record is meant: `invoices.create` creates an invoice.
+  const object = [...nouns.slice(0, -1), singular(nouns.at(-1) ?? '')].join(' ');
   return `${VERB_WORDS[verb] ?? verb} the ${object}`.trim();
 }
 

@@ -5,7 +5,8 @@ describe('tool names in words, whatever their style', () => {
   it.each([
     ['create_payment', 'create the payment'],
     ['createPayment', 'create the payment'],
-    ['payments.create', 'create the payments'],
+    ['payments.create', 'create the payment'],
+    ['create_sales_invoice', 'create the sales invoice'],
     ['delete-timesheet', 'delete the timesheet'],
     ['add-timesheet-line', 'add the timesheet line'],
     ['books__post_journal', 'post the journal'],

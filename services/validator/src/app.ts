@@ -45,8 +45,11 @@ export {
   TOOL_GROUPS,
 } from './containers.ts';
 export { createLlmCorrector, type JsonCorrector } from './correct.ts';
+export { CONCEPTS, type Concept, isAmountKey } from './fields.ts';
 export { FIELD_QUESTIONS, FIELD_SOURCES, questionsFor } from './guidance.ts';
-export { AMOUNT_FIELDS, CONFIRMATION_TIERS, confirmationTier, WRITE_TOOL_RULES } from './rules.ts';
+export { checkJournal } from './journal.ts';
+export { type CallRules, rulesFor } from './match.ts';
+export { confirmationTier, WRITE_RULES, type WriteRuleSpec } from './rules.ts';
 export { SchemaCompiler, strictify } from './schema.ts';
 export { GUARDRAILS, unknownTool, validateCall } from './validate.ts';
 

@@ -1,120 +1,133 @@
-import type { ConfirmationTier, FieldIssue, ToolAnnotations } from '@munim/contracts';
+import { type ConfirmationTier, classifyTool, type ToolDefinition, type VerbClass } from '@munim/contracts';
+import type { Concept } from './fields.ts';
 
-/** Names of the custom checks a rule may ask for (implemented in {@link CUSTOM_CHECKS}). */
-export type CustomCheckName = 'journal_balanced';
-
-/** What a write tool needs beyond its JSON Schema (seed 000 §4.1). */
-export interface WriteRule {
+/**
+ * What a write needs beyond its JSON Schema (seed 000 §4.1), for the calls whose name has one of
+ * its verbs and one of its nouns. Fields are concepts ({@link Concept}), found in each tool's schema
+ * by meaning; a rule never demands a field the schema cannot accept.
+ */
+export interface WriteRuleSpec {
+  /** What the rule is about, in words. */
+  name: string;
+  /** Of the rules of one group only the first that matches a call applies; rules without a group always do. */
+  group?: 'record';
+  /** Verb classes the rule is for. */
+  classes?: readonly VerbClass[];
+  /** Verbs the rule is for, whatever their class. */
+  verbs?: readonly string[];
+  /** Verbs the rule is never for. */
+  except?: readonly string[];
+  /** Nouns (singular; `credit_note` for two words in a row), one of which the name must hold; absent: any. */
+  nouns?: readonly string[];
   /** Fields that must be present and neither null nor empty. */
-  required: readonly string[];
+  required?: readonly Concept[];
   /** Fields that must be non-empty arrays. */
-  arrayFields?: readonly string[];
-  /** Top-level amount fields that must be greater than zero when present. */
-  positive?: readonly string[];
-  check?: CustomCheckName;
+  nonEmpty?: readonly Concept[];
+  /** Amounts that must be greater than zero when present. */
+  positive?: readonly Concept[];
+  /** The lines are a journal's: at least two, and debits equal credits. */
+  balanced?: boolean;
 }
 
-/** Seed 000 §3.1 (covered) and §3.2 (gaps), plus the vendor-payment twin of create_payment. */
-export const WRITE_TOOL_RULES: Readonly<Record<string, WriteRule>> = {
-  create_payment: { required: ['AccountId', 'Amount'], arrayFields: ['Applications'], positive: ['Amount'] },
-  create_bill_payment: {
-    required: ['AccountId', 'Amount'],
-    arrayFields: ['Applications'],
-    positive: ['Amount'],
+/** Verbs that make a new record (not `import`, `attach`, `copy`, …, which take one from elsewhere). */
+export const CREATING_VERBS: readonly string[] = [
+  'create',
+  'add',
+  'new',
+  'insert',
+  'record',
+  'post',
+  'make',
+  'raise',
+  'issue',
+  'enter',
+  'book',
+  'register',
+  'log',
+  'submit',
+  'save',
+];
+
+/** Verbs that send a record to someone. */
+export const SENDING_VERBS: readonly string[] = ['send', 'resend', 'email'];
+
+/** Documents with a party and lines (seed 000 §3: invoices, bills, credit notes; their siblings). */
+export const DOCUMENT_NOUNS: readonly string[] = [
+  'invoice',
+  'bill',
+  'credit_note',
+  'debit_note',
+  'quote',
+  'quotation',
+  'estimate',
+  'sales_order',
+  'purchase_order',
+];
+
+const MONEY_MOVE = {
+  required: ['account', 'amount'],
+  nonEmpty: ['applications'],
+  positive: ['amount'],
+} as const;
+const TRANSFER = { required: ['fromAccount', 'toAccount', 'amount'], positive: ['amount'] } as const;
+
+/** The write rules, in the order their fields are reported (seed 000 §3.1, §3.2 by meaning). */
+export const WRITE_RULES: readonly WriteRuleSpec[] = [
+  { name: 'a change to a record names it', classes: ['edit', 'destructive'], required: ['recordId'] },
+  {
+    name: 'a journal balances',
+    group: 'record',
+    nouns: ['journal'],
+    classes: ['create', 'edit'],
+    except: SENDING_VERBS,
+    nonEmpty: ['lines'],
+    balanced: true,
   },
-  create_invoice: { required: ['ContactId'], arrayFields: ['Lines'] },
-  create_bill: { required: ['ContactId'], arrayFields: ['Lines'] },
-  create_credit_note: { required: ['ContactId'], arrayFields: ['Lines'] },
-  update_invoice: { required: ['InvoiceId'] },
-  update_bill: { required: ['BillId'] },
-  void_invoice: { required: ['InvoiceId'] },
-  delete_contact: { required: ['ContactId'] },
-  send_invoice: { required: ['InvoiceId', 'email'] },
-  approve_bill: { required: ['BillId'] },
-  update_payment: { required: ['PaymentId'], positive: ['Amount'] },
-  create_journal_entry: { required: [], arrayFields: ['Lines'], check: 'journal_balanced' },
-};
+  { name: 'a transfer moves money between accounts', group: 'record', verbs: ['transfer'], ...TRANSFER },
+  {
+    name: 'a transfer is recorded',
+    group: 'record',
+    nouns: ['transfer'],
+    verbs: CREATING_VERBS,
+    ...TRANSFER,
+  },
+  { name: 'paying moves money', group: 'record', verbs: ['pay'], ...MONEY_MOVE },
+  {
+    name: 'a payment is recorded',
+    group: 'record',
+    nouns: ['payment'],
+    verbs: [...CREATING_VERBS, 'receive'],
+    ...MONEY_MOVE,
+  },
+  {
+    name: 'a changed payment keeps an amount',
+    group: 'record',
+    nouns: ['payment'],
+    classes: ['edit'],
+    positive: ['amount'],
+  },
+  {
+    name: 'a document has a party and lines',
+    group: 'record',
+    nouns: DOCUMENT_NOUNS,
+    verbs: CREATING_VERBS,
+    required: ['contact'],
+    nonEmpty: ['lines'],
+  },
+  { name: 'a sent record has an address', verbs: SENDING_VERBS, required: ['email'] },
+];
 
-/** Fields holding money: finite numbers, never negative, wherever they appear in a write's arguments. */
-export const AMOUNT_FIELDS: ReadonlySet<string> = new Set([
-  'Amount',
-  'UnitPrice',
-  'DebitAmount',
-  'CreditAmount',
-  'LineAmount',
-  'TaxAmount',
-  'TotalAmount',
-  'SubTotal',
-  'DiscountAmount',
-  'AmountPaid',
-]);
-
-/** Fields holding an ISO 4217 currency code, wherever they appear in a write's arguments. */
-export const CURRENCY_FIELDS: ReadonlySet<string> = new Set(['Currency', 'CurrencyCode', 'currency']);
-
-/** Fields holding a date (`Date`, `DueDate`, `FromDate`, …): a real calendar date when given as text. */
-export const DATE_FIELD = /(?:^|[a-z_])Date$|^date$|_date$/;
-
-/** Confirmation tiers of seed 000 §7.1; other writes get 3 when annotated destructive, else 1. */
-export const CONFIRMATION_TIERS: Readonly<Record<string, 1 | 2 | 3>> = {
-  create_invoice: 1,
-  create_bill: 1,
-  create_payment: 1,
-  update_invoice: 2,
-  update_bill: 2,
-  send_invoice: 2,
-  void_invoice: 3,
-  delete_contact: 3,
-  approve_bill: 3,
-};
-
-/** The confirmation tier of a call: 0 for reads. */
+/**
+ * The confirmation tier of a call (seed 000 §7.1): 0 for reads; the registry's classification when
+ * it sent one, else the contracts' classification by verb and annotations.
+ */
 export function confirmationTier(
-  tool: string,
-  isWrite: boolean,
-  annotations?: ToolAnnotations,
+  definition: Pick<ToolDefinition, 'name' | 'isWrite' | 'annotations' | 'access'>,
 ): ConfirmationTier {
-  if (!isWrite) return 0;
-  return CONFIRMATION_TIERS[tool] ?? (annotations?.destructiveHint === true ? 3 : 1);
-}
-
-const TOLERANCE = 0.01;
-
-function amountOf(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** Custom checks by name; each returns an issue or null. */
-export const CUSTOM_CHECKS: Readonly<
-  Record<CustomCheckName, (args: Record<string, unknown>) => FieldIssue | null>
-> = {
-  journal_balanced: (args) => {
-    const lines = Array.isArray(args.Lines) ? (args.Lines as unknown[]) : [];
-    if (lines.length < 2) {
-      return {
-        field: 'Lines',
-        expected: 'at least 2 lines',
-        received: `${lines.length} line${lines.length === 1 ? '' : 's'}`,
-        code: 'too_small',
-        message: 'Journal entry requires at least 2 lines.',
-      };
-    }
-    const line = (l: unknown) => (typeof l === 'object' && l !== null ? (l as Record<string, unknown>) : {});
-    const debits = round2(lines.reduce<number>((sum, l) => sum + amountOf(line(l).DebitAmount), 0));
-    const credits = round2(lines.reduce<number>((sum, l) => sum + amountOf(line(l).CreditAmount), 0));
-    if (Math.abs(debits - credits) > TOLERANCE) {
-      return {
-        field: 'Lines',
-        expected: 'total debits equal to total credits',
-        received: `debits ${debits}, credits ${credits}`,
-        code: 'unbalanced',
-        message: `Debits (${debits}) must equal Credits (${credits}).`,
-      };
-    }
-    return null;
-  },
-};
-
-function round2(n: number): number {
-  return Math.round(n * 100) / 100;
+  if (!definition.isWrite) return 0;
+  if (definition.access) return definition.access.tier;
+  const access = classifyTool(definition.name, definition.annotations);
+  if (access.kind === 'write') return access.tier;
+  // Marked a write by the registry though its name reads: confirm it anyway.
+  return definition.annotations?.destructiveHint === true ? 3 : 1;
 }

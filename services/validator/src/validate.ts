@@ -1,18 +1,14 @@
 import type { FieldIssue, ToolDefinition, ValidateRequest, ValidationResult } from '@munim/contracts';
-import { isWriteTool } from '@munim/contracts';
 import { parseArgs } from './args.ts';
 import { argsHash } from './canonical.ts';
-import { ISO_4217 } from './currencies.ts';
+import { amountIssues } from './checks.ts';
 import { guidanceSentence, questionsFor, sourceOf } from './guidance.ts';
-import {
-  AMOUNT_FIELDS,
-  CURRENCY_FIELDS,
-  CUSTOM_CHECKS,
-  confirmationTier,
-  DATE_FIELD,
-  WRITE_TOOL_RULES,
-} from './rules.ts';
+import { checkJournal } from './journal.ts';
+import { rulesFor, valueAt } from './match.ts';
+import { confirmationTier } from './rules.ts';
 import { fieldPath, renderValue, type SchemaCompiler, toFieldIssue } from './schema.ts';
+
+export { isCalendarDate } from './checks.ts';
 
 /** Guardrail names reported in `ValidationResult.guardrails`. */
 export const GUARDRAILS = {
@@ -32,20 +28,22 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** Empty in the sense of seed 000 §4.2: absent, null or the empty string. */
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
 
-/** The outcome for a tool the registry does not have. */
+/**
+ * The outcome for a tool the registry does not have. Whatever its name's verb, it is no write: no
+ * such tool can run, so there is nothing to confirm (tier 0) and no `write_validation` to record.
+ */
 export function unknownTool(request: ValidateRequest): Outcome {
-  const isWrite = isWriteTool(request.tool);
   const parsed = parseArgs(request.args, request.rawArgs);
   return {
     tool: request.tool,
     status: 'blocked',
-    isWrite,
+    isWrite: false,
     missingFields: [],
     fieldsValidated: [],
     issues: [],
     message: `TOOL_NOT_FOUND: there is no tool named "${request.tool}".`,
     suggestedTools: [],
-    tier: confirmationTier(request.tool, isWrite),
+    tier: 0,
     argsHash: argsHash(parsed.ok ? parsed.args : {}),
     guardrails: [],
   };
@@ -73,78 +71,6 @@ function blankRequired(schema: unknown, value: unknown, path: string, out: strin
   }
 }
 
-const DATE_TEXT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** Whether text is a real calendar date (YYYY-MM-DD, optionally with an ISO time): no 2025-02-30. */
-export function isCalendarDate(text: string): boolean {
-  const m = DATE_TEXT.exec(text);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  const timeOk = m[4] === undefined || (Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6] ?? 0) < 60);
-  return timeOk && day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
-}
-
-/** Date and currency fields anywhere in a write's arguments: real dates, known ISO 4217 codes. */
-function dateAndCurrencyIssue(field: string, key: string, value: unknown): FieldIssue | undefined {
-  if (typeof value !== 'string') return undefined;
-  if (DATE_FIELD.test(key) && !isCalendarDate(value)) {
-    return {
-      field,
-      expected: 'a real calendar date (YYYY-MM-DD)',
-      received: renderValue(value),
-      code: 'invalid_date',
-      message: `Field '${field}' must be a real calendar date as YYYY-MM-DD, but received ${renderValue(value)}.`,
-    };
-  }
-  if (CURRENCY_FIELDS.has(key) && !ISO_4217.has(value)) {
-    return {
-      field,
-      expected: 'an ISO 4217 currency code, e.g. INR',
-      received: renderValue(value),
-      code: 'invalid_currency',
-      message: `Field '${field}' must be an ISO 4217 currency code such as INR or USD, but received ${renderValue(value)}.`,
-    };
-  }
-  return undefined;
-}
-
-/** Amount fields anywhere in the arguments: finite numbers, not negative (seed 003 §6.10); dates and currencies. */
-function amountIssues(value: unknown, path: string, out: FieldIssue[]): void {
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => void amountIssues(item, `${path}[${i}]`, out));
-    return;
-  }
-  if (!isRecord(value)) return;
-  for (const [key, child] of Object.entries(value)) {
-    const field = path ? `${path}.${key}` : key;
-    if (AMOUNT_FIELDS.has(key) && child !== undefined && child !== null) {
-      if (typeof child !== 'number' || !Number.isFinite(child)) {
-        out.push({
-          field,
-          expected: 'a finite number',
-          received: renderValue(child),
-          code: 'invalid_type',
-          message: `Field '${field}' is an amount and must be a number, but received ${renderValue(child)}.`,
-        });
-      } else if (child < 0) {
-        out.push({
-          field,
-          expected: 'number >= 0',
-          received: String(child),
-          code: 'too_small',
-          message: `Field '${field}' is an amount and must not be negative, but received ${child}.`,
-        });
-      }
-    }
-    const other = dateAndCurrencyIssue(field, key, child);
-    // The schema's own format error for the field already says it.
-    if (other && !out.some((issue) => issue.field === field)) out.push(other);
-    if (typeof child === 'object') amountIssues(child, field, out);
-  }
-}
-
 const topField = (path: string) => path.split(/[.[]/)[0] ?? path;
 
 function arrayLike(schema: Schema, field: string): boolean {
@@ -165,7 +91,7 @@ export function validateCall(
 ): Outcome {
   const { tool } = request;
   const isWrite = definition.isWrite;
-  const tier = confirmationTier(tool, isWrite, definition.annotations);
+  const tier = confirmationTier(definition);
   const guardrails: string[] = [];
   const parsed = parseArgs(request.args, request.rawArgs);
   if (!parsed.ok) {
@@ -187,24 +113,15 @@ export function validateCall(
   const args = parsed.args;
   if (parsed.repaired) guardrails.push(GUARDRAILS.jsonRepaired);
   const schema = definition.inputSchema;
-  const known = isRecord(schema.properties) ? new Set(Object.keys(schema.properties)) : undefined;
-  const open = known === undefined || schema.additionalProperties === true;
-  // A rule never demands a field the tool's schema cannot accept.
-  const applies = (field: string) => open || known?.has(field) === true;
-
   const missing: string[] = [];
   const issues: FieldIssue[] = [];
-  const rule = isWrite ? WRITE_TOOL_RULES[tool] : undefined;
-  const arrayFields = new Set<string>();
+  const rules = isWrite ? rulesFor(definition, args) : undefined;
+  const arrayFields = new Set(rules?.nonEmpty);
 
-  if (rule) {
-    for (const field of rule.required) if (applies(field) && isBlank(args[field])) missing.push(field);
-    for (const field of rule.arrayFields ?? []) {
-      if (!applies(field)) continue;
-      arrayFields.add(field);
-      const value = args[field];
-      if (isBlank(value) || (Array.isArray(value) && value.length === 0)) missing.push(field);
-    }
+  for (const field of rules?.required ?? []) if (isBlank(valueAt(args, field))) missing.push(field);
+  for (const field of rules?.nonEmpty ?? []) {
+    const value = valueAt(args, field);
+    if (isBlank(value) || (Array.isArray(value) && value.length === 0)) missing.push(field);
   }
 
   const compiled = compiler.compile(tool, schema);
@@ -229,10 +146,11 @@ export function validateCall(
   }
   blankRequired(schema, args, '', missing);
 
-  if (rule) {
-    for (const field of rule.arrayFields ?? []) {
-      const value = args[field];
-      if (applies(field) && !isBlank(value) && !Array.isArray(value)) {
+  let signed: ReadonlySet<string> | undefined;
+  if (rules) {
+    for (const field of rules.nonEmpty) {
+      const value = valueAt(args, field);
+      if (!isBlank(value) && !Array.isArray(value)) {
         issues.push({
           field,
           expected: 'array',
@@ -242,8 +160,8 @@ export function validateCall(
         });
       }
     }
-    for (const field of rule.positive ?? []) {
-      const value = args[field];
+    for (const field of rules.positive) {
+      const value = valueAt(args, field);
       if (typeof value === 'number' && Number.isFinite(value) && value <= 0) {
         issues.push({
           field,
@@ -254,12 +172,19 @@ export function validateCall(
         });
       }
     }
-    if (rule.check && Array.isArray(args.Lines) && args.Lines.length > 0) {
-      const issue = CUSTOM_CHECKS[rule.check](args);
-      if (issue) issues.push(issue);
+    const lines = rules.journal === undefined ? undefined : valueAt(args, rules.journal);
+    if (rules.journal !== undefined && Array.isArray(lines) && lines.length > 0) {
+      const journal = checkJournal(lines, rules.journal);
+      signed = journal.signed;
+      // A posting type the schema's enum already rejected is not reported twice.
+      issues.push(
+        ...journal.issues.filter(
+          (j) => !issues.some((i) => i.field === j.field && j.field !== rules.journal),
+        ),
+      );
     }
   }
-  if (isWrite) amountIssues(args, '', issues);
+  if (isWrite) amountIssues(schema, args, '', issues, signed);
 
   const missingFields = [...new Set(missing)];
   const missingSet = new Set(missingFields);
