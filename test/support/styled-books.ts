@@ -242,6 +242,35 @@ function tool(
   return { tool: { name, description, inputSchema, ...(annotations ? { annotations } : {}) }, doing, run };
 }
 
+/** A journal whose lines post an amount to an account as a `Debit` or a `Credit`, under the style's own field names. */
+function typedJournal(
+  name: string,
+  verb: string,
+  f: { date: string; memo: string; lines: string; account: string; amount: string; type: string },
+): StyledTool {
+  const line = object(
+    { [f.account]: str, [f.amount]: number, [f.type]: { type: 'string', enum: ['Debit', 'Credit'] } },
+    [f.account, f.amount, f.type],
+  );
+  return tool(
+    name,
+    `${verb[0]?.toUpperCase()}${verb.slice(1)}s a journal: each line posts an amount to an account as a Debit or a Credit.`,
+    object({ [f.date]: str, [f.memo]: str, [f.lines]: array(line) }, [f.lines]),
+    `${verb === 'post' ? 'posting' : 'creating'} journal`,
+    (b, a) =>
+      ops.postJournal(
+        b,
+        records(a[f.lines]).map((l) => ({
+          accountId: String(l[f.account]),
+          debit: l[f.type] === 'Debit' ? num(l[f.amount]) : 0,
+          credit: l[f.type] === 'Credit' ? num(l[f.amount]) : 0,
+        })),
+        a[f.memo],
+        a[f.date],
+      ),
+  );
+}
+
 function snakeTools(): StyledTool[] {
   return [
     tool(
@@ -397,35 +426,14 @@ function kebabTools(): StyledTool[] {
         return sheet;
       },
     ),
-    tool(
-      'create-journal',
-      'Creates a journal: each line posts an amount to an account as a Debit or a Credit.',
-      object(
-        {
-          date: str,
-          memo: str,
-          journalLines: array(
-            object(
-              { accountId: str, amount: number, postingType: { type: 'string', enum: ['Debit', 'Credit'] } },
-              ['accountId', 'amount', 'postingType'],
-            ),
-          ),
-        },
-        ['journalLines'],
-      ),
-      'creating journal',
-      (b, a) =>
-        ops.postJournal(
-          b,
-          records(a.journalLines).map((l) => ({
-            accountId: String(l.accountId),
-            debit: l.postingType === 'Debit' ? num(l.amount) : 0,
-            credit: l.postingType === 'Credit' ? num(l.amount) : 0,
-          })),
-          a.memo,
-          a.date,
-        ),
-    ),
+    typedJournal('create-journal', 'create', {
+      date: 'date',
+      memo: 'memo',
+      lines: 'journalLines',
+      account: 'accountId',
+      amount: 'amount',
+      type: 'postingType',
+    }),
   ];
 }
 
@@ -618,35 +626,14 @@ function prefixedTools(): StyledTool[] {
           })),
         ),
     ),
-    tool(
-      'books__post_journal',
-      'Posts a journal: each line posts an Amount to an account as a Debit or a Credit.',
-      object(
-        {
-          Date: str,
-          Narration: str,
-          JournalLines: array(
-            object(
-              { AccountID: str, Amount: number, PostingType: { type: 'string', enum: ['Debit', 'Credit'] } },
-              ['AccountID', 'Amount', 'PostingType'],
-            ),
-          ),
-        },
-        ['JournalLines'],
-      ),
-      'posting journal',
-      (b, a) =>
-        ops.postJournal(
-          b,
-          records(a.JournalLines).map((l) => ({
-            accountId: String(l.AccountID),
-            debit: l.PostingType === 'Debit' ? num(l.Amount) : 0,
-            credit: l.PostingType === 'Credit' ? num(l.Amount) : 0,
-          })),
-          a.Narration,
-          a.Date,
-        ),
-    ),
+    typedJournal('books__post_journal', 'post', {
+      date: 'Date',
+      memo: 'Narration',
+      lines: 'JournalLines',
+      account: 'AccountID',
+      amount: 'Amount',
+      type: 'PostingType',
+    }),
     tool(
       'books__receive_payment',
       'Records money received against an invoice.',

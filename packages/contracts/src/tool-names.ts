@@ -80,8 +80,8 @@ export const EDIT_VERBS: ReadonlySet<string> = new Set([
   'email',
 ]);
 
-/** Other verbs known to write (tier 1); any verb not listed anywhere is a write too. */
-export const CREATE_VERBS: ReadonlySet<string> = new Set([
+/** Verbs that make a new record from what the call gives (not `import`, `copy`, … from elsewhere). */
+export const MAKING_VERBS: readonly string[] = [
   'create',
   'add',
   'new',
@@ -89,15 +89,21 @@ export const CREATE_VERBS: ReadonlySet<string> = new Set([
   'record',
   'post',
   'make',
+  'raise',
+  'issue',
+  'enter',
+  'book',
+  'register',
+  'log',
+  'submit',
+  'save',
+];
+
+/** Other verbs known to write (tier 1); any verb not listed anywhere is a write too. */
+export const CREATE_VERBS: ReadonlySet<string> = new Set([
+  ...MAKING_VERBS,
   'receive',
   'pay',
-  'issue',
-  'raise',
-  'register',
-  'submit',
-  'enter',
-  'log',
-  'book',
   'import',
   'reconcile',
   'apply',
@@ -117,7 +123,6 @@ export const CREATE_VERBS: ReadonlySet<string> = new Set([
   'enable',
   'upload',
   'attach',
-  'save',
 ]);
 
 /** Two-word verbs, written as one word once joined: "write off", "look up". */

@@ -1,4 +1,10 @@
-import { type ConfirmationTier, classifyTool, type ToolDefinition, type VerbClass } from '@munim/contracts';
+import {
+  type ConfirmationTier,
+  classifyTool,
+  MAKING_VERBS,
+  type ToolDefinition,
+  type VerbClass,
+} from '@munim/contracts';
 import type { Concept } from './fields.ts';
 
 /**
@@ -28,25 +34,6 @@ export interface WriteRuleSpec {
   /** The lines are a journal's: at least two, and debits equal credits. */
   balanced?: boolean;
 }
-
-/** Verbs that make a new record (not `import`, `attach`, `copy`, …, which take one from elsewhere). */
-export const CREATING_VERBS: readonly string[] = [
-  'create',
-  'add',
-  'new',
-  'insert',
-  'record',
-  'post',
-  'make',
-  'raise',
-  'issue',
-  'enter',
-  'book',
-  'register',
-  'log',
-  'submit',
-  'save',
-];
 
 /** Verbs that send a record to someone. */
 export const SENDING_VERBS: readonly string[] = ['send', 'resend', 'email'];
@@ -88,7 +75,7 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
     name: 'a transfer is recorded',
     group: 'record',
     nouns: ['transfer'],
-    verbs: CREATING_VERBS,
+    verbs: MAKING_VERBS,
     ...TRANSFER,
   },
   { name: 'paying moves money', group: 'record', verbs: ['pay'], ...MONEY_MOVE },
@@ -96,7 +83,7 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
     name: 'a payment is recorded',
     group: 'record',
     nouns: ['payment'],
-    verbs: [...CREATING_VERBS, 'receive'],
+    verbs: [...MAKING_VERBS, 'receive'],
     ...MONEY_MOVE,
   },
   {
@@ -110,7 +97,7 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
     name: 'a document has a party and lines',
     group: 'record',
     nouns: DOCUMENT_NOUNS,
-    verbs: CREATING_VERBS,
+    verbs: MAKING_VERBS,
     required: ['contact'],
     nonEmpty: ['lines'],
   },
