@@ -1,4 +1,4 @@
-import { isWriteTool, type ToolDefinition } from '@munim/contracts';
+import { classifyTool, isWriteTool, type ToolDefinition } from '@munim/contracts';
 import { toolList } from '@munim/demo-books';
 import { newScope, TestNats } from '../../packages/bus/src/testing.ts';
 import { createLogger } from '../../packages/kit/src/index.ts';
@@ -6,10 +6,11 @@ import { buildValidator, SchemaCompiler, validateCall } from '../../services/val
 import type { Suite } from '../run.ts';
 import { percentile, report, sample } from '../stats.ts';
 
-/** A write tool with 10 fields of every kind (seed 002's form plus nesting). */
+/** A write tool with 10 fields of every kind (seed 002's form plus nesting), classified as the registry does. */
 const tenFieldTool: ToolDefinition = {
   name: 'create_health_entry',
   isWrite: true,
+  access: classifyTool('create_health_entry'),
   inputSchema: {
     type: 'object',
     properties: {

@@ -2,7 +2,22 @@ import { nameWords, singular } from '@munim/contracts';
 
 /** A field name as lower-case snake words, whatever its style: `DebitAmount`, `debit-amount` → `debit_amount`. */
 export function fieldKey(name: string): string {
-  return nameWords(name).join('_');
+  return memo(keys, name, () => nameWords(name).join('_'));
+}
+
+/** Per-name answers, bounded: argument names come from outside and are not to grow memory without end. */
+const MEMO_LIMIT = 10_000;
+const keys = new Map<string, string>();
+const amounts = new Map<string, boolean>();
+const dates = new Map<string, boolean>();
+const currencies = new Map<string, boolean>();
+function memo<T>(cache: Map<string, T>, name: string, compute: () => T): T {
+  const hit = cache.get(name);
+  if (hit !== undefined) return hit;
+  const value = compute();
+  if (cache.size >= MEMO_LIMIT) cache.clear();
+  cache.set(name, value);
+  return value;
 }
 
 /** Field concepts a write rule can ask for; each is found in a tool's schema by meaning, not by spelling. */
@@ -176,7 +191,10 @@ export const POSTING_TYPE_KEYS: ReadonlySet<string> = new Set([
  * `tax_amount`, `total`, `SubTotal`, `dr`): not quantities, ids, rates, types or codes.
  */
 export function isAmountKey(name: string): boolean {
-  const key = fieldKey(name);
+  return memo(amounts, name, () => amountKey(fieldKey(name)));
+}
+
+function amountKey(key: string): boolean {
   if (key === 'dr' || key === 'cr') return true;
   if (POSTING_TYPE_KEYS.has(key)) return false;
   const words = key.split('_').map(singular);
@@ -187,11 +205,13 @@ export function isAmountKey(name: string): boolean {
 
 /** Whether a field holds a date (`Date`, `dueDate`, `due_date`, `TXN_DATE`). */
 export function isDateKey(name: string): boolean {
-  return fieldKey(name).split('_').at(-1) === 'date';
+  return memo(dates, name, () => fieldKey(name).split('_').at(-1) === 'date');
 }
 
 /** Whether a field holds an ISO 4217 code (`Currency`, `currency_code`, `baseCurrency`). */
 export function isCurrencyKey(name: string): boolean {
-  const key = fieldKey(name);
-  return key.endsWith('currency') || key.endsWith('currency_code');
+  return memo(currencies, name, () => {
+    const key = fieldKey(name);
+    return key.endsWith('currency') || key.endsWith('currency_code');
+  });
 }

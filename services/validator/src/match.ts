@@ -120,6 +120,19 @@ export function findField(
  */
 export function rulesFor(definition: ToolDefinition, args: Record<string, unknown>): CallRules {
   const schema = definition.inputSchema;
+  // A closed schema's fields do not depend on the call's arguments: resolved once per definition.
+  const closed = isRecord(schema.properties) && schema.additionalProperties !== true;
+  const known = closed ? resolvedRules.get(definition) : undefined;
+  if (known) return known;
+  const rules = resolveRules(definition, args);
+  if (closed) resolvedRules.set(definition, rules);
+  return rules;
+}
+
+const resolvedRules = new WeakMap<ToolDefinition, CallRules>();
+
+function resolveRules(definition: ToolDefinition, args: Record<string, unknown>): CallRules {
+  const schema = definition.inputSchema;
   const { verb, verbClass, nouns: words } = parseToolName(definition.name);
   const nouns = words.map(singular);
   const out: CallRules = { matched: [], required: [], nonEmpty: [], positive: [] };
