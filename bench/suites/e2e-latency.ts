@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { ask } from '../../test/support/sse.ts';
 import { startSystem } from '../../test/support/stack.ts';
@@ -14,8 +17,12 @@ const RUNS = 20;
 export const e2eLatency: Suite = {
   name: 'e2e-latency',
   async run() {
-    // Writes run without the confirmation card here: the figure is the validated write flow itself.
-    const sys = await startSystem({ env: { CONFIRM_TIERS: 'none' } });
+    // The payment runs without the confirmation card here (the operator's policy exempts it, tier 0):
+    // the figure is the validated write flow itself.
+    const dir = await mkdtemp(join(tmpdir(), 'munim-bench-'));
+    const policy = join(dir, 'policy.yaml');
+    await writeFile(policy, 'tools:\n  - { match: create_payment, tier: 0 }\n');
+    const sys = await startSystem({ env: { TOOL_POLICY_FILE: policy } });
     try {
       const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
       const subject = `${sys.prefix}.bench.echo`;
@@ -75,6 +82,7 @@ export const e2eLatency: Suite = {
       await nc.close();
     } finally {
       await sys.stop();
+      await rm(dir, { recursive: true, force: true });
     }
   },
 };

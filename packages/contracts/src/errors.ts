@@ -21,6 +21,8 @@ export const ErrorCodeSchema = z.enum([
   /** A write was sent and no answer came: it may or may not have run; check with a read tool. */
   'TOOL_OUTCOME_UNKNOWN',
   'MCP_UNAVAILABLE',
+  /** A write came without proof that the user approved exactly that call; nothing ran. */
+  'WRITE_NOT_APPROVED',
   'SERVICE_UNAVAILABLE',
   'TIMEOUT',
   'INTERNAL',

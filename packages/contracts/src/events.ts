@@ -94,6 +94,8 @@ export const EventPayloads = {
     success: z.boolean(),
     result: z.unknown().optional(),
     error: z.string().optional(),
+    /** The error's code, when it failed (`WRITE_NOT_APPROVED`, `TOOL_FAILED`, …). */
+    code: ErrorCodeSchema.optional(),
     callId: z.string().optional(),
     duration_ms: z.number().nonnegative().optional(),
     truncated: z.boolean().optional(),

@@ -13,6 +13,7 @@ import * as llmConfigs from './migrations/0012_llm_configs.ts';
 import * as attachments from './migrations/0013_attachments.ts';
 import * as feedbackLookupIndex from './migrations/0014_feedback_lookup_index.ts';
 import * as toolAccess from './migrations/0015_tool_access.ts';
+import * as writeApprovals from './migrations/0016_write_approvals.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -33,6 +34,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0013_attachments': attachments,
   '0014_feedback_lookup_index': feedbackLookupIndex,
   '0015_tool_access': toolAccess,
+  '0016_write_approvals': writeApprovals,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

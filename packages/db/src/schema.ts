@@ -313,6 +313,10 @@ export interface PendingActionsTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   created_at: GeneratedTimestamp;
   decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the user confirmed it: from then on the executor accepts it as proof for one call. */
+  approved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The call that used the approval; a retry of that call finds it again, no other call does. */
+  executed_call_id: string | null;
 }
 
 /** The router's decision for a request still running (issue 4); see migration 0008. */

@@ -1,3 +1,4 @@
+export * from './canonical.ts';
 export * from './env.ts';
 export * from './health.ts';
 export * from './lifecycle.ts';

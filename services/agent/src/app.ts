@@ -64,8 +64,6 @@ export interface AgentConfig {
   executeTimeoutMs: number;
   concurrency: number;
   persona: Persona;
-  /** Confirmation tiers that ask the user before a write runs (seed 000 §7.1). */
-  confirmTiers: readonly number[];
   confirmTtlMs: number;
   historyMessages: number;
   /** Images go to the model: on, off, or by its name. */
@@ -168,6 +166,10 @@ function notRun(toolCallId: string, type: string, message: string): ChatCompleti
     content: JSON.stringify({ success: false, error: { type, message } }),
   };
 }
+
+/** Why a write did not run where no one could confirm it. */
+const UNCONFIRMABLE =
+  'A change to the books needs your confirmation, and it cannot be asked for here, so it was not made.';
 
 /** The guardrail recorded once the LLM was told to check a write of unknown outcome. */
 const CHECK_ASKED = 'unknown_outcome_check_asked';
@@ -311,7 +313,8 @@ export async function buildAgent(deps: AgentDeps) {
       { timeoutMs: config.validateTimeoutMs, traceparent: run.traceparent },
     );
 
-  const execute = async (run: Run, validation: ValidationResult, callId: string) => {
+  /** Runs a validated call; a write needs `approvalId`, the pending action the user approved. */
+  const execute = async (run: Run, validation: ValidationResult, callId: string, approvalId?: string) => {
     const execution = await bus.request(
       'toolExecute',
       run.scope,
@@ -321,6 +324,7 @@ export async function buildAgent(deps: AgentDeps) {
         callId,
         isWrite: validation.isWrite,
         argsHash: validation.argsHash,
+        ...(approvalId ? { approvalId } : {}),
       },
       { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
     );
@@ -439,8 +443,14 @@ export async function buildAgent(deps: AgentDeps) {
     }
     run.blocked.delete(tool);
     run.blockedInARow.delete(tool);
-    if (opts.mayConfirm && validation.isWrite && config.confirmTiers.includes(validation.tier)) {
-      return { kind: 'confirm', validation, callId };
+    // Every write the policy does not exempt (tier 0) is put to the user; where nobody can be asked
+    // (a fast-path pipeline, the agent's own checks) it does not run at all.
+    if (validation.isWrite && validation.tier !== 0) {
+      if (opts.mayConfirm) return { kind: 'confirm', validation, callId };
+      run.guardrails.add('unconfirmable_write_refused');
+      const refused = { ...validation, status: 'blocked' as const, message: UNCONFIRMABLE };
+      run.toolResults.push({ tool, input: args, error: refused.message, success: false });
+      return { kind: 'blocked', validation: refused };
     }
     const execution = await execute(run, validation, callId);
     return {
@@ -1033,7 +1043,7 @@ export async function buildAgent(deps: AgentDeps) {
     run.toolResults = [...state.toolResults];
     run.usage = state.usage;
     run.iterations = state.iterations;
-    const execution = await execute(run, validation, pending.callId);
+    const execution = await execute(run, validation, pending.callId, pending.actionId);
     await store.transition(pending.actionId, 'executing', 'executed', {
       success: execution.success,
       ...(execution.outcome ? { outcome: execution.outcome } : {}),

@@ -1,17 +1,20 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
-import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
+import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema,
-  /** Confirmation tiers that ask the user before a write runs: e.g. `1,2,3` (default), `3`, or `none`. */
+  /**
+   * Gone: every write the tool policy does not exempt is confirmed, and the executor runs none
+   * without that approval. Exempt writes with tier 0 in the executor's TOOL_POLICY_FILE instead.
+   */
   CONFIRM_TIERS: z
     .string()
-    .default('1,2,3')
-    .transform((s) => (s.trim().toLowerCase() === 'none' ? '' : s))
-    .pipe(csv)
-    .pipe(z.array(z.enum(['1', '2', '3'], { error: 'must list tiers 1, 2 or 3, or be none' })))
-    .transform((tiers) => tiers.map(Number)),
+    .refine((s) => s.replace(/\s/g, '') === '1,2,3', {
+      error:
+        "is no longer supported: to run a write without confirmation, give it tier 0 in the executor's TOOL_POLICY_FILE",
+    })
+    .optional(),
   /** How long a confirmation stays valid. */
   CONFIRM_TTL_MS: z.coerce
     .number()

@@ -71,7 +71,6 @@ await runMain('agent', async (log) => {
       executeTimeoutMs: env.EXECUTE_TIMEOUT_MS,
       concurrency: env.AGENT_CONCURRENCY,
       persona: { name: env.PERSONA_NAME, product: env.PRODUCT_NAME },
-      confirmTiers: env.CONFIRM_TIERS,
       confirmTtlMs: env.CONFIRM_TTL_MS,
       historyMessages: env.HISTORY_MESSAGES,
       vision: env.LLM_VISION,

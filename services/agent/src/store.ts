@@ -163,6 +163,8 @@ export class AgentStore {
       .set({
         status: to,
         decided_at: new Date(),
+        // Moving to `executing` is the user's approval: the executor's proof for this one call.
+        ...(to === 'executing' ? { approved_at: sql<Date>`now()` } : {}),
         ...(result === undefined ? {} : { result: JSON.stringify(result) }),
       })
       .where('action_id', '=', actionId)

@@ -5,11 +5,10 @@ import { loadEnv } from '../src/env.ts';
 const base = { DATABASE_URL: 'postgres://u@127.0.0.1:5432/db' };
 
 describe('agent configuration', () => {
-  it('asks for confirmation on every tier by default, and as configured otherwise', () => {
-    expect(loadEnv(base).CONFIRM_TIERS).toEqual([1, 2, 3]);
-    expect(loadEnv({ ...base, CONFIRM_TIERS: '3' }).CONFIRM_TIERS).toEqual([3]);
-    expect(loadEnv({ ...base, CONFIRM_TIERS: '2, 3' }).CONFIRM_TIERS).toEqual([2, 3]);
-    expect(loadEnv({ ...base, CONFIRM_TIERS: 'none' }).CONFIRM_TIERS).toEqual([]);
+  it('refuses CONFIRM_TIERS other than every tier, pointing to the tool policy', () => {
+    expect(() => loadEnv({ ...base, CONFIRM_TIERS: 'none' })).toThrow(/CONFIRM_TIERS.*TOOL_POLICY_FILE/);
+    expect(() => loadEnv({ ...base, CONFIRM_TIERS: '3' })).toThrow(/CONFIRM_TIERS/);
+    expect(loadEnv({ ...base, CONFIRM_TIERS: '1, 2, 3' }).CONFIRM_TIERS).toBe('1, 2, 3');
   });
 
   it('names the variable that is wrong', () => {

@@ -13,6 +13,9 @@ type FoldHandler<T extends EventType> = (
 /** Guardrail recorded when the validator blocks a write before it reaches the MCP server (seed 000 §9.1). */
 export const WRITE_PREFLIGHT_BLOCK = 'write_preflight_block';
 
+/** Security event: the executor refused a write that came without the user's approval of that call. */
+export const UNAPPROVED_WRITE_REFUSED = 'unapproved_write_refused';
+
 /** A request's row before any event is folded in. */
 export function emptyRow(
   ids: Pick<RoutingLog, 'request_id' | 'entity_id' | 'org_id' | 'conversation_id' | 'trace_id'>,
@@ -86,6 +89,9 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
   tool_result: (row, p) => {
     if (p.success) row.tools_used = withDistinct(row.tools_used, p.tool);
     else row.tools_failed = withDistinct(row.tools_failed, p.tool);
+    if (p.code === 'WRITE_NOT_APPROVED') {
+      row.guardrails_triggered = withDistinct(row.guardrails_triggered, UNAPPROVED_WRITE_REFUSED);
+    }
     const results = row.write_tool_results;
     for (let i = results.length - 1; i >= 0; i -= 1) {
       const entry = results[i]!;

@@ -17,6 +17,7 @@ import type { Logger } from '@munim/kit';
 import { lazyCounter, lazyHistogram, primaryToolGroup } from '@munim/kit';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
+import { type ApprovalBackend, NO_APPROVALS, PgApprovals } from './approvals.ts';
 import { McpConnection } from './connection.ts';
 import { classifyFailure, type FailureKind, neverReachedTool, sanitizeMessage } from './errors.ts';
 import { reportedFailure } from './failure-text.ts';
@@ -36,10 +37,10 @@ import { createTransport, describeServer, type McpServerSpec, ServerSpecError } 
 const toolCalls = lazyCounter('munim.tool_calls', 'MCP tool calls by tool and outcome');
 const toolDuration = lazyHistogram('munim.tool_call.duration', 'MCP tool call time', 's');
 
+export { type ApprovalBackend, PgApprovals } from './approvals.ts';
 export { McpConnection, type McpConnectionOptions } from './connection.ts';
 export { classifyFailure, neverReachedTool, sanitizeMessage } from './errors.ts';
 export {
-  canonicalJson,
   hashArgs,
   IdempotencyStore,
   IdempotencyStoreError,
@@ -126,6 +127,7 @@ const MISS_REFRESH_MS = 1_000;
 const ANNOUNCE_READ_AFTER_MS = 20;
 
 const UNAVAILABLE = 'The accounting system is not reachable right now. Try again shortly.';
+const NOT_APPROVED = 'This change was not approved by the user, so it was not made.';
 
 /** Where the idempotency key travels in a call's `_meta`. */
 export const IDEMPOTENCY_META_KEY = 'munim/idempotency-key';
@@ -155,6 +157,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       })
     : new MemoryIdempotencyStore({ ttlMs: config.idempotencyTtlMs });
   if (!deps.db) log.warn({}, 'no database: writes are exactly-once within this instance only');
+  const approvals: ApprovalBackend = deps.db ? new PgApprovals(deps.db) : NO_APPROVALS;
   const graceMs = config.idempotencyGraceMs ?? 5_000;
   const usage = deps.db ? new UsageCounter(deps.db) : undefined;
   const flushUsage = () =>
@@ -566,6 +569,24 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       }
       if (!definition) return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
       const isWrite = definition.isWrite || message.data.isWrite;
+      // A write runs only with the user's approval of exactly this call, or the operator's exemption.
+      if (isWrite && definition.access?.tier !== 0) {
+        const verdict = await approvals.use({
+          approvalId: message.data.approvalId,
+          callId,
+          tool,
+          argsHash: hashArgs(args),
+          entityId: scope.entityId,
+          orgId: scope.orgId,
+        });
+        if (!verdict.ok) {
+          log.warn(
+            { requestId: scope.requestId, tool, callId, reason: verdict.reason, service: message.service },
+            'security: write refused without approval',
+          );
+          return failure('WRITE_NOT_APPROVED', NOT_APPROVED);
+        }
+      }
       // Never after the tool_result below, which announces it first if the answer came sooner.
       // A write is announced as soon as its request is on the way (the next check phase), so the
       // stream shows it was sent even if this process dies before the answer; a read only if it
@@ -596,7 +617,9 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       payload: {
         tool,
         success: outcome.success,
-        ...(outcome.success ? { result: outcome.result } : { error: outcome.error?.message }),
+        ...(outcome.success
+          ? { result: outcome.result }
+          : { error: outcome.error?.message, ...(outcome.error ? { code: outcome.error.code } : {}) }),
         callId,
         duration_ms: durationMs,
         truncated: outcome.truncated,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ErrorInfo } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { argsHash } from '@munim/kit';
 import { type Kysely, sql } from 'kysely';
 
 /** What the store keeps of a finished call: enough to answer a repeat exactly as the first time. */
@@ -48,22 +49,8 @@ export interface IdempotencyStoreOptions {
   pollMs?: number;
 }
 
-/** JSON with object keys sorted, so equal arguments hash equally whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** SHA-256 (hex) of the canonical JSON of a call's arguments. */
-export function hashArgs(args: unknown): string {
-  return createHash('sha256').update(canonicalJson(args)).digest('hex');
-}
+/** The canonical hash of a call's arguments: the same function the validator hashes them with. */
+export const hashArgs = argsHash;
 
 /** The idempotency key of a call: SHA-256 of request id, call id and argument hash. */
 export function idempotencyKey(requestId: string, callId: string, argsHash: string): string {

@@ -3,7 +3,7 @@ import type { ExecutionResult } from '@munim/contracts';
 import { createDemoBooks, type DemoBooks, TOOLS } from '@munim/demo-books';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
-import { log, newScope, recordEvents, testBus, waitFor } from './helpers.ts';
+import { log, newScope, recordEvents, testBus, WRITES_EXEMPT, waitFor } from './helpers.ts';
 
 let books: DemoBooks;
 let serverUrl: string;
@@ -18,7 +18,14 @@ async function startExecutor(
   const app = await buildMcpExecutor({
     bus,
     log,
-    config: { serverUrl, readTimeoutMs: 5_000, writeTimeoutMs: 10_000, resultMaxChars: 50_000, ...overrides },
+    config: {
+      serverUrl,
+      readTimeoutMs: 5_000,
+      writeTimeoutMs: 10_000,
+      resultMaxChars: 50_000,
+      policy: WRITES_EXEMPT,
+      ...overrides,
+    },
   });
   await app.start();
   await waitFor(() => app.registry.loaded);

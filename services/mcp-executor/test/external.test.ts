@@ -11,7 +11,7 @@ import { TestNats } from '@munim/bus/testing';
 import type { ExecutionResult } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig, ToolPolicy } from '../src/app.ts';
-import { freePort, log, newScope, recordEvents, testDatabase, waitFor } from './helpers.ts';
+import { approve, freePort, log, newScope, recordEvents, testDatabase, waitFor } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 const binOf = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
@@ -85,7 +85,9 @@ const run = (bus: Bus, tool: string, args: Record<string, unknown> = {}, scope =
   );
 
 /** The operator trusts the reference servers' annotations (server-everything marks echo readOnlyHint). */
-const TRUST_ALL = ToolPolicy.parse('servers: { "*": { trustAnnotations: true } }');
+const TRUST_ALL = ToolPolicy.parse(
+  'servers: { "*": { trustAnnotations: true } }\ntools: [{ match: "*", tier: 0 }]',
+);
 
 /** What every server-everything session offers, whatever the client's capabilities. */
 const EVERYTHING_TOOLS = ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'];
@@ -171,7 +173,9 @@ describe('stdio servers', () => {
         { name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'] },
         { name: 'memory', command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } },
       ],
-      policy: ToolPolicy.parse('{"servers": {"everything": {"trustAnnotations": true}}}'),
+      policy: ToolPolicy.parse(
+        '{"servers": {"everything": {"trustAnnotations": true}}, "tools": [{"match": "*", "tier": 0}]}',
+      ),
     });
     await expect.poll(() => app.connections.every((c) => c.connected), { timeout: 15_000 }).toBe(true);
     await expect
@@ -252,7 +256,8 @@ describe('servers nobody here wrote, untrusted (DESIGN §3.5: annotations are hi
     expect(access('add_observations')).toMatchObject({ kind: 'write', reason: 'verb', tier: 1 });
     expect(access('open_nodes')).toMatchObject({ kind: 'read', reason: 'policy' });
 
-    // A write of an untrusted server runs as a write whatever the caller claims: exactly once.
+    // A write of an untrusted server is a write whatever the caller claims: not without the user's
+    // approval of exactly this call, then exactly once.
     const scope = newScope();
     const call = {
       tool: 'echo',
@@ -262,10 +267,16 @@ describe('servers nobody here wrote, untrusted (DESIGN §3.5: annotations are hi
       argsHash: 'h',
     };
     expect(await bus.request('toolExecute', scope, call, { timeoutMs: 10_000 })).toMatchObject({
+      success: false,
+      error: { code: 'WRITE_NOT_APPROVED' },
+    });
+    const approvalId = await approve(database.db, { scope, ...call });
+    const approved = { ...call, approvalId };
+    expect(await bus.request('toolExecute', scope, approved, { timeoutMs: 10_000 })).toMatchObject({
       success: true,
       outcome: 'succeeded',
     });
-    expect(await bus.request('toolExecute', scope, call, { timeoutMs: 10_000 })).toMatchObject({
+    expect(await bus.request('toolExecute', scope, approved, { timeoutMs: 10_000 })).toMatchObject({
       success: true,
       replayed: true,
     });

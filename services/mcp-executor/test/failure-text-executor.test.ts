@@ -11,6 +11,7 @@ import {
   type SdkTool,
   startSdkServer,
   testDatabase,
+  WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
 
@@ -38,6 +39,7 @@ beforeAll(async () => {
     log,
     db: database.db,
     config: {
+      policy: WRITES_EXEMPT,
       serverUrl: sdk.url,
       readTimeoutMs: 5_000,
       writeTimeoutMs: 5_000,

@@ -9,10 +9,12 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestScope } from '@munim/contracts';
 import { createDb, type Database, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
 import type { Kysely } from 'kysely';
+import { hashArgs, ToolPolicy } from '../src/app.ts';
 
 export const log = createLogger('test', 'silent');
 
@@ -137,4 +139,46 @@ export async function testDatabase(): Promise<{ db: Kysely<Database>; url: strin
       await database.drop();
     },
   };
+}
+
+/**
+ * The operator's exemption of every write from confirmation (tier 0): for tests of the write
+ * protocol itself (idempotency, timeouts, retries), whose calls come straight over the bus. The
+ * executor's need for the user's approval is tested in `approvals.test.ts`.
+ */
+export const WRITES_EXEMPT = ToolPolicy.parse('tools:\n  - { match: "*", tier: 0 }\n');
+
+/**
+ * What the agent leaves in `pending_actions` once the user confirmed a call: the executor's proof
+ * that exactly this write, for this tenant, may run once. Returns the approval id.
+ */
+export async function approve(
+  db: Kysely<Database>,
+  call: { scope: RequestScope; tool: string; args: Record<string, unknown>; callId: string },
+  overrides: Partial<{ status: string; approvedAt: Date | null; expiresAt: Date; argsHash: string }> = {},
+): Promise<string> {
+  const actionId = randomUUID();
+  await db
+    .insertInto('pending_actions')
+    .values({
+      action_id: actionId,
+      request_id: call.scope.requestId,
+      conversation_id: call.scope.conversationId,
+      entity_id: call.scope.entityId,
+      org_id: call.scope.orgId,
+      tool: call.tool,
+      args: JSON.stringify(call.args),
+      args_hash: overrides.argsHash ?? hashArgs(call.args),
+      tier: 1,
+      confirm_text: null,
+      question: `Confirm: ${call.tool}?`,
+      call_id: call.callId,
+      tool_call_id: 'tc-1',
+      state: JSON.stringify({}),
+      status: overrides.status ?? 'executing',
+      approved_at: overrides.approvedAt === undefined ? new Date() : overrides.approvedAt,
+      expires_at: overrides.expiresAt ?? new Date(Date.now() + 60_000),
+    })
+    .execute();
+  return actionId;
 }

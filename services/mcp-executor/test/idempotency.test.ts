@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import { hashArgs, IdempotencyStore, idempotencyKey } from '../src/idempotency.ts';
 import {
+  approve,
   freePort,
   log,
   newScope,
@@ -19,6 +20,7 @@ import {
   recordEvents,
   startSdkServer,
   testDatabase,
+  WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
 
@@ -66,6 +68,7 @@ async function startExecutor(
     db,
     ...(opts.instanceId ? { instanceId: opts.instanceId } : {}),
     config: {
+      policy: WRITES_EXEMPT,
       serverUrl: opts.serverUrl ?? booksUrl,
       readTimeoutMs: 5_000,
       writeTimeoutMs: 5_000,
@@ -348,7 +351,10 @@ describe('an executor process killed after sending a write', () => {
 
     books.setFaults({ delayMs: { create_customer: 2_500 } });
     const scope = newScope();
-    const data = call(scope, 'create_customer', { Name: 'Killed Sender Ltd' });
+    const bare = call(scope, 'create_customer', { Name: 'Killed Sender Ltd' });
+    // A process started as in production: the write runs on the user's approval of this call.
+    const approvalId = await approve(database.db, { scope, ...bare });
+    const data = { ...bare, approvalId };
     const lost = request(scope, data, 3_000, ownBus).catch((error: unknown) => error);
     await waitFor(() => writesOf('create_customer').length === 1, 5_000);
     child.kill('SIGKILL');

@@ -11,6 +11,7 @@ import {
   recordEvents,
   startSdkServer,
   testBus,
+  WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
 
@@ -26,6 +27,7 @@ async function startExecutor(config: Partial<McpExecutorConfig> & { serverUrl?: 
     bus,
     log,
     config: {
+      policy: WRITES_EXEMPT,
       readTimeoutMs: 5_000,
       writeTimeoutMs: 5_000,
       resultMaxChars: 50_000,

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildMcpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 import { parseServerList, ServerSpecError } from '../src/servers.ts';
-import { log, newScope, readTool, startSdkServer, waitFor } from './helpers.ts';
+import { log, newScope, readTool, startSdkServer, WRITES_EXEMPT, waitFor } from './helpers.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -21,7 +21,13 @@ async function startExecutor(
   const app = await buildMcpExecutor({
     bus: await own.bus('mcp-executor'),
     log,
-    config: { readTimeoutMs: 5_000, writeTimeoutMs: 5_000, resultMaxChars: 50_000, ...config },
+    config: {
+      readTimeoutMs: 5_000,
+      writeTimeoutMs: 5_000,
+      resultMaxChars: 50_000,
+      policy: WRITES_EXEMPT,
+      ...config,
+    },
   });
   await app.start();
   cleanups.push(() => app.stop());

@@ -9,7 +9,7 @@ import { serveHealth } from '@munim/kit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpExecutor, type McpExecutor } from '../src/app.ts';
-import { newScope, recordEvents, waitFor } from './helpers.ts';
+import { newScope, recordEvents, WRITES_EXEMPT, waitFor } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
@@ -79,6 +79,7 @@ describe('a stdio server that exits', () => {
       bus,
       log,
       config: {
+        policy: WRITES_EXEMPT,
         servers: [
           {
             name: 'everything',

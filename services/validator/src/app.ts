@@ -15,11 +15,10 @@ import type {
   ValidateRequest,
   ValidationResult,
 } from '@munim/contracts';
-import { createToolCatalog, type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
+import { argsHash, createToolCatalog, type Logger, lazyCounter, type ToolCatalog } from '@munim/kit';
 import { trace } from '@opentelemetry/api';
 import { parseArgs } from './args.ts';
 import { repairBlocks } from './blocks.ts';
-import { argsHash } from './canonical.ts';
 import {
   buildContainers,
   type CollapseMode,
@@ -32,9 +31,9 @@ import type { JsonCorrector } from './correct.ts';
 import { SchemaCompiler } from './schema.ts';
 import { GUARDRAILS, unknownTool, validateCall } from './validate.ts';
 
+export { argsHash, canonicalJson } from '@munim/kit';
 export { parseArgs } from './args.ts';
 export { BLOCK_GUARDRAILS, BLOCK_SCHEMAS, repairBlocks } from './blocks.ts';
-export { argsHash, canonicalJson } from './canonical.ts';
 export {
   buildContainers,
   type CollapseMode,

@@ -1,8 +1,8 @@
 import type { FieldIssue } from '@munim/contracts';
+import { argsHash } from '@munim/kit';
 import { Ajv2019, type ErrorObject, type ValidateFunction } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { argsHash } from './canonical.ts';
 
 type Schema = Record<string, unknown>;
 type AddFormats = (ajv: Ajv2019 | Ajv2020) => unknown;

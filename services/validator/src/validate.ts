@@ -1,6 +1,6 @@
 import type { FieldIssue, ToolDefinition, ValidateRequest, ValidationResult } from '@munim/contracts';
+import { argsHash } from '@munim/kit';
 import { parseArgs } from './args.ts';
-import { argsHash } from './canonical.ts';
 import { amountIssues } from './checks.ts';
 import { guidanceSentence, questionsFor, sourceOf } from './guidance.ts';
 import { checkJournal } from './journal.ts';

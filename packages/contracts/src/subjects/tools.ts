@@ -48,6 +48,12 @@ export const ExecuteRequestSchema = z.object({
   callId: z.string().max(128),
   isWrite: z.boolean(),
   argsHash: z.string(),
+  /**
+   * For a write: the pending action the user approved for exactly this call (tenant, tool, argument
+   * hash). The executor checks it in PostgreSQL; a write without it runs only when the operator's
+   * tool policy exempts it from confirmation (tier 0).
+   */
+  approvalId: z.string().min(1).max(128).optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;
 

@@ -1,0 +1,23 @@
+import type { MigrationDb } from './types.ts';
+
+/**
+ * The executor runs a write only for an approved pending action (issue 17): the same tenant, tool
+ * and argument hash, unexpired, used by one call. `approved_at` is when the user confirmed it;
+ * `executed_call_id` the call that used the approval, so a retry of that call (and only that call)
+ * finds it again.
+ */
+export async function up(db: MigrationDb): Promise<void> {
+  await db.schema
+    .alterTable('pending_actions')
+    .addColumn('approved_at', 'timestamptz')
+    .addColumn('executed_call_id', 'text')
+    .execute();
+}
+
+export async function down(db: MigrationDb): Promise<void> {
+  await db.schema
+    .alterTable('pending_actions')
+    .dropColumn('approved_at')
+    .dropColumn('executed_call_id')
+    .execute();
+}
