@@ -1,6 +1,6 @@
 import type { Bus } from '@munim/bus';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
-import { buildMcpExecutor, type McpExecutor } from '@munim/mcp-executor';
+import { buildMcpExecutor, type McpExecutor, ToolPolicy } from '@munim/mcp-executor';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildValidator, type Validator } from '../src/app.ts';
 import { log, newScope, testBus } from './helpers.ts';
@@ -50,7 +50,14 @@ describe('validator with the real MCP executor', () => {
     executor = await buildMcpExecutor({
       bus,
       log,
-      config: { serverUrl, readTimeoutMs: 5_000, writeTimeoutMs: 5_000, resultMaxChars: 50_000 },
+      config: {
+        serverUrl,
+        readTimeoutMs: 5_000,
+        writeTimeoutMs: 5_000,
+        resultMaxChars: 50_000,
+        // No user here to approve the payment (and no database to prove it): the operator exempts it.
+        policy: ToolPolicy.parse('tools:\n  - { match: create_payment, tier: 0 }\n'),
+      },
     });
     await executor.start();
     await expect.poll(() => executor.registry.loaded, { timeout: 5_000 }).toBe(true);
