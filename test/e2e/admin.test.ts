@@ -32,6 +32,10 @@ function token(claims: Record<string, unknown>): string {
   return `${body}.${createHmac('sha256', JWT_SECRET).update(body).digest('base64url')}`;
 }
 
+/** The admin API of the tenant's quick suggestions: the entity in the path, the org in the query. */
+const suggestionsPath = `/v1/admin/entities/${tenant.entityId}/suggestions`;
+const orgQuery = `orgId=${tenant.orgId}`;
+
 /** An entity nobody asked as yet: no cached answer stands in the way. */
 const freshEntity = () => `ent-${randomUUID().slice(0, 8)}`;
 
@@ -287,7 +291,7 @@ describe('quick suggestions (seed 003 §6.1)', () => {
     // The intents activated above are among them, by their first training phrase.
     expect(fallback.suggestions.map((s) => s.text)).toContain('trial balance snapshot');
 
-    const base = `/v1/admin/entities/${tenant.entityId}/suggestions`;
+    const base = `${suggestionsPath}?${orgQuery}`;
     for (const [text, sortOrder] of [
       ['Show overdue invoices', 2],
       ['What is my cash position?', 1],
@@ -295,7 +299,8 @@ describe('quick suggestions (seed 003 §6.1)', () => {
       expect((await call('POST', base, { text, sortOrder })).status).toBe(201);
     }
     expect(
-      (await call('POST', '/v1/admin/entities/ent-other/suggestions', { text: 'Not yours' })).status,
+      (await call('POST', `/v1/admin/entities/ent-other/suggestions?${orgQuery}`, { text: 'Not yours' }))
+        .status,
     ).toBe(201);
     expect(await served()).toEqual({
       source: 'configured',
@@ -479,10 +484,10 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
       ['GET', '/v1/admin/suggested-intents', undefined],
       ['POST', `/v1/admin/suggested-intents/${pendingId}/approve`, {}],
       ['POST', `/v1/admin/suggested-intents/${pendingId}/reject`, {}],
-      ['GET', `/v1/admin/entities/${tenant.entityId}/suggestions`, undefined],
-      ['POST', `/v1/admin/entities/${tenant.entityId}/suggestions`, { text: 'Sneaky' }],
-      ['PATCH', `/v1/admin/entities/${tenant.entityId}/suggestions/1`, { text: 'Sneaky' }],
-      ['DELETE', `/v1/admin/entities/${tenant.entityId}/suggestions/1`, undefined],
+      ['GET', `${suggestionsPath}?${orgQuery}`, undefined],
+      ['POST', `${suggestionsPath}?${orgQuery}`, { text: 'Sneaky' }],
+      ['PATCH', `${suggestionsPath}/1?${orgQuery}`, { text: 'Sneaky' }],
+      ['DELETE', `${suggestionsPath}/1?${orgQuery}`, undefined],
       ['GET', '/v1/admin/analytics', undefined],
       ['GET', '/v1/admin/llm-configs', undefined],
       ['GET', '/v1/admin/tools', undefined],

@@ -66,6 +66,8 @@ beforeAll(async () => {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
       LLM_CONFIG_KEY: randomBytes(32).toString('base64'),
+      // Both scripted models listen on loopback, which saved endpoints may use only when allowed.
+      LLM_ENDPOINT_ALLOWLIST: '127.0.0.1',
     },
   });
   if (!sys.llm) throw new Error('startSystem gave no scripted model');
@@ -253,5 +255,89 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
     expect(modelB.requests.length).toBe(bSettled);
     const usageA = (await configs()).find((c) => c.id === configA.id)?.usage;
     expect(usageA?.requests).toBeGreaterThan(0);
+  });
+});
+
+describe('endpoints an administrator may not save, and rows the agent will not use (issue 17)', () => {
+  const port = () => new URL(modelA.baseURL).port;
+
+  it('refuses loopback (not allow-listed), private, link-local/metadata and CGNAT endpoints with 400 naming endpoint', async () => {
+    const snapshot = await configs();
+    const configB = snapshot.find((c) => c.name === 'model-b');
+    if (!configB) throw new Error('model-b is missing');
+    for (const endpoint of [
+      `http://127.0.0.2:${port()}/v1`,
+      `http://[::1]:${port()}/v1`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.8:8000/v1',
+      'http://192.168.0.20/v1',
+      'http://100.100.1.1/v1',
+      'http://0.0.0.0:8000/v1',
+    ]) {
+      const created = await call('POST', '/v1/admin/llm-configs', {
+        name: `internal-${randomBytes(3).toString('hex')}`,
+        provider: 'openai',
+        model: 'x',
+        endpoint,
+        isDefault: true,
+      });
+      expect(created.status).toBe(400);
+      expect(await created.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'endpoint' } });
+      const changed = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, { endpoint });
+      expect(changed.status).toBe(400);
+      expect(await changed.json()).toMatchObject({ error: { field: 'endpoint' } });
+    }
+    expect((await configs()).map(settings)).toEqual(snapshot.map(settings));
+  });
+
+  it('never sends a stored key to a new host: moving to another origin needs the key again', async () => {
+    const configB = (await configs()).find((c) => c.name === 'model-b');
+    if (!configB) throw new Error('model-b is missing');
+    const refused = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, { endpoint: modelA.baseURL });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'apiKey' } });
+    expect((await configs()).find((c) => c.id === configB.id)?.endpoint).toBe(modelB.baseURL);
+
+    const moved = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, {
+      endpoint: modelA.baseURL,
+      apiKey: KEY_A,
+    });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toMatchObject({ endpoint: modelA.baseURL, hasApiKey: true });
+    // Back where it was, with its own key again.
+    const back = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, {
+      endpoint: modelB.baseURL,
+      apiKey: KEY_B,
+    });
+    expect(back.status).toBe(200);
+  });
+
+  it('falls back to the environment model, with a warning, when the default row in the table points at cloud metadata', async () => {
+    // Planted straight in the table (a tampered database), so the gateway's own check never saw it.
+    await sys.db.query('update llm_configs set is_default = false where is_default');
+    const { rows } = await sys.db.query(
+      `insert into llm_configs (name, provider, model, endpoint, is_default)
+       values ('planted', 'openai', 'planted-model', 'http://169.254.169.254/v1', true) returning id`,
+    );
+    const plantedId = Number(rows[0].id);
+    // Any change notice makes the agents reload the default row.
+    const configB = (await configs()).find((c) => c.name === 'model-b');
+    expect(
+      (await call('PATCH', `/v1/admin/llm-configs/${configB?.id}`, { model: 'model-b-large' })).status,
+    ).toBe(200);
+    await expect
+      .poll(
+        () =>
+          sys.logs.some(
+            (line) =>
+              line.includes('using the environment model') &&
+              line.includes(`model configuration ${plantedId}: endpoint host 169.254.169.254`),
+          ),
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(true);
+    const { complete } = await askModel();
+    expect(complete).toMatchObject({ status: 'answered', response: 'Answered by model A.' });
+    expect(complete.llmModel).not.toContain('planted-model');
   });
 });

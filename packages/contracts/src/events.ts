@@ -120,6 +120,10 @@ export const EventPayloads = {
     pending_tool: z.string(),
     pending_args: z.record(z.string(), z.unknown()),
     confirm_text: z.string().optional(),
+    /** The user's message did not ask for this change: it came from something read (guardrail `unrequested_write`). */
+    unrequested: z.boolean().optional(),
+    /** The record the change acts on, in words (name, number or reference). */
+    record: z.string().optional(),
   }),
   /** One step of a confirmation's life (seed 000 §7), with the hash that binds it to the exact call. */
   confirmation: z.object({

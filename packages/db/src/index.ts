@@ -1,4 +1,5 @@
 export * from './db.ts';
+export * from './llm-config-keys.ts';
 export * from './migrate.ts';
 export * from './schema.ts';
 export * from './secrets.ts';

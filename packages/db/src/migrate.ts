@@ -14,6 +14,7 @@ import * as attachments from './migrations/0013_attachments.ts';
 import * as feedbackLookupIndex from './migrations/0014_feedback_lookup_index.ts';
 import * as toolAccess from './migrations/0015_tool_access.ts';
 import * as writeApprovals from './migrations/0016_write_approvals.ts';
+import * as orgTenantKeys from './migrations/0017_org_tenant_keys.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -35,6 +36,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0014_feedback_lookup_index': feedbackLookupIndex,
   '0015_tool_access': toolAccess,
   '0016_write_approvals': writeApprovals,
+  '0017_org_tenant_keys': orgTenantKeys,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -160,7 +160,7 @@ export interface ToolRegistryTable {
   confirm_tier: number | null;
 }
 
-/** Conversation history, numbered per entity (#MJ-0001 …) and soft-deletable (seed 003 §6.14). */
+/** Conversation history, numbered per tenant (entity + org: #MJ-0001 …) and soft-deletable (seed 003 §6.14). */
 export interface UnifiedConversationsTable {
   /** The conversation id. */
   id: string;
@@ -219,9 +219,10 @@ export interface FeedbackLogTable {
   created_at: GeneratedTimestamp;
 }
 
-/** Cached answers by entity and SHA-256 of normalized query + path, with a TTL (seed 003 §6.13). */
+/** Cached answers by tenant (entity + org) and SHA-256 of normalized query + path, with a TTL (seed 003 §6.13). */
 export interface ResponseCacheTable {
   entity_id: string;
+  org_id: string;
   /** SHA-256 hex. */
   cache_key: string;
   path: string;
@@ -317,12 +318,15 @@ export interface PendingActionsTable {
   approved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** The call that used the approval; a retry of that call finds it again, no other call does. */
   executed_call_id: string | null;
+  /** The request that carried the approval (a redelivery of it finishes the write). */
+  approved_by_request: string | null;
 }
 
 /** The router's decision for a request still running (issue 4); see migration 0008. */
 export interface RouterRoutesTable {
   request_id: string;
   entity_id: string;
+  org_id: string;
   query_normalized: string;
   path: string;
   category: string;
@@ -334,10 +338,11 @@ export interface RouterRoutesTable {
   created_at: GeneratedTimestamp;
 }
 
-/** Clickable sample queries per entity (seed 003 §6.1); see migration 0011. */
+/** Clickable sample queries per tenant (entity + org, seed 003 §6.1); see migrations 0011, 0017. */
 export interface QuickSuggestionsTable {
   id: Generated<number>;
   entity_id: string;
+  org_id: string;
   text: string;
   sort_order: Generated<number>;
   is_active: Generated<boolean>;
@@ -345,7 +350,7 @@ export interface QuickSuggestionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-/** Model configurations (seed 003 §1.4); see migration 0012. `api_key_encrypted` is `encryptSecret` output. */
+/** Model configurations (seed 003 §1.4); see migration 0012. `api_key_encrypted` is `sealLlmKey` output (or, from before keys were bound to their rows, `encryptSecret` `v1`). */
 export interface LlmConfigsTable {
   id: Generated<number>;
   name: string;

@@ -11,6 +11,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export interface StackOptions {
   /** Environment of every service (NATS_URL, NATS_PREFIX, DATABASE_URL, MCP_SERVER_URL, …). */
   env: Record<string, string | undefined>;
+  /** Settings of one service only, over `env`: e.g. its own NATS_USER and NATS_PASSWORD. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string | undefined>>>;
   /** Instances per service; 1 when not given. */
   scale?: Partial<Record<ServiceName, number>>;
   /** Every output line of every instance. */
@@ -53,7 +55,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const name = `${service}#${index}`;
     const child = spawn(process.execPath, [`services/${service}/src/main.ts`], {
       cwd: ROOT,
-      env: { ...process.env, ...opts.env, SERVICE_INSTANCE: name },
+      env: { ...process.env, ...opts.env, ...opts.serviceEnv?.[service], SERVICE_INSTANCE: name },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of ['stdout', 'stderr'] as const) {

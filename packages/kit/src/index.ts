@@ -1,4 +1,5 @@
 export * from './canonical.ts';
+export * from './endpoints.ts';
 export * from './env.ts';
 export * from './health.ts';
 export * from './lifecycle.ts';

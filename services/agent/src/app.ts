@@ -21,6 +21,7 @@ import type {
   Usage,
   ValidationResult,
 } from '@munim/contracts';
+import { parseToolName, singular } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
 import {
   type Logger,
@@ -42,7 +43,15 @@ import {
   visionCapable,
   withoutImages,
 } from './attachments.ts';
-import { confirmationQuestion, confirmWord, describeChanges, describeTool, PLAIN_YES } from './confirm.ts';
+import {
+  confirmationQuestion,
+  confirmWord,
+  describeChanges,
+  describeTool,
+  idArgs,
+  PLAIN_YES,
+  recordLabel,
+} from './confirm.ts';
 import { type Enrichment, enrichmentMarkdown, enrichmentPrompt, planEnrichments } from './enrichments.ts';
 import { renderResults } from './format.ts';
 import { guardOutput, reverseGuardrails, unknownOutcomeText, type WriteOutcome } from './guardrails.ts';
@@ -54,6 +63,7 @@ import {
   type LlmTurn,
 } from './llm.ts';
 import { fastPathPrompt, generalChatPrompt, type Persona, SUMMARY_PROMPT, unifiedPrompt } from './prompts.ts';
+import { asksForChange } from './requested.ts';
 import { type AgentStore, ConversationForbiddenError, type PendingAction } from './store.ts';
 
 export interface AgentConfig {
@@ -63,6 +73,8 @@ export interface AgentConfig {
   validateTimeoutMs: number;
   executeTimeoutMs: number;
   concurrency: number;
+  /** Unacknowledged this long, a query goes to another instance (default 60 s). */
+  ackWaitMs?: number;
   persona: Persona;
   confirmTtlMs: number;
   historyMessages: number;
@@ -124,6 +136,22 @@ interface LoopState {
   skippedToolCallIds: string[];
   query: string;
   route: QueryRouted['route'];
+  /** The user's message did not ask for the proposed change (injected by something read). */
+  unrequested?: boolean;
+  /** The record the change acts on, in words. */
+  record?: string;
+}
+
+/** The first object (three levels deep at most) one of whose own values is `id`. */
+function holding(value: unknown, id: string, depth = 0): Record<string, unknown> | undefined {
+  if (depth > 3 || value === null || typeof value !== 'object') return undefined;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  if (!Array.isArray(value) && children.some((v) => v === id)) return value as Record<string, unknown>;
+  for (const child of children) {
+    const found = holding(child, id, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Told to the LLM when it answers while a write's outcome is unknown and unchecked. */
@@ -890,9 +918,14 @@ export async function buildAgent(deps: AgentDeps) {
   ) => {
     const { validation } = step;
     const args = validation.args ?? {};
-    const tier = validation.tier;
+    // A change the user's message did not ask for came from something read (a tool's result, a
+    // file): flagged, named in words, and confirmed by typing, whatever its own tier.
+    const unrequested = !asksForChange(data.query, validation.tool);
+    if (unrequested) run.guardrails.add('unrequested_write');
+    const tier = unrequested ? 3 : validation.tier;
     const changes = tier === 2 ? await currentValues(run, validation.tool, args) : undefined;
-    const question = confirmationQuestion(validation.tool, args, tier, changes);
+    const record = await recordName(run, validation.tool, args, unrequested);
+    const question = confirmationQuestion(validation.tool, args, tier, changes, { record, unrequested });
     const actionId = randomUUID();
     const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
     const state: LoopState = {
@@ -903,6 +936,8 @@ export async function buildAgent(deps: AgentDeps) {
       toolResults: run.toolResults,
       query: data.query,
       route: data.route,
+      ...(unrequested ? { unrequested } : {}),
+      ...(record ? { record } : {}),
     };
     await store.createPending(run.scope, {
       actionId,
@@ -921,8 +956,58 @@ export async function buildAgent(deps: AgentDeps) {
       type: 'confirmation',
       payload: { actionId, step: 'proposed', tool: validation.tool, tier, args_hash: validation.argsHash },
     });
-    await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText });
+    await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText, state });
     await complete(run, data, userText, question, 'awaiting_confirmation', { actionId });
+  };
+
+  /**
+   * The record a write acts on, in words (its name, number or reference), read with a read tool of
+   * the same group that takes its id; for a write nobody asked for, the id itself when no read names it.
+   */
+  const recordName = async (
+    run: Run,
+    tool: string,
+    args: Record<string, unknown>,
+    unrequested: boolean,
+  ): Promise<string | undefined> => {
+    // Only a change to a record that exists has one to name: its own id (`InvoiceId` of void_invoice).
+    const { verbClass, nouns } = parseToolName(tool);
+    if (verbClass !== 'destructive' && verbClass !== 'edit') return undefined;
+    const own = new Set(['id', ...nouns.map(singular)]);
+    const ids = idArgs(args).filter(([field]) => own.has(parseToolName(field).words[0] ?? ''));
+    if (ids.length === 0) return undefined;
+    const group = primaryToolGroup(tool);
+    const readers = (await deps.tools.list(run.scope, run.traceparent)).filter(
+      (t) => !t.isWrite && (group === null || primaryToolGroup(t.name) === group),
+    );
+    for (const [field, value] of ids) {
+      const takes = (t: ToolDefinition) =>
+        isRecord(t.inputSchema.properties) && field in t.inputSchema.properties;
+      const needs = (t: ToolDefinition) =>
+        Array.isArray(t.inputSchema.required) ? t.inputSchema.required.filter((f) => f !== field).length : 0;
+      // A read by that id first ("get"), one that needs nothing else.
+      const reader = readers
+        .filter((t) => takes(t) && needs(t) === 0)
+        .sort((a, b) => {
+          const byId = (t: ToolDefinition) =>
+            Array.isArray(t.inputSchema.required) && t.inputSchema.required.includes(field) ? 0 : 1;
+          return byId(a) - byId(b);
+        })[0];
+      if (reader) {
+        const step = await toolStep(run, reader.name, { [field]: value }, { mayConfirm: false });
+        const label = step.kind === 'executed' && step.success ? recordLabel(step.content) : undefined;
+        if (label) return label;
+        continue;
+      }
+      // No read by id: the group's list, and the record in it that holds the id.
+      const list = readers.find((t) => needs(t) === 0 && !takes(t));
+      if (!list) continue;
+      const step = await toolStep(run, list.name, {}, { mayConfirm: false });
+      const found = step.kind === 'executed' && step.success ? holding(step.content, value) : undefined;
+      const label = found ? recordLabel(found) : undefined;
+      if (label) return label;
+    }
+    return unrequested ? ids.map(([, value]) => value).join(', ') : undefined;
   };
 
   const emitMcq = (
@@ -934,6 +1019,8 @@ export async function buildAgent(deps: AgentDeps) {
       tier: number;
       question: string;
       confirmText: string | null;
+      /** The stored loop state: whether the change was unrequested, and the record's name. */
+      state?: Record<string, unknown> | LoopState;
     },
   ) =>
     run.emit({
@@ -943,6 +1030,8 @@ export async function buildAgent(deps: AgentDeps) {
         mcq_type: 'write_confirmation',
         tier: a.tier,
         question: a.question,
+        ...(a.state && 'unrequested' in a.state && a.state.unrequested === true ? { unrequested: true } : {}),
+        ...(a.state && typeof a.state.record === 'string' ? { record: a.state.record } : {}),
         options: [
           { label: `✅ Yes, ${describeTool(a.tool)}`, value: 'confirm' },
           { label: '❌ Cancel', value: 'cancel' },
@@ -1036,14 +1125,45 @@ export async function buildAgent(deps: AgentDeps) {
       await complete(run, ctx, userText, response, 'needs_input');
       return;
     }
-    if (!(await store.transition(pending.actionId, 'pending', 'executing'))) {
+    if (!(await store.transition(pending.actionId, 'pending', 'executing', undefined, run.scope.requestId))) {
       throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
     }
     await step('approved');
+    await carryOut(run, pending, validation, userText);
+  };
+
+  /**
+   * Runs an approved write (idempotent: a second run of the same call is answered from the
+   * executor's store) and goes on from where the proposal stopped.
+   */
+  const carryOut = async (
+    run: Run,
+    pending: PendingAction,
+    validation: ValidationResult,
+    userText: string,
+  ) => {
+    const state = pending.state as unknown as LoopState;
+    const ctx = { query: state.query, route: state.route };
+    const step = (s: EventPayload<'confirmation'>['step']) =>
+      run.emit({
+        type: 'confirmation',
+        payload: {
+          actionId: pending.actionId,
+          step: s,
+          tool: pending.tool,
+          tier: pending.tier,
+          args_hash: pending.argsHash,
+        },
+      });
     run.toolResults = [...state.toolResults];
     run.usage = state.usage;
     run.iterations = state.iterations;
-    const execution = await execute(run, validation, pending.callId, pending.actionId);
+    const execution = await execute(
+      run,
+      { ...validation, args: pending.args },
+      pending.callId,
+      pending.actionId,
+    );
     await store.transition(pending.actionId, 'executing', 'executed', {
       success: execution.success,
       ...(execution.outcome ? { outcome: execution.outcome } : {}),
@@ -1134,10 +1254,44 @@ export async function buildAgent(deps: AgentDeps) {
     await loop(run, data, data.query, messages, offered, containers);
   };
 
+  /** A new question: every change still awaiting an answer in the conversation is cancelled. */
+  const supersede = async (run: Run) => {
+    const cancelled = await store.cancelPending(run.scope);
+    for (const action of cancelled) {
+      log.info(
+        { requestId: run.scope.requestId, actionId: action.actionId, tool: action.tool },
+        'pending action cancelled by a new question',
+      );
+      await run.emit({
+        type: 'confirmation',
+        payload: {
+          actionId: action.actionId,
+          step: 'cancelled',
+          tool: action.tool,
+          tier: action.tier,
+          args_hash: action.argsHash,
+          reason: 'a new question was asked',
+        },
+      });
+    }
+  };
+
   const handle = async (message: Message<QueryRouted>, ctx: MessageContext) => {
     const run = new Run(bus, message, ctx.traceparent);
     const data = message.data;
     try {
+      // This very request again (the instance carrying its approved write died): finish the write,
+      // exactly once — the executor answers a second run of the call from its store.
+      const approved = await store.approvedBy(run.scope);
+      if (approved) {
+        log.warn(
+          { requestId: run.scope.requestId, actionId: approved.actionId },
+          'finishing a confirmed write',
+        );
+        const again = await validate(run, approved.tool, approved.args, undefined, approved.callId);
+        await carryOut(run, approved, again, 'Confirm');
+        return;
+      }
       if (data.mcqResponse) {
         const pending = await store.findPending(run.scope, data.mcqResponse.actionId);
         if (!pending) {
@@ -1149,8 +1303,11 @@ export async function buildAgent(deps: AgentDeps) {
         await resume(run, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
         return;
       }
-      if (PLAIN_YES.test(data.query)) {
-        const pending = await store.latestPending(run.scope);
+      // A free-text yes answers only what the last answer proposed, and never over MCP (an agent
+      // calling munim must confirm with the explicit argument, not with text).
+      const yes = data.channel !== 'mcp' && PLAIN_YES.test(data.query);
+      if (yes) {
+        const pending = await store.proposedByLastAnswer(run.scope);
         if (pending && pending.tier === 1) {
           await resume(run, pending, 'confirm', undefined);
           return;
@@ -1168,6 +1325,7 @@ export async function buildAgent(deps: AgentDeps) {
           return;
         }
       }
+      await supersede(run);
       if (data.route.path === 'fast') await runFastPath(run, data);
       else await runLlmPath(run, data);
     } catch (error) {
@@ -1184,7 +1342,7 @@ export async function buildAgent(deps: AgentDeps) {
       consumer = await bus.consume('queryRouted', handle, {
         durable: 'agent',
         concurrency: config.concurrency,
-        ackWaitMs: 60_000,
+        ackWaitMs: config.ackWaitMs ?? 60_000,
         onGiveUp: async (message) => {
           await bus.emit(message, {
             type: 'error',

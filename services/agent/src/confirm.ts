@@ -29,7 +29,7 @@ function show(key: string, value: unknown): string {
   return String(value);
 }
 
-const ID_FIELD = /(^id$|Id$|_id$)/;
+const ID_FIELD = /(^id$|Id$|ID$|_id$)/;
 
 /** A one-line summary of a call's arguments, without internal ids. */
 export function summarizeArgs(args: Record<string, unknown>): string {
@@ -52,18 +52,59 @@ export function confirmationQuestion(
   args: Record<string, unknown>,
   tier: number,
   changes: string[] | undefined,
+  opts: { record?: string | undefined; unrequested?: boolean } = {},
 ): string {
-  const what = describeTool(tool);
+  const what = `${describeTool(tool)}${opts.record ? ` ${opts.record}` : ''}`;
   const summary = summarizeArgs(args);
+  const warning = opts.unrequested
+    ? '⚠️ You did not ask for this change: it was proposed from something I read, not by you. '
+    : '';
   if (tier === 3) {
-    return `This will ${what}${summary ? ` (${summary})` : ''}. It cannot be undone. Type ${confirmWord(tool)} to confirm.`;
+    return `${warning}This will ${what}${summary ? ` (${summary})` : ''}. It cannot be undone. Type ${confirmWord(tool)} to confirm.`;
   }
   if (tier === 2 && changes && changes.length > 0) {
-    return `Confirm: ${what} with these changes?\n${changes.join('\n')}`;
+    return `${warning}Confirm: ${what} with these changes?\n${changes.join('\n')}`;
   }
-  return `Confirm: ${what}${summary ? ` (${summary})` : ''}?`;
+  return `${warning}Confirm: ${what}${summary ? ` (${summary})` : ''}?`;
 }
 
-/** A plain "yes" in the conversation (seed 003 §5.3 rule 5); it may confirm a tier-1 action only. */
+/** The id fields of a call's arguments (`ContactId`, `contact_id`, `invoiceID`, `id`). */
+export function idArgs(args: Record<string, unknown>): [string, string][] {
+  return Object.entries(args).filter(
+    (entry): entry is [string, string] =>
+      ID_FIELD.test(entry[0]) && typeof entry[1] === 'string' && entry[1] !== '',
+  );
+}
+
+const NAME_KEY =
+  /^(display_?name|name|contact_?name|customer_?name|vendor_?name|(invoice|bill|credit_?note|document)_?number|number|reference|title)$/i;
+
+/** A record's name for people, from a read of it: its name, number or reference (one level deep). */
+export function recordLabel(record: unknown): string | undefined {
+  const pick = (value: unknown): string | undefined => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const entries = Object.entries(value as Record<string, unknown>);
+    const found = entries.filter(([k, v]) => NAME_KEY.test(k) && typeof v === 'string' && v.trim() !== '');
+    const number = found.find(([k]) => /number|reference/i.test(k))?.[1] as string | undefined;
+    const name = found.find(([k]) => /name|title/i.test(k))?.[1] as string | undefined;
+    if (number && name && number !== name) return `${number} (${name})`;
+    return number ?? name;
+  };
+  if (Array.isArray(record)) return record.length === 1 ? recordLabel(record[0]) : undefined;
+  const top = pick(record);
+  if (top) return top;
+  if (record && typeof record === 'object') {
+    for (const value of Object.values(record as Record<string, unknown>)) {
+      const inner = Array.isArray(value) && value.length === 1 ? pick(value[0]) : pick(value);
+      if (inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A plain "yes" in the conversation (seed 003 §5.3 rule 5), in English, Hinglish or Hindi; it may
+ * confirm a tier-1 action that the last answer proposed, nothing older.
+ */
 export const PLAIN_YES =
-  /^\s*(yes|y|yeah|yep|ok(ay)?|sure|confirm(ed)?|go ahead|do it|haan( ji)?|han|ha|kar do|karo|theek( hai)?|thik( hai)?|sahi( hai)?)\s*[.!]*\s*$/i;
+  /^\s*(yes|y|yeah|yep|ok(ay)?|sure|confirm(ed)?|go ahead|do it|(haan|han|ha)( ji)?( kar do)?|ji haan|kar do|karo|theek( hai)?|thik( hai)?|sahi( hai)?|(हाँ|हां|हा)( जी)?( कर दो| करो)?|जी (हाँ|हां)|ठीक है|कर दो|करो|सही है)\s*[.!।]*\s*$/i;

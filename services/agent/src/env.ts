@@ -46,6 +46,11 @@ export const EnvSchema = BaseEnvSchema.extend({
   EXECUTE_TIMEOUT_MS: z.coerce.number().int().positive().default(70_000),
   TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
   AGENT_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /**
+   * How long a query may go unacknowledged before another agent instance takes it over (a running
+   * one keeps it by heartbeat): how soon a dead instance's work, a confirmed write included, resumes.
+   */
+  AGENT_ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(60_000),
   PERSONA_NAME: z.string().default('Munim'),
   PRODUCT_NAME: z.string().default('your books'),
   /** Images attached to a query go to the model: `on`, `off`, or `auto` (by the model's name). */

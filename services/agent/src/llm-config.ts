@@ -1,6 +1,14 @@
 import type { Bus } from '@munim/bus';
-import { type Database, decryptSecret, parseSecretKey } from '@munim/db';
-import { type Logger, parseEnv } from '@munim/kit';
+import { type Database, openLlmKey, parseSecretKey } from '@munim/db';
+import {
+  EMPTY_ALLOWLIST,
+  type EndpointAllowlist,
+  EndpointAllowlistSchema,
+  endpointProblem,
+  type Logger,
+  parseEnv,
+  type Resolver,
+} from '@munim/kit';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
 import { createLlm, type Llm, type LlmConfig } from './llm.ts';
@@ -24,6 +32,11 @@ export const LlmConfigEnvSchema = z.object({
    * missed (it was reconnecting to NATS when the notice went out); 0: notices only.
    */
   LLM_CONFIG_REFRESH_MS: z.coerce.number().int().min(0).default(60_000),
+  /**
+   * Hosts, addresses and CIDR ranges a database configuration's endpoint may use although they are
+   * not public (the gateway's same list); OPENAI_BASE_URL is the operator's and is not checked.
+   */
+  LLM_ENDPOINT_ALLOWLIST: EndpointAllowlistSchema.default(EMPTY_ALLOWLIST),
 });
 export const loadLlmConfigEnv = (source: NodeJS.ProcessEnv = process.env) =>
   parseEnv(LlmConfigEnvSchema, source);
@@ -39,7 +52,10 @@ interface Current {
   maxTokens: number | null;
 }
 
-/** The default row is unusable (no key to decrypt it, or an endpoint the client cannot speak to). */
+/**
+ * The default row is unusable: no key to decrypt it, a key sealed for another row, or an endpoint
+ * that resolves to a non-public address without being allow-listed.
+ */
 export class LlmConfigError extends Error {
   override name = 'LlmConfigError';
 }
@@ -60,7 +76,9 @@ function clientOf(row: ConfigRow, secretKey: Buffer | null, settings: ClientSett
     throw new LlmConfigError(`model configuration ${row.id} has a key but LLM_CONFIG_KEY is not set`);
   }
   const apiKey =
-    row.api_key_encrypted !== null && secretKey ? decryptSecret(secretKey, row.api_key_encrypted) : undefined;
+    row.api_key_encrypted !== null && secretKey
+      ? openLlmKey(secretKey, row, row.api_key_encrypted)
+      : undefined;
   return {
     llm: createLlm({
       ...settings,
@@ -157,6 +175,10 @@ export interface ModelSourceDeps {
   settings: ClientSettings;
   /** Period of the check for a change whose notice was missed; 0 or unset: notices only. */
   refreshMs?: number;
+  /** Non-public endpoint hosts and ranges a row may use (`LLM_ENDPOINT_ALLOWLIST`); unset: none. */
+  allowlist?: EndpointAllowlist;
+  /** How endpoint hosts are resolved before use; the system resolver unless a test gives one. */
+  resolve?: Resolver;
 }
 
 /** The version of the default row, read alone (undefined: unreadable). */
@@ -181,7 +203,11 @@ export async function createModelSource(deps: ModelSourceDeps) {
     let row: ConfigRow | undefined;
     try {
       row = await defaultRow(db);
-      return { model: row ? clientOf(row, deps.secretKey, deps.settings) : null, version: versionOf(row) };
+      if (!row) return { model: null, version: versionOf(row) };
+      // Rows are written through the admin API: their endpoint is checked again where it is used.
+      const problem = await endpointProblem(row.endpoint, deps.allowlist, deps.resolve);
+      if (problem) throw new LlmConfigError(`model configuration ${row.id}: endpoint ${problem}`);
+      return { model: clientOf(row, deps.secretKey, deps.settings), version: versionOf(row) };
     } catch (error) {
       // A broken row must not take the agent down: keep answering with the environment's model.
       log.warn({ err: error }, 'default model configuration unusable; using the environment model');

@@ -1,7 +1,7 @@
 import { createAttachments } from '@munim/attachments';
 import { connectBus } from '@munim/bus';
 import { createDb, migrateToLatest, parseSecretKey, pingDb } from '@munim/db';
-import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
+import { createToolCatalog, natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
@@ -10,10 +10,16 @@ import { AgentStore } from './store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();
-  const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS } = loadLlmConfigEnv();
+  const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS, LLM_ENDPOINT_ALLOWLIST } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
   await migrateToLatest(db);
-  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'agent', log });
+  const bus = await connectBus({
+    servers: env.NATS_URL,
+    prefix: env.NATS_PREFIX,
+    service: 'agent',
+    log,
+    auth: natsAuthFromEnv(env),
+  });
   await bus.ensureStreams();
   const envLlm =
     env.OPENAI_BASE_URL && env.LLM_MODEL
@@ -37,6 +43,7 @@ await runMain('agent', async (log) => {
     fallback: envLlm,
     secretKey: LLM_CONFIG_KEY ? parseSecretKey(LLM_CONFIG_KEY) : null,
     refreshMs: LLM_CONFIG_REFRESH_MS,
+    allowlist: LLM_ENDPOINT_ALLOWLIST,
     settings: {
       timeoutMs: env.LLM_TIMEOUT_MS,
       azureApiVersion: env.AZURE_OPENAI_API_VERSION,
@@ -70,6 +77,7 @@ await runMain('agent', async (log) => {
       validateTimeoutMs: env.VALIDATE_TIMEOUT_MS,
       executeTimeoutMs: env.EXECUTE_TIMEOUT_MS,
       concurrency: env.AGENT_CONCURRENCY,
+      ackWaitMs: env.AGENT_ACK_WAIT_MS,
       persona: { name: env.PERSONA_NAME, product: env.PRODUCT_NAME },
       confirmTtlMs: env.CONFIRM_TTL_MS,
       historyMessages: env.HISTORY_MESSAGES,

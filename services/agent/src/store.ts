@@ -2,6 +2,9 @@ import type { RequestScope } from '@munim/contracts';
 import type { ConversationMessage, Database } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
 
+/** The unique key that numbers a tenant's chats (migration 0017). */
+const CHAT_NUMBER_KEY = 'unified_conversations_tenant_chat_number_key';
+
 /** The conversation belongs to another entity or org. */
 export class ConversationForbiddenError extends Error {
   override name = 'ConversationForbiddenError';
@@ -23,6 +26,8 @@ export interface PendingAction {
   state: Record<string, unknown>;
   status: PendingStatus;
   expiresAt: Date;
+  /** The request that carried the user's approval, once approved. */
+  approvedByRequest: string | null;
 }
 
 /** What the agent keeps in PostgreSQL: conversations, pending confirmations, LLM usage. */
@@ -56,11 +61,12 @@ export class AgentStore {
       .set({ summary, summarized_count: summarizedCount })
       .where('id', '=', scope.conversationId)
       .where('entity_id', '=', scope.entityId)
+      .where('org_id', '=', scope.orgId)
       .where('summarized_count', '<', summarizedCount)
       .execute();
   }
 
-  /** Appends a user turn and the answer; a new conversation gets the entity's next chat number. */
+  /** Appends a user turn and the answer; a new conversation gets its tenant's (entity + org) next chat number. */
   async appendTurn(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
     const last = turn.at(-1)?.content ?? '';
     const firstUser = turn.find((m) => m.role === 'user')?.content ?? 'New chat';
@@ -72,7 +78,7 @@ export class AgentStore {
             id: scope.conversationId,
             entity_id: scope.entityId,
             org_id: scope.orgId,
-            chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId})`,
+            chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId} and org_id = ${scope.orgId})`,
             chat_name: firstUser.slice(0, 60),
             messages: JSON.stringify(turn),
             message_count: turn.length,
@@ -87,20 +93,21 @@ export class AgentStore {
                 last_message_preview: sql`excluded.last_message_preview`,
                 updated_at: sql`now()`,
               })
-              .where('unified_conversations.entity_id', '=', scope.entityId),
+              .where('unified_conversations.entity_id', '=', scope.entityId)
+              .where('unified_conversations.org_id', '=', scope.orgId),
           )
           .execute();
         return;
       } catch (error) {
-        // Two new conversations of one entity raced for the same chat number: take the next.
-        if (!/unified_conversations_entity_id_chat_number/.test(String(error)) || attempt === 2) throw error;
+        // Two new conversations of one tenant raced for the same chat number: take the next.
+        if ((error as { constraint?: unknown }).constraint !== CHAT_NUMBER_KEY || attempt === 2) throw error;
       }
     }
   }
 
   async createPending(
     scope: RequestScope,
-    action: Omit<PendingAction, 'status' | 'requestId'>,
+    action: Omit<PendingAction, 'status' | 'requestId' | 'approvedByRequest'>,
   ): Promise<void> {
     await this.db
       .insertInto('pending_actions')
@@ -137,18 +144,47 @@ export class AgentStore {
     return row ? toPending(row) : undefined;
   }
 
-  /** The newest still-pending action of the conversation. */
-  async latestPending(scope: RequestScope): Promise<PendingAction | undefined> {
+  /**
+   * The action the conversation's last answer proposed, while it is still pending: the only one a
+   * free-text "yes" may answer (an older proposal, or one answered already, is not).
+   */
+  async proposedByLastAnswer(scope: RequestScope): Promise<PendingAction | undefined> {
+    const conversation = await this.conversation(scope);
+    const last = conversation?.messages.findLast((m) => m.role === 'assistant');
+    const actionId = last?.metadata?.actionId;
+    if (typeof actionId !== 'string') return undefined;
+    const pending = await this.findPending(scope, actionId);
+    return pending?.status === 'pending' ? pending : undefined;
+  }
+
+  /** The action this request approved, once it is under way (a redelivered request finds it). */
+  async approvedBy(scope: RequestScope): Promise<PendingAction | undefined> {
     const row = await this.db
       .selectFrom('pending_actions')
       .selectAll()
       .where('conversation_id', '=', scope.conversationId)
       .where('entity_id', '=', scope.entityId)
       .where('org_id', '=', scope.orgId)
-      .where('status', '=', 'pending')
-      .orderBy('created_at', 'desc')
+      .where('approved_by_request', '=', scope.requestId)
+      .where('status', 'in', ['executing', 'executed'])
       .executeTakeFirst();
     return row ? toPending(row) : undefined;
+  }
+
+  /** Cancels every still-pending action of the conversation (a new question was asked); their ids. */
+  async cancelPending(
+    scope: RequestScope,
+  ): Promise<{ actionId: string; tool: string; tier: number; argsHash: string }[]> {
+    const rows = await this.db
+      .updateTable('pending_actions')
+      .set({ status: 'cancelled', decided_at: new Date() })
+      .where('conversation_id', '=', scope.conversationId)
+      .where('entity_id', '=', scope.entityId)
+      .where('org_id', '=', scope.orgId)
+      .where('status', '=', 'pending')
+      .returning(['action_id', 'tool', 'tier', 'args_hash'])
+      .execute();
+    return rows.map((r) => ({ actionId: r.action_id, tool: r.tool, tier: r.tier, argsHash: r.args_hash }));
   }
 
   /** Moves an action out of `from`; false when another instance (or answer) got there first. */
@@ -157,6 +193,8 @@ export class AgentStore {
     from: PendingStatus,
     to: PendingStatus,
     result?: unknown,
+    /** With `executing`: the request that carries the user's approval. */
+    approvedBy?: string,
   ): Promise<boolean> {
     const updated = await this.db
       .updateTable('pending_actions')
@@ -164,7 +202,9 @@ export class AgentStore {
         status: to,
         decided_at: new Date(),
         // Moving to `executing` is the user's approval: the executor's proof for this one call.
-        ...(to === 'executing' ? { approved_at: sql<Date>`now()` } : {}),
+        ...(to === 'executing'
+          ? { approved_at: sql<Date>`now()`, approved_by_request: approvedBy ?? null }
+          : {}),
         ...(result === undefined ? {} : { result: JSON.stringify(result) }),
       })
       .where('action_id', '=', actionId)
@@ -215,6 +255,7 @@ function toPending(row: {
   state: Record<string, unknown>;
   status: PendingStatus;
   expires_at: Date;
+  approved_by_request: string | null;
 }): PendingAction {
   return {
     actionId: row.action_id,
@@ -230,5 +271,6 @@ function toPending(row: {
     state: row.state,
     status: row.status,
     expiresAt: row.expires_at,
+    approvedByRequest: row.approved_by_request,
   };
 }

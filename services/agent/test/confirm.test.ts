@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationQuestion, confirmWord, describeTool } from '../src/confirm.ts';
+import { confirmationQuestion, confirmWord, describeTool, PLAIN_YES } from '../src/confirm.ts';
 
 describe('tool names in words, whatever their style', () => {
   it.each([
@@ -26,5 +26,35 @@ describe('tool names in words, whatever their style', () => {
   ])('%s is confirmed by typing %s', (tool, word) => {
     expect(confirmWord(tool)).toBe(word);
     expect(confirmationQuestion(tool, {}, 3, undefined)).toContain(`Type ${word} to confirm`);
+  });
+});
+
+describe('a plain yes', () => {
+  it.each([
+    'yes',
+    'OK.',
+    'go ahead',
+    'haan',
+    'haan ji',
+    'haan kar do',
+    'theek hai',
+    'हाँ',
+    'हां जी',
+    'ठीक है',
+    'कर दो',
+    'जी हाँ।',
+  ])('"%s" is a yes', (text) => {
+    expect(PLAIN_YES.test(text)).toBe(true);
+  });
+
+  it.each([
+    'yes, and also void INV-3',
+    'haan but for Bolt Ltd',
+    'show invoices',
+    'नहीं',
+    'no',
+    'okay so what about bills?',
+  ])('"%s" is not', (text) => {
+    expect(PLAIN_YES.test(text)).toBe(false);
   });
 });

@@ -1,11 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
-import { createDb, type Database, encryptSecret, migrateToLatest } from '@munim/db';
+import {
+  createDb,
+  type Database,
+  encryptSecret,
+  type LlmConfigsTable,
+  migrateToLatest,
+  sealLlmKey,
+} from '@munim/db';
 import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
-import { createLogger } from '@munim/kit';
+import { createLogger, EndpointAllowlistSchema, type Logger } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { type Kysely, sql } from 'kysely';
+import { type Insertable, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLlm } from '../src/llm.ts';
 import { createModelSource } from '../src/llm-config.ts';
@@ -14,6 +21,8 @@ const nats = new TestNats();
 const secretKey = randomBytes(32);
 const log = createLogger('agent', 'silent');
 const settings = { timeoutMs: 5_000, maxRetries: 0 };
+// The scripted servers listen on loopback, which only an allow-list opens.
+const allowlist = EndpointAllowlistSchema.parse('127.0.0.1');
 let database: TestDatabase;
 let db: Kysely<Database>;
 let agentBus: Bus;
@@ -47,12 +56,49 @@ afterAll(async () => {
   }
 });
 
+/** Inserts a configuration with its key sealed to the new row, as the gateway does. */
+async function insertConfig(
+  db: Kysely<Database>,
+  values: Insertable<LlmConfigsTable>,
+  apiKey?: string,
+): Promise<{ id: number }> {
+  const row = await db.insertInto('llm_configs').values(values).returningAll().executeTakeFirstOrThrow();
+  if (apiKey !== undefined) {
+    await db
+      .updateTable('llm_configs')
+      .set({ api_key_encrypted: sealLlmKey(secretKey, row, apiKey) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return { id: Number(row.id) };
+}
+
+/** A logger whose warnings the test reads, each as its message and its error's. */
+function capturingLog(): { log: Logger; warnings: () => string[] } {
+  const log = createLogger('agent', 'silent');
+  const warn = vi.spyOn(log, 'warn');
+  const warnings = () =>
+    warn.mock.calls.map((call) => {
+      const [fields, message] = call as unknown as [{ err?: Error }, string];
+      return `${message}: ${fields.err?.message ?? ''}`;
+    });
+  return { log, warnings };
+}
+
 const ask = (llm: { turn: ReturnType<typeof createLlm>['turn'] }) =>
   llm.turn({ messages: [{ role: 'user', content: 'hello' }], maxTokens: 100 });
 
 describe('model configurations in the agent', () => {
   it('has no model when neither the database nor the environment has one', async () => {
-    const source = await createModelSource({ db, bus: agentBus, log, fallback: null, secretKey, settings });
+    const source = await createModelSource({
+      db,
+      bus: agentBus,
+      log,
+      fallback: null,
+      secretKey,
+      settings,
+      allowlist,
+    });
     expect(source.llm).toBeNull();
   });
 
@@ -64,20 +110,27 @@ describe('model configurations in the agent', () => {
       provider: 'env',
       timeoutMs: 5_000,
     });
-    const b = await db
-      .insertInto('llm_configs')
-      .values({
+    const b = await insertConfig(
+      db,
+      {
         name: 'b',
         provider: 'scripted',
         model: 'b-model',
         endpoint: serverB.baseURL,
-        api_key_encrypted: encryptSecret(secretKey, 'key-b'),
         max_tokens: 50,
         is_default: true,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const source = await createModelSource({ db, bus: agentBus, log, fallback: envLlm, secretKey, settings });
+      },
+      'key-b',
+    );
+    const source = await createModelSource({
+      db,
+      bus: agentBus,
+      log,
+      fallback: envLlm,
+      secretKey,
+      settings,
+      allowlist,
+    });
     source.start();
     try {
       const llm = source.llm;
@@ -100,18 +153,11 @@ describe('model configurations in the agent', () => {
       // An admin makes a new configuration the default: the same object now talks to server A.
       const a = await db.transaction().execute(async (trx) => {
         await trx.updateTable('llm_configs').set({ is_default: false }).execute();
-        return trx
-          .insertInto('llm_configs')
-          .values({
-            name: 'a',
-            provider: 'scripted',
-            model: 'a-model',
-            endpoint: serverA.baseURL,
-            api_key_encrypted: encryptSecret(secretKey, 'key-a'),
-            is_default: true,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        return insertConfig(
+          trx,
+          { name: 'a', provider: 'scripted', model: 'a-model', endpoint: serverA.baseURL, is_default: true },
+          'key-a',
+        );
       });
       gatewayBus.broadcast('llmConfigChanged', { reason: 'default', configId: Number(a.id) });
       await expect.poll(() => llm.label).toBe('scripted/a-model');
@@ -146,6 +192,7 @@ describe('model configurations in the agent', () => {
       fallback: envLlm,
       secretKey: null,
       settings,
+      allowlist,
     });
     expect(source.llm?.label).toBe('env/env-model');
   });
@@ -165,6 +212,7 @@ describe('model configurations in the agent', () => {
       secretKey,
       settings,
       refreshMs: 50,
+      allowlist,
     });
     source.start();
     try {
@@ -190,5 +238,123 @@ describe('model configurations in the agent', () => {
     } finally {
       await source.stop();
     }
+  });
+});
+
+describe('what the agent refuses in a configuration row (issue 17)', () => {
+  const envLlm = () =>
+    createLlm({
+      baseURL: serverA.baseURL,
+      apiKey: 'key-a',
+      model: 'env-model',
+      provider: 'env',
+      timeoutMs: 5_000,
+    });
+  /** Makes `values` the only default row (planted straight in the table, as a tampered database would). */
+  const plant = (values: Omit<Insertable<LlmConfigsTable>, 'name'>, apiKey?: string) =>
+    db.transaction().execute(async (trx) => {
+      await trx.updateTable('llm_configs').set({ is_default: false }).execute();
+      return insertConfig(
+        trx,
+        { name: `planted-${randomBytes(3).toString('hex')}`, ...values, is_default: true },
+        apiKey,
+      );
+    });
+  const source = (log: Logger, extra: Partial<Parameters<typeof createModelSource>[0]> = {}) =>
+    createModelSource({
+      db,
+      bus: agentBus,
+      log,
+      fallback: envLlm(),
+      secretKey,
+      settings,
+      allowlist,
+      ...extra,
+    });
+
+  it.each([
+    ['cloud metadata (link-local)', 'http://169.254.169.254/latest/v1'],
+    ['a private address', 'http://10.0.0.7:8000/v1'],
+    ['carrier-grade NAT', 'http://100.64.1.2/v1'],
+    ['an IPv6 unique-local address', 'http://[fd12:3456::1]/v1'],
+    ['the unspecified address', 'http://0.0.0.0:11434/v1'],
+  ])(
+    'falls back to the environment model with a warning when the endpoint is %s',
+    async (_what, endpoint) => {
+      const { id } = await plant({ provider: 'scripted', model: 'planted-model', endpoint }, 'key-p');
+      const { log, warnings } = capturingLog();
+      const models = await source(log);
+      expect(models.llm?.label).toBe('env/env-model');
+      expect(models.llm?.configId).toBeNull();
+      const [warning] = warnings();
+      expect(warning).toContain('using the environment model');
+      expect(warning).toContain(`model configuration ${id}: endpoint host`);
+      expect(warning).toContain('non-public');
+      expect(warning).not.toContain('key-p');
+    },
+  );
+
+  it('resolves a host name before use and refuses it when any address is not public', async () => {
+    await plant({ provider: 'scripted', model: 'planted-model', endpoint: 'https://models.example/v1' });
+    const { log, warnings } = capturingLog();
+    const resolve = vi.fn(async () => ['8.8.4.4', '169.254.169.254']);
+    const models = await source(log, { resolve });
+    expect(resolve).toHaveBeenCalledWith('models.example');
+    expect(models.llm?.label).toBe('env/env-model');
+    expect(warnings()[0]).toContain('169.254.169.254 is a linkLocal address');
+    // Public addresses only: the row is used.
+    const publicOnly = await source(capturingLog().log, { resolve: async () => ['8.8.8.8'] });
+    expect(publicOnly.llm?.label).toBe('scripted/planted-model');
+  });
+
+  it('refuses a loopback endpoint unless LLM_ENDPOINT_ALLOWLIST allows it', async () => {
+    await plant({ provider: 'scripted', model: 'b-model', endpoint: serverB.baseURL }, 'key-b');
+    const { log, warnings } = capturingLog();
+    const closed = await source(log, { allowlist: undefined });
+    expect(closed.llm?.label).toBe('env/env-model');
+    expect(warnings()[0]).toContain('127.0.0.1 is a loopback address');
+    const open = await source(capturingLog().log);
+    expect(open.llm?.label).toBe('scripted/b-model');
+  });
+
+  it('does not decrypt a key copied from another row, and still reads a key stored before keys were bound', async () => {
+    const donor = await insertConfig(
+      db,
+      {
+        name: `donor-${randomBytes(3).toString('hex')}`,
+        provider: 'scripted',
+        model: 'x',
+        endpoint: serverB.baseURL,
+      },
+      'key-b',
+    );
+    const { api_key_encrypted: copied } = await db
+      .selectFrom('llm_configs')
+      .select('api_key_encrypted')
+      .where('id', '=', donor.id)
+      .executeTakeFirstOrThrow();
+    const { id } = await plant({
+      provider: 'scripted',
+      model: 'b-model',
+      endpoint: serverB.baseURL,
+      api_key_encrypted: copied,
+    });
+    const { log, warnings } = capturingLog();
+    const models = await source(log);
+    expect(models.llm?.label).toBe('env/env-model');
+    expect(warnings()[0]).toContain('cannot be decrypted');
+
+    // A key written before this release (v1, bound to nothing) still opens.
+    await db
+      .updateTable('llm_configs')
+      .set({ api_key_encrypted: encryptSecret(secretKey, 'key-b') })
+      .where('id', '=', id)
+      .execute();
+    const legacy = await source(capturingLog().log);
+    expect(legacy.llm?.label).toBe('scripted/b-model');
+    serverB.script({ match: 'legacy key', turns: [{ content: 'still here' }] });
+    const before = serverB.requests.length;
+    await legacy.llm?.turn({ messages: [{ role: 'user', content: 'legacy key' }], maxTokens: 50 });
+    expect(serverB.requests.slice(before).map((r) => r.headers.authorization)).toEqual(['Bearer key-b']);
   });
 });

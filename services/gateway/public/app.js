@@ -165,9 +165,20 @@ function mcqCard(mcq) {
   const card = el('section', { className: 'card mcq' });
   card.setAttribute('role', 'group');
   card.setAttribute('aria-label', 'Confirmation needed');
+  if (mcq.unrequested) {
+    card.classList.add('unrequested');
+    card.append(
+      el('p', {
+        className: 'warning',
+        textContent:
+          'You did not ask for this change. It was suggested by something munim read — check it before confirming.',
+      }),
+    );
+  }
   card.append(el('h3', { textContent: mcq.question }));
   const details = el('dl');
   details.append(el('dt', { textContent: 'Action' }), el('dd', { textContent: mcq.pending_tool }));
+  if (mcq.record) details.append(el('dt', { textContent: 'Record' }), el('dd', { textContent: mcq.record }));
   for (const [key, value] of Object.entries(mcq.pending_args ?? {})) {
     details.append(
       el('dt', { textContent: key }),

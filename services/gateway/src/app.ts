@@ -12,7 +12,8 @@ import {
   RequestIdSchema,
   TERMINAL_EVENT_TYPES,
 } from '@munim/contracts';
-import type { Database } from '@munim/db';
+import { type Database, parseSecretKey, resealUnboundLlmKeys } from '@munim/db';
+import { isLoopbackHost } from '@munim/kit';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -31,21 +32,20 @@ import { Authenticator, mayActFor, type Principal } from './auth.ts';
 import { registerConsole } from './console.ts';
 import { registerConversations } from './conversations.ts';
 import type { Env } from './env.ts';
+import { registerHostCheck } from './host-check.ts';
 import { HttpRefusal, httpError, validationError } from './http-errors.ts';
-import { type SlotRefusal, StreamSlots } from './limits.ts';
+import { AuthFailures, type SlotRefusal, StreamSlots } from './limits.ts';
 import { registerMcp } from './mcp.ts';
 import { registerMetrics } from './metrics.ts';
 import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } from './openapi.ts';
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
+import { requestLogSerializers } from './request-log.ts';
 import { SubmitError, submitQuery } from './submit.ts';
 import { createTranscriber, readAudio } from './transcribe.ts';
 
 /** The gateway's settings (a subset of its environment). */
-export type GatewayConfig = Omit<
-  Env,
-  'PORT' | 'HOST' | 'NATS_URL' | 'NATS_PREFIX' | 'LOG_LEVEL' | 'DATABASE_URL'
->;
+export type GatewayConfig = Omit<Env, 'PORT' | 'NATS_URL' | 'NATS_PREFIX' | 'LOG_LEVEL' | 'DATABASE_URL'>;
 
 export interface GatewayDeps {
   bus: Bus;
@@ -58,6 +58,8 @@ export interface GatewayDeps {
 export interface Gateway {
   /** The fastify app: `listen()` it, or `inject()` requests in tests. */
   app: FastifyInstance;
+  /** Whether any credential is configured (else every request is served without one, loopback only). */
+  authEnabled: boolean;
   start(): Promise<void>;
   /** Streams (SSE responses and MCP tool calls) open right now. */
   openStreamCount(): number;
@@ -79,6 +81,28 @@ function sendUnavailable(reply: FastifyReply) {
     .send(httpError('SERVICE_UNAVAILABLE', 'The gateway cannot reach the message bus; try again shortly.'));
 }
 
+/** Bind addresses that name no host a browser would use. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** Binds model keys stored before keys were bound to their rows; a failure leaves them readable as they are. */
+async function resealKeys(db: Kysely<Database>, secretKey: Buffer, log: Logger): Promise<void> {
+  try {
+    const { sealed, unreadable } = await resealUnboundLlmKeys(db, secretKey);
+    if (sealed > 0) log.info({ sealed }, 'model configuration keys bound to their rows');
+    if (unreadable > 0) {
+      log.warn(
+        { unreadable },
+        'model configuration keys that LLM_CONFIG_KEY does not open were left as they are',
+      );
+    }
+  } catch (error) {
+    log.warn(
+      { err: error },
+      'model configuration keys could not be bound to their rows; retried at next start',
+    );
+  }
+}
+
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const { bus, log, config, db } = deps;
@@ -94,6 +118,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     },
     { keys: config.GATEWAY_ADMIN_KEYS, role: config.GATEWAY_JWT_ADMIN_ROLE },
   );
+  if (!auth.enabled && !isLoopbackHost(config.HOST)) {
+    log.warn(
+      { host: config.HOST },
+      'GATEWAY_ALLOW_UNAUTHENTICATED: serving a non-loopback address without any credential; anyone who ' +
+        'reaches it may act for every entity (set GATEWAY_API_KEYS)',
+    );
+  }
   const principals = new WeakMap<FastifyRequest, Principal>();
   const tenantOf = (request: FastifyRequest) => principals.get(request)?.tenant ?? null;
   // Without auth every address is its own caller for rate limits and stream caps.
@@ -108,8 +139,13 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   }
   const openStreams = new OpenStreams();
   const slots = new StreamSlots(config.MAX_STREAMS_PER_KEY, config.MAX_STREAMS_TOTAL);
+  const authFailures = new AuthFailures(config.AUTH_FAILURE_MAX, config.AUTH_FAILURE_WINDOW_MS);
 
-  const app = Fastify({ loggerInstance: log as FastifyBaseLogger, bodyLimit: config.BODY_LIMIT_BYTES });
+  const app = Fastify({
+    // Signed links carry their credential in the query string; request logs get it redacted.
+    loggerInstance: log.child({}, { serializers: requestLogSerializers }) as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+  });
   // Only JSON bodies are accepted; without this, text/plain would be parsed as a string.
   app.removeContentTypeParser('text/plain');
   // The package's default export at runtime is its fastify-plugin wrapped function (so its onRoute
@@ -238,6 +274,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   }
 
   const statusSchema = { type: 'object', properties: { status: { type: 'string' } } };
+  if (!auth.enabled) {
+    registerHostCheck(app, {
+      hosts: [...(WILDCARD_HOSTS.has(config.HOST) ? [] : [config.HOST]), ...config.GATEWAY_ALLOWED_HOSTS],
+      corsOrigins: config.CORS_ORIGINS,
+    });
+  }
   await registerConsole(app);
   // Outside the bearer scope: the link's signature is its credential.
   registerAttachmentContent(app, { attachments });
@@ -281,8 +323,22 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       if (!auth.enabled) return;
+      const blockedFor = authFailures.blockedFor(request.ip);
+      if (blockedFor > 0) {
+        return reply
+          .code(429)
+          .header('retry-after', String(blockedFor))
+          .send(
+            httpError(
+              'RATE_LIMITED',
+              `Too many failed authentications from this address; retry after ${blockedFor} s.`,
+            ),
+          );
+      }
       const principal = await auth.authenticate(request.headers.authorization);
       if (!principal) {
+        // Only a presented credential is a guess; a request without one is merely anonymous.
+        if (request.headers.authorization !== undefined) authFailures.fail(request.ip);
         return reply
           .code(401)
           .header('www-authenticate', 'Bearer')
@@ -482,7 +538,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       log,
       config,
       db,
-      authEnabled: auth.enabled,
       tenantOf,
       principalOf: (r) => principals.get(r) ?? null,
     });
@@ -499,8 +554,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
 
   return {
     app,
+    authEnabled: auth.enabled,
     start: async () => {
       await app.ready();
+      if (db && config.LLM_CONFIG_KEY) await resealKeys(db, parseSecretKey(config.LLM_CONFIG_KEY), log);
     },
     openStreamCount: () => slots.open,
     stop: async () => {

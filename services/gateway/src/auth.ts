@@ -65,9 +65,9 @@ function claim(payload: JWTPayload, name: string): string | null {
 
 /**
  * Bearer authentication: API keys from `GATEWAY_API_KEYS` and, alongside, JWTs (HS256 secret or
- * JWKS) whose claims name the entity and organisation. Keys are compared as SHA-256 digests in
- * constant time, and every configured key is compared, so the timing says nothing about which
- * (or how much of a) key matched.
+ * JWKS; `exp` required) whose claims name the entity and organisation. Keys are compared as
+ * SHA-256 digests in constant time, and every configured key is compared, so the timing says
+ * nothing about which (or how much of a) key matched.
  */
 export class Authenticator {
   readonly #keys: { digest: Buffer; principal: Principal }[];
@@ -121,7 +121,9 @@ export class Authenticator {
   }
 
   async #verifyJwt(token: string, settings: JwtSettings): Promise<Principal | null> {
+    // A token without an expiry would be a credential for ever: `exp` is required.
     const options = {
+      requiredClaims: ['exp'],
       ...(settings.issuer ? { issuer: settings.issuer } : {}),
       ...(settings.audience ? { audience: settings.audience } : {}),
     };

@@ -1,8 +1,19 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
 import { IdSchema } from '@munim/contracts';
 import { parseSecretKey } from '@munim/db';
-import { BaseEnvSchema, csv, DatabaseUrlSchema, parseEnv } from '@munim/kit';
+import {
+  BaseEnvSchema,
+  csv,
+  DatabaseUrlSchema,
+  EMPTY_ALLOWLIST,
+  EndpointAllowlistSchema,
+  isLoopbackHost,
+  parseEnv,
+} from '@munim/kit';
 import { z } from 'zod';
+
+/** Shortest accepted API or admin key: long enough that guessing one is hopeless. */
+export const MIN_KEY_LENGTH = 24;
 
 /** One configured API key and the tenant it may act for. */
 export interface ApiKey {
@@ -12,8 +23,9 @@ export interface ApiKey {
 }
 
 /**
- * `GATEWAY_API_KEYS`: comma-separated `key:entityId:orgId` triples. Error messages name the
- * entry by position only, so a key never appears in a log or on stderr.
+ * `GATEWAY_API_KEYS`: comma-separated `key:entityId:orgId` triples, each key at least
+ * {@link MIN_KEY_LENGTH} characters. Error messages name the entry by position only, so a key never
+ * appears in a log or on stderr.
  */
 export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
   const keys: ApiKey[] = [];
@@ -26,6 +38,13 @@ export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
     const [key, entityId, orgId] = parts;
     if (parts.length !== 3 || !key || !entityId || !orgId) {
       ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not a key:entityId:orgId triple` });
+      continue;
+    }
+    if (key.length < MIN_KEY_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${index + 1} has a key shorter than ${MIN_KEY_LENGTH} characters`,
+      });
       continue;
     }
     if (!IdSchema.safeParse(entityId).success || !IdSchema.safeParse(orgId).success) {
@@ -41,11 +60,82 @@ export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
   return keys;
 });
 
-export const EnvSchema = BaseEnvSchema.extend({
+/**
+ * `GATEWAY_ADMIN_KEYS`: comma-separated keys, each at least {@link MIN_KEY_LENGTH} characters; a
+ * bad one is named by its position only.
+ */
+export const AdminKeysSchema = z.string().transform((value, ctx): string[] => {
+  const keys = value
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  for (const [index, key] of keys.entries()) {
+    if (key.length < MIN_KEY_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${index + 1} is shorter than ${MIN_KEY_LENGTH} characters`,
+      });
+    }
+  }
+  return keys;
+});
+
+const flag = z.stringbool({ truthy: ['true', '1'], falsy: ['false', '0'] });
+
+/** A JWKS must come over https, so nobody on the path can swap the keys; http only to this machine. */
+const JwksUrlSchema = z.url({ protocol: /^https?$/ }).refine((text) => {
+  const url = new URL(text);
+  return url.protocol === 'https:' || isLoopbackHost(url.hostname);
+}, 'must be an https URL (http only for a loopback host)');
+
+/** Anything but loopback without credentials would serve the books to whoever reaches the port. */
+function checkExposure(env: EnvObject, ctx: z.RefinementCtx): void {
+  const credentials =
+    env.GATEWAY_API_KEYS.length > 0 ||
+    env.GATEWAY_ADMIN_KEYS.length > 0 ||
+    env.GATEWAY_JWT_SECRET !== undefined ||
+    env.GATEWAY_JWKS_URL !== undefined;
+  if (credentials || env.GATEWAY_ALLOW_UNAUTHENTICATED || isLoopbackHost(env.HOST)) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['GATEWAY_API_KEYS'],
+    message:
+      `is required (or GATEWAY_JWT_SECRET / GATEWAY_JWKS_URL) when HOST is ${env.HOST}, not a loopback address; ` +
+      'set GATEWAY_ALLOW_UNAUTHENTICATED=true to serve it without authentication anyway',
+  });
+}
+
+/** A token from a JWKS issuer is meant for many services: only one whose audience is us is accepted. */
+function checkJwks(env: EnvObject, ctx: z.RefinementCtx): void {
+  if (env.GATEWAY_JWKS_URL === undefined || env.GATEWAY_JWT_AUDIENCE !== undefined) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['GATEWAY_JWT_AUDIENCE'],
+    message: 'is required with GATEWAY_JWKS_URL',
+  });
+}
+
+const EnvObjectSchema = BaseEnvSchema.extend({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Bind address; anything but loopback needs credentials (or GATEWAY_ALLOW_UNAUTHENTICATED). */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** Serve a non-loopback HOST without any credential (a warning is logged). */
+  GATEWAY_ALLOW_UNAUTHENTICATED: flag.default(false),
+  /**
+   * Without auth, the `Host` names (besides loopback ones and HOST) browsers may use to reach the
+   * gateway; any other is refused, against DNS rebinding.
+   */
+  GATEWAY_ALLOWED_HOSTS: csv.default([]),
   /** Unset or empty: no auth (local use only). */
   GATEWAY_API_KEYS: ApiKeysSchema.default([]),
+  /** Failed authentications (a credential that is wrong) one address may make per AUTH_FAILURE_WINDOW_MS. */
+  AUTH_FAILURE_MAX: z.coerce.number().int().positive().default(10),
+  /** After AUTH_FAILURE_MAX failures, the address gets 429 for every request until this window ends. */
+  AUTH_FAILURE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 60_000),
   /** Largest accepted request body; a bigger one gets a 400. */
   BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -77,9 +167,10 @@ export const EnvSchema = BaseEnvSchema.extend({
   CORS_ORIGINS: csv.default([]),
   /** HS256 secret of bearer JWTs (at least 32 characters); unset: HS256 tokens are not accepted. */
   GATEWAY_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  /** JWKS URL of the token issuer's public keys; unset: asymmetric tokens are not accepted. */
-  GATEWAY_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** JWKS URL (https) of the token issuer's public keys; unset: asymmetric tokens are not accepted. */
+  GATEWAY_JWKS_URL: JwksUrlSchema.optional(),
   GATEWAY_JWT_ISSUER: z.string().min(1).optional(),
+  /** Required with GATEWAY_JWKS_URL. */
   GATEWAY_JWT_AUDIENCE: z.string().min(1).optional(),
   /** JWT claim naming the entity a token may act for. */
   GATEWAY_JWT_ENTITY_CLAIM: z.string().min(1).default('entity_id'),
@@ -88,16 +179,7 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** PostgreSQL with `unified_conversations` and `feedback_log`; unset: those endpoints answer 503. */
   DATABASE_URL: DatabaseUrlSchema.optional(),
   /** Comma-separated keys that may use `/v1/admin/*` (and act for any entity); never logged. */
-  GATEWAY_ADMIN_KEYS: z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((key) => key.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().min(16, 'each key must be at least 16 characters')))
-    .default([]),
+  GATEWAY_ADMIN_KEYS: AdminKeysSchema.default([]),
   /** The role (in a token's `roles` array or `role` string claim) that grants admin access. */
   GATEWAY_JWT_ADMIN_ROLE: z.string().min(1).default('admin'),
   /** OpenAI-compatible endpoint the admin side uses to draft intents; unset: generation answers 503. */
@@ -126,9 +208,20 @@ export const EnvSchema = BaseEnvSchema.extend({
       }
     }, 'must be 32 bytes, as 64 hex digits or base64')
     .optional(),
+  /**
+   * Hosts, addresses and CIDR ranges model endpoints saved through the admin API may use although
+   * they are not public (loopback, private, link-local …); see `endpointProblem` in @munim/kit.
+   */
+  LLM_ENDPOINT_ALLOWLIST: EndpointAllowlistSchema.default(EMPTY_ALLOWLIST),
   /** Attachments (seed 003 §6.3): local or S3-compatible storage, link signing, extraction bounds. */
   ...AttachmentsEnvSchema.shape,
-}).superRefine(checkS3Keys);
+});
+type EnvObject = z.infer<typeof EnvObjectSchema>;
+
+/** The gateway's environment, with the checks that span variables. */
+export const EnvSchema = EnvObjectSchema.superRefine(checkS3Keys)
+  .superRefine(checkExposure)
+  .superRefine(checkJwks);
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Parses the gateway's environment; a bad variable throws a ConfigError naming it. */

@@ -47,3 +47,55 @@ export class StreamSlots {
     };
   }
 }
+
+/**
+ * Failed authentications per client address (a presented key or token that is wrong; a missing
+ * one is not counted). Once an address reaches `max` failures within `windowMs` of its first, it
+ * is blocked until that window ends: every request from it gets 429, with a valid credential too,
+ * or the answer would tell a guesser which guess was right. Bounded: the oldest addresses are
+ * forgotten first.
+ */
+export class AuthFailures {
+  readonly #windows = new Map<string, { failures: number; endsAt: number }>();
+  readonly #max: number;
+  readonly #windowMs: number;
+  readonly #capacity: number;
+  readonly #now: () => number;
+
+  constructor(max: number, windowMs: number, opts: { capacity?: number; now?: () => number } = {}) {
+    this.#max = max;
+    this.#windowMs = windowMs;
+    this.#capacity = opts.capacity ?? 100_000;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Seconds until the address may try again, or 0 when it is not blocked. */
+  blockedFor(address: string): number {
+    const window = this.#current(address);
+    if (!window || window.failures < this.#max) return 0;
+    return Math.max(1, Math.ceil((window.endsAt - this.#now()) / 1000));
+  }
+
+  /** Counts a failure of the address. */
+  fail(address: string): void {
+    const window = this.#current(address);
+    if (window) {
+      window.failures += 1;
+      return;
+    }
+    if (this.#windows.size >= this.#capacity) {
+      const oldest = this.#windows.keys().next().value;
+      if (oldest !== undefined) this.#windows.delete(oldest);
+    }
+    this.#windows.set(address, { failures: 1, endsAt: this.#now() + this.#windowMs });
+  }
+
+  #current(address: string) {
+    const window = this.#windows.get(address);
+    if (window && window.endsAt <= this.#now()) {
+      this.#windows.delete(address);
+      return undefined;
+    }
+    return window;
+  }
+}

@@ -1,12 +1,18 @@
 import { connectBus } from '@munim/bus';
 import { createDb } from '@munim/db';
-import { runMain, serveHealth } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { buildGateway } from './app.ts';
 import { loadEnv } from './env.ts';
 
 runMain('gateway', async (log) => {
   const env = loadEnv();
-  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'gateway', log });
+  const bus = await connectBus({
+    servers: env.NATS_URL,
+    prefix: env.NATS_PREFIX,
+    service: 'gateway',
+    log,
+    auth: natsAuthFromEnv(env),
+  });
   await bus.ensureStreams();
   // The agent writes conversations and the logger migrates; the gateway only reads and soft-deletes.
   const db = env.DATABASE_URL ? createDb(env.DATABASE_URL, { max: 5, log }) : undefined;
@@ -17,10 +23,7 @@ runMain('gateway', async (log) => {
   log.info(
     {
       url,
-      auth:
-        env.GATEWAY_API_KEYS.length > 0 ||
-        env.GATEWAY_ADMIN_KEYS.length > 0 ||
-        Boolean(env.GATEWAY_JWT_SECRET ?? env.GATEWAY_JWKS_URL),
+      auth: gateway.authEnabled,
       conversations: Boolean(db),
     },
     'gateway listening',

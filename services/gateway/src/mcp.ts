@@ -8,6 +8,8 @@ import {
   type EventPayload,
   IdSchema,
   MAX_QUERY_LENGTH,
+  type McqResponse,
+  McqResponseSchema,
 } from '@munim/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -38,14 +40,27 @@ const QueryToolInput = {
     .trim()
     .min(1)
     .max(MAX_QUERY_LENGTH)
-    .describe('The question or instruction, in plain language.'),
+    .describe(
+      'The question or instruction, in plain language (with a confirmation: any short note, e.g. "confirm").',
+    ),
+  confirmation: McqResponseSchema.optional().describe(
+    'The answer to a pending confirmation (the mcq of an "awaiting_confirmation" result): its actionId, ' +
+      '"confirm" or "cancel", and for typed confirmations the word it asks for. A change is confirmed only ' +
+      'this way, never by text such as "yes". Needs the conversationId of that result.',
+  ),
   conversationId: IdSchema.optional().describe('Continue this conversation; omit to start a new one.'),
   entityId: IdSchema.optional().describe(
     'The business entity (required when the server runs without API keys).',
   ),
   orgId: IdSchema.optional().describe('The organisation (required when the server runs without API keys).'),
 };
-type QueryToolArgs = { query: string; conversationId?: string; entityId?: string; orgId?: string };
+type QueryToolArgs = {
+  query: string;
+  confirmation?: McqResponse | undefined;
+  conversationId?: string | undefined;
+  entityId?: string | undefined;
+  orgId?: string | undefined;
+};
 
 /** What the tool reports besides the answer text. */
 interface QueryOutcome {
@@ -92,6 +107,11 @@ async function runQuery(
 ): Promise<CallToolResult> {
   const resolved = resolveTenant(args, tenant);
   if (typeof resolved === 'string') return toolError(resolved);
+  if (args.confirmation && args.conversationId === undefined) {
+    return toolError(
+      'conversationId is required with a confirmation: give the conversationId of the result that asked for it.',
+    );
+  }
   const release = acquire();
   if (typeof release !== 'function') {
     return toolError(`Too many queries are running for you; retry in ${release.retryAfterSeconds} s.`);
@@ -113,7 +133,9 @@ async function runResolvedQuery(
   try {
     submission = await submitQuery(deps.bus, {
       query: args.query,
+      ...(args.confirmation ? { mcqResponse: args.confirmation } : {}),
       conversationId: args.conversationId,
+      channel: 'mcp',
       ...resolved,
     });
   } catch (error) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent, traceparentOf } from '@munim/bus';
-import type { McqResponse, RequestScope } from '@munim/contracts';
+import type { Channel, McqResponse, RequestScope } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
 
@@ -13,6 +13,8 @@ export interface QueryInput {
   conversationId?: string | undefined;
   /** Checked by the caller: the tenant's, and the conversation's when scoped to one. */
   attachmentIds?: string[] | undefined;
+  /** `mcp` for the `/mcp` tool: there, text never confirms a change. */
+  channel?: Channel | undefined;
 }
 
 /** A submitted query: its scope and the follow of its events, starting with `connected`. */
@@ -75,6 +77,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
         query: input.query ?? '',
         ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}),
         ...(input.attachmentIds?.length ? { attachmentIds: input.attachmentIds } : {}),
+        ...(input.channel ? { channel: input.channel } : {}),
       },
       { msgID: scope.requestId, traceparent },
     );

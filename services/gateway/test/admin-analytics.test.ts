@@ -20,6 +20,7 @@ const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 /** One request as the logger stores it: its routing-log row and its events. */
 async function request(opts: {
   entityId?: string;
+  orgId?: string;
   at: Date;
   intent?: string | null;
   path?: string;
@@ -29,12 +30,13 @@ async function request(opts: {
 }) {
   const requestId = randomUUID();
   const entityId = opts.entityId ?? 'ent-a';
+  const orgId = opts.orgId ?? 'org-a';
   await db
     .insertInto('query_routing_logs')
     .values({
       request_id: requestId,
       entity_id: entityId,
-      org_id: 'org-a',
+      org_id: orgId,
       conversation_id: 'conv-1',
       intent_id: opts.intent ?? null,
       path: opts.path ?? 'llm',
@@ -54,7 +56,7 @@ async function request(opts: {
         service: type === 'write_validation' ? 'validator' : 'mcp-executor',
         conversation_id: 'conv-1',
         entity_id: entityId,
-        org_id: 'org-a',
+        org_id: orgId,
         payload: JSON.stringify(payload),
         ts: new Date(opts.at.getTime() + index),
       })
@@ -177,6 +179,19 @@ describe('GET /v1/admin/analytics', () => {
     const body = (await response.json()) as { tools: { tool: string }[]; intents: { requests: number }[] };
     expect(body.tools.map((t) => t.tool)).toEqual(['get_invoices', 'create_payment', 'get_bills']);
     expect(body.intents[0]?.requests).toBe(4);
+  });
+
+  it('narrows to one tenant with the org: another org may share the entity id', async () => {
+    await request({ at: at(500), events: read('get_bills', 5) });
+    await request({ at: at(501), orgId: 'org-z', intent: intentId, events: read('get_vendors', 5) });
+    const window = `from=${at(499).toISOString()}&to=${at(510).toISOString()}`;
+    const tools = async (query: string) =>
+      ((await (await analytics(`${window}&${query}`)).json()) as { tools: { tool: string }[] }).tools.map(
+        (t) => t.tool,
+      );
+    expect(await tools('entityId=ent-a')).toEqual(['get_bills', 'get_vendors']);
+    expect(await tools('entityId=ent-a&orgId=org-z')).toEqual(['get_vendors']);
+    expect(await tools('orgId=org-a')).toEqual(['get_bills']);
   });
 
   it('is empty for a window with nothing in it', async () => {

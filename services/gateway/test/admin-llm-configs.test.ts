@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { catalog, type LlmConfigChanged, messageSchema } from '@munim/contracts';
-import { type Database, decryptSecret, parseSecretKey } from '@munim/db';
+import { type Database, openLlmKey, parseSecretKey } from '@munim/db';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/app.ts';
@@ -28,7 +28,24 @@ const list = async () => {
   expect(response.status).toBe(200);
   return { text: await response.clone().text(), body: (await response.json()) as { configs: Config[] } };
 };
-type Config = { id: number; name: string; model: string; isDefault: boolean; hasApiKey: boolean };
+type Config = {
+  id: number;
+  name: string;
+  model: string;
+  endpoint: string;
+  isDefault: boolean;
+  hasApiKey: boolean;
+};
+
+/** The stored key of a configuration, opened as the agent opens it (bound to the row as it is now). */
+async function storedKey(id: number): Promise<string> {
+  const row = await db
+    .selectFrom('llm_configs')
+    .select(['id', 'provider', 'endpoint', 'api_key_encrypted'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return openLlmKey(parseSecretKey(CONFIG_KEY), row, row.api_key_encrypted ?? '');
+}
 
 const base = {
   name: 'primary',
@@ -45,7 +62,13 @@ beforeAll(async () => {
   db = database.db;
   ({ gateway, url } = await startGateway(
     testBus,
-    { GATEWAY_ADMIN_KEYS: ADMIN_KEY, LLM_CONFIG_KEY: CONFIG_KEY },
+    {
+      GATEWAY_ADMIN_KEYS: ADMIN_KEY,
+      LLM_CONFIG_KEY: CONFIG_KEY,
+      // No DNS in tests: the example host is allowed by name, and one private range on purpose.
+      LLM_ENDPOINT_ALLOWLIST:
+        'example-resource.openai.azure.com, other-resource.openai.azure.com, 10.20.0.0/16',
+    },
     db,
   ));
   agent = await testBus.bus('agent');
@@ -94,7 +117,7 @@ describe('model configurations', () => {
       .executeTakeFirstOrThrow();
     expect(row.api_key_encrypted).not.toBeNull();
     expect(row.api_key_encrypted).not.toContain(SECRET);
-    expect(decryptSecret(parseSecretKey(CONFIG_KEY), row.api_key_encrypted ?? '')).toBe(SECRET);
+    expect(await storedKey(primaryId)).toBe(SECRET);
   });
 
   it('sets another configuration as the only default and announces it', async () => {
@@ -128,12 +151,7 @@ describe('model configurations', () => {
     const text = await response.text();
     expect(text).not.toContain(newSecret);
     expect(JSON.parse(text)).toMatchObject({ id: primaryId, model: 'gpt-4.1', hasApiKey: true });
-    const row = await db
-      .selectFrom('llm_configs')
-      .select('api_key_encrypted')
-      .where('id', '=', primaryId)
-      .executeTakeFirstOrThrow();
-    expect(decryptSecret(parseSecretKey(CONFIG_KEY), row.api_key_encrypted ?? '')).toBe(newSecret);
+    expect(await storedKey(primaryId)).toBe(newSecret);
     await expect
       .poll(() => notices.some((n) => n.configId === primaryId && n.reason === 'updated'))
       .toBe(true);
@@ -199,3 +217,129 @@ describe('model configurations', () => {
     expect(defaults).toEqual([secondId]);
   });
 });
+
+describe('model endpoints and their keys (issue 17)', () => {
+  const create = async (body: Record<string, unknown>) => {
+    const response = await post('/v1/admin/llm-configs', {
+      ...base,
+      name: `cfg-${randomBytes(4).toString('hex')}`,
+      ...body,
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Config;
+  };
+  const snapshot = async () =>
+    db
+      .selectFrom('llm_configs')
+      .select(['id', 'name', 'endpoint', 'provider', 'api_key_encrypted'])
+      .execute();
+
+  it.each([
+    ['loopback', 'http://127.0.0.1:11434/v1'],
+    ['loopback by name', 'http://localhost:11434/v1'],
+    ['IPv6 loopback', 'http://[::1]:8000/v1'],
+    ['a private address', 'http://192.168.1.20/v1'],
+    ['a private address outside the allowed range', 'http://10.30.0.1/v1'],
+    ['cloud metadata', 'http://169.254.169.254/latest/meta-data'],
+    ['carrier-grade NAT', 'http://100.64.0.9/v1'],
+    ['a unique-local IPv6 address', 'http://[fd00::5]/v1'],
+    ['the unspecified address', 'http://0.0.0.0:8000/v1'],
+    ['a multicast address', 'http://224.0.0.251/v1'],
+    ['a host that does not resolve', 'https://no-such-host.invalid/v1'],
+  ])('refuses %s on save with a 400 naming endpoint, and saves nothing', async (_what, endpoint) => {
+    const before = await snapshot();
+    const created = await post('/v1/admin/llm-configs', { ...base, name: 'internal', endpoint });
+    expect(created.status).toBe(400);
+    const body = (await created.json()) as { error: { code: string; field: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'BAD_REQUEST', field: 'endpoint' });
+    expect(body.error.message).toMatch(/non-public address|does not resolve/);
+    const changed = await patch(`/v1/admin/llm-configs/${primaryIdOf(before)}`, { endpoint });
+    expect(changed.status).toBe(400);
+    expect(await changed.json()).toMatchObject({ error: { field: 'endpoint' } });
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('accepts a non-public endpoint that LLM_ENDPOINT_ALLOWLIST allows', async () => {
+    const config = await create({ endpoint: 'http://10.20.3.4:8000/v1' });
+    expect(config.endpoint).toBe('http://10.20.3.4:8000/v1');
+    await db.deleteFrom('llm_configs').where('id', '=', config.id).execute();
+  });
+
+  it('needs the key again to move a configuration with a key to another origin; with it, accepts', async () => {
+    const key = `sk-move-${randomBytes(6).toString('hex')}`;
+    const config = await create({ apiKey: key });
+    const before = await snapshot();
+    const moved = 'https://other-resource.openai.azure.com/openai/v1/';
+    const refused = await patch(`/v1/admin/llm-configs/${config.id}`, { endpoint: moved, model: 'gpt-x' });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: { field: string; message: string } };
+    expect(body.error.field).toBe('apiKey');
+    expect(body.error.message).toMatch(/another origin/);
+    expect(await snapshot()).toEqual(before);
+    // Another port is another origin too.
+    const port = await patch(`/v1/admin/llm-configs/${config.id}`, {
+      endpoint: 'https://example-resource.openai.azure.com:8443/openai/v1/',
+    });
+    expect(port.status).toBe(400);
+
+    // The same origin, another path: the key stays, still bound to the row.
+    const samePlace = await patch(`/v1/admin/llm-configs/${config.id}`, {
+      endpoint: 'https://example-resource.openai.azure.com/openai/deployments/',
+    });
+    expect(samePlace.status).toBe(200);
+    expect(await storedKey(config.id)).toBe(key);
+
+    const newKey = `sk-other-${randomBytes(6).toString('hex')}`;
+    const accepted = await patch(`/v1/admin/llm-configs/${config.id}`, { endpoint: moved, apiKey: newKey });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toMatchObject({ endpoint: moved, hasApiKey: true });
+    expect(await storedKey(config.id)).toBe(newKey);
+
+    // Removing the key moves it as well; a configuration without a key moves freely.
+    const removed = await patch(`/v1/admin/llm-configs/${config.id}`, {
+      endpoint: 'https://example-resource.openai.azure.com/openai/v1/',
+      apiKey: null,
+    });
+    expect(removed.status).toBe(200);
+    expect(await removed.json()).toMatchObject({ hasApiKey: false });
+    const keyless = await patch(`/v1/admin/llm-configs/${config.id}`, { endpoint: moved });
+    expect(keyless.status).toBe(200);
+    await db.deleteFrom('llm_configs').where('id', '=', config.id).execute();
+  });
+
+  it('binds a stored key to its row: a change of provider re-seals it, a copy into another row does not open', async () => {
+    const key = `sk-bound-${randomBytes(6).toString('hex')}`;
+    const config = await create({ apiKey: key });
+    const other = await create({});
+    const renamed = await patch(`/v1/admin/llm-configs/${config.id}`, { provider: 'openai' });
+    expect(renamed.status).toBe(200);
+    expect(await storedKey(config.id)).toBe(key);
+
+    const { api_key_encrypted: copied } = await db
+      .selectFrom('llm_configs')
+      .select('api_key_encrypted')
+      .where('id', '=', config.id)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('llm_configs')
+      .set({ api_key_encrypted: copied })
+      .where('id', '=', other.id)
+      .execute();
+    await expect(storedKey(other.id)).rejects.toThrow(/cannot be decrypted/);
+    // Re-sealing a key that does not open for its row is refused; sending the key again mends it.
+    const refused = await patch(`/v1/admin/llm-configs/${other.id}`, { provider: 'openai' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { field: 'apiKey' } });
+    const mended = await patch(`/v1/admin/llm-configs/${other.id}`, { provider: 'openai', apiKey: key });
+    expect(mended.status).toBe(200);
+    expect(await storedKey(other.id)).toBe(key);
+    await db.deleteFrom('llm_configs').where('id', 'in', [config.id, other.id]).execute();
+  });
+});
+
+/** The id of the configuration named primary in a snapshot. */
+function primaryIdOf(rows: { id: number; name: string }[]): number {
+  const row = rows.find((r) => r.name === 'primary');
+  if (!row) throw new Error('no primary configuration');
+  return Number(row.id);
+}

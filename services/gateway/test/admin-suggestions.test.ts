@@ -8,7 +8,9 @@ import { startGateway, TestBus, testDatabase } from './helpers.ts';
 const testBus = new TestBus();
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
-const TENANT_KEY = 'tenant-key-0123456789';
+const TENANT_KEY = 'tenant-key-0123456789abcdef';
+/** Another org with the same entity id as TENANT_KEY's. */
+const TENANT_B_KEY = 'tenant-b-key-0123456789abcdef';
 let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
@@ -30,7 +32,7 @@ beforeAll(async () => {
   ({ gateway, url } = await startGateway(
     testBus,
     {
-      GATEWAY_API_KEYS: `${TENANT_KEY}:ent-a:org-a`,
+      GATEWAY_API_KEYS: `${TENANT_KEY}:ent-a:org-a,${TENANT_B_KEY}:ent-a:org-b`,
       GATEWAY_ADMIN_KEYS: ` ${ADMIN_KEY} ,`,
       GATEWAY_JWT_SECRET: SECRET,
     },
@@ -49,7 +51,9 @@ afterAll(async () => {
   }
 });
 
-const suggestionsUrl = (entityId: string) => `${url}/v1/admin/entities/${entityId}/suggestions`;
+/** The admin URL of a tenant's suggestions (or one of them): the entity in the path, the org in the query. */
+const suggestionsUrl = (entityId: string, orgId = 'org-a', id?: number) =>
+  `${url}/v1/admin/entities/${entityId}/suggestions${id === undefined ? '' : `/${id}`}?orgId=${orgId}`;
 
 describe('admin access', () => {
   it('refuses a tenant key, a tenant token and a token of another role with 403, and changes nothing', async () => {
@@ -128,7 +132,7 @@ describe('quick suggestions', () => {
     const first = await create('What is my cash position?', 1);
     const third = await create('Top customers this quarter', 3);
     // Another entity's suggestion is never served to ent-a.
-    await fetch(suggestionsUrl('ent-b'), {
+    await fetch(suggestionsUrl('ent-b', 'org-b'), {
       method: 'POST',
       headers: json(ADMIN_KEY),
       body: JSON.stringify({ text: 'Other entity' }),
@@ -148,7 +152,7 @@ describe('quick suggestions', () => {
       ],
     });
 
-    const edit = await fetch(`${suggestionsUrl('ent-a')}/${second.id}`, {
+    const edit = await fetch(suggestionsUrl('ent-a', 'org-a', second.id), {
       method: 'PATCH',
       headers: json(ADMIN_KEY),
       body: JSON.stringify({ text: 'Overdue invoices, please', sortOrder: 0 }),
@@ -159,7 +163,7 @@ describe('quick suggestions', () => {
       text: 'Overdue invoices, please',
       sortOrder: 0,
     });
-    const off = await fetch(`${suggestionsUrl('ent-a')}/${third.id}`, {
+    const off = await fetch(suggestionsUrl('ent-a', 'org-a', third.id), {
       method: 'PATCH',
       headers: json(ADMIN_KEY),
       body: JSON.stringify({ isActive: false }),
@@ -175,19 +179,19 @@ describe('quick suggestions', () => {
       ((await listed.json()) as { suggestions: { text: string }[] }).suggestions.map((s) => s.text),
     ).toEqual(['Overdue invoices, please', 'What is my cash position?', 'Top customers this quarter']);
 
-    const removed = await fetch(`${suggestionsUrl('ent-a')}/${first.id}`, {
+    const removed = await fetch(suggestionsUrl('ent-a', 'org-a', first.id), {
       method: 'DELETE',
       headers: bearer(ADMIN_KEY),
     });
     expect(removed.status).toBe(204);
     expect((await served()).suggestions).toEqual([{ text: 'Overdue invoices, please' }]);
     // Deleting it again, or through another entity, finds nothing.
-    const again = await fetch(`${suggestionsUrl('ent-a')}/${first.id}`, {
+    const again = await fetch(suggestionsUrl('ent-a', 'org-a', first.id), {
       method: 'DELETE',
       headers: bearer(ADMIN_KEY),
     });
     expect(again.status).toBe(404);
-    const crossEntity = await fetch(`${suggestionsUrl('ent-b')}/${second.id}`, {
+    const crossEntity = await fetch(suggestionsUrl('ent-b', 'org-b', second.id), {
       method: 'PATCH',
       headers: json(ADMIN_KEY),
       body: JSON.stringify({ text: 'hijack' }),
@@ -210,7 +214,7 @@ describe('quick suggestions', () => {
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field } });
     }
-    const empty = await fetch(`${suggestionsUrl('ent-a')}/1`, {
+    const empty = await fetch(suggestionsUrl('ent-a', 'org-a', 1), {
       method: 'PATCH',
       headers: json(ADMIN_KEY),
       body: JSON.stringify({}),
@@ -218,9 +222,63 @@ describe('quick suggestions', () => {
     expect(empty.status).toBe(400);
   });
 
-  it('without auth serves the suggestions of the entity given and leaves admin open (local use)', async () => {
+  it('without auth serves the suggestions of the entity given, and admin stays closed', async () => {
     const response = await fetch(`${open.url}/v1/suggestions?entityId=ent-b&orgId=org-b`);
     expect(await response.json()).toEqual({ source: 'configured', suggestions: [{ text: 'Other entity' }] });
     expect((await fetch(`${open.url}/v1/suggestions`)).status).toBe(400);
+    expect((await fetch(`${open.url}/v1/admin/entities/ent-b/suggestions?orgId=org-b`)).status).toBe(403);
+  });
+});
+
+describe('quick suggestions of two orgs sharing an entity id', () => {
+  const served = async (key: string) =>
+    (
+      (await (await fetch(`${url}/v1/suggestions`, { headers: bearer(key) })).json()) as {
+        suggestions: { text: string }[];
+      }
+    ).suggestions.map((s) => s.text);
+
+  it('serves, lists and changes each org’s own only', async () => {
+    const before = await served(TENANT_KEY);
+    const created = await fetch(suggestionsUrl('ent-a', 'org-b'), {
+      method: 'POST',
+      headers: json(ADMIN_KEY),
+      body: JSON.stringify({ text: 'Org B only' }),
+    });
+    expect(created.status).toBe(201);
+    const mine = (await created.json()) as { id: number };
+    expect(mine).toMatchObject({ entityId: 'ent-a', orgId: 'org-b', text: 'Org B only' });
+
+    expect(await served(TENANT_B_KEY)).toEqual(['Org B only']);
+    expect(await served(TENANT_KEY)).toEqual(before);
+    expect(before).not.toContain('Org B only');
+    const listed = await fetch(suggestionsUrl('ent-a', 'org-b'), { headers: bearer(ADMIN_KEY) });
+    expect(((await listed.json()) as { suggestions: unknown[] }).suggestions).toEqual([
+      expect.objectContaining({ id: mine.id, orgId: 'org-b' }),
+    ]);
+
+    // Through the other org of the same entity, the suggestion is not there.
+    const [patch, remove] = await Promise.all([
+      fetch(suggestionsUrl('ent-a', 'org-a', mine.id), {
+        method: 'PATCH',
+        headers: json(ADMIN_KEY),
+        body: JSON.stringify({ text: 'hijack' }),
+      }),
+      fetch(suggestionsUrl('ent-a', 'org-a', mine.id), { method: 'DELETE', headers: bearer(ADMIN_KEY) }),
+    ]);
+    expect([patch.status, remove.status]).toEqual([404, 404]);
+    expect(await served(TENANT_B_KEY)).toEqual(['Org B only']);
+  });
+
+  it('needs the org: without it the admin API answers 400 naming orgId', async () => {
+    const bare = `${url}/v1/admin/entities/ent-a/suggestions`;
+    for (const response of [
+      await fetch(bare, { headers: bearer(ADMIN_KEY) }),
+      await fetch(bare, { method: 'POST', headers: json(ADMIN_KEY), body: JSON.stringify({ text: 'x' }) }),
+      await fetch(`${bare}/1`, { method: 'DELETE', headers: bearer(ADMIN_KEY) }),
+    ]) {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: { code: 'BAD_REQUEST', field: 'orgId' } });
+    }
   });
 });

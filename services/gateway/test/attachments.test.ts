@@ -29,8 +29,8 @@ import {
 } from './helpers.ts';
 
 const SIGNING_KEY = 's'.repeat(40);
-const KEY_A = 'attach-key-a';
-const KEY_B = 'attach-key-b';
+const KEY_A = 'attach-key-a-0123456789abcdef';
+const KEY_B = 'attach-key-b-0123456789abcdef';
 const A = { entityId: 'ent-att-a', orgId: 'org-att-a' };
 let bed: GatewayTestbed;
 let db: Kysely<Database>;

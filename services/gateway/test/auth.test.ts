@@ -16,8 +16,8 @@ import {
   TestBus,
 } from './helpers.ts';
 
-const KEY_A = 'key-a-3f9c1d7e5b';
-const KEY_B = 'key-b-8a2e6c4f0d';
+const KEY_A = 'key-a-3f9c1d7e5b-0123456789';
+const KEY_B = 'key-b-8a2e6c4f0d-0123456789';
 const testBus = new TestBus();
 let gateway: Gateway;
 let url: string;
@@ -129,19 +129,22 @@ describe('API keys', () => {
 
 describe('GATEWAY_API_KEYS parsing', () => {
   it('parses key:entityId:orgId triples', () => {
-    expect(loadEnv({ GATEWAY_API_KEYS: 'k1:e1:o1,k2:e2:o2' }).GATEWAY_API_KEYS).toEqual([
-      { key: 'k1', entityId: 'e1', orgId: 'o1' },
-      { key: 'k2', entityId: 'e2', orgId: 'o2' },
+    const k1 = 'k1-0123456789abcdefghijklm';
+    const k2 = 'k2-0123456789abcdefghijklm';
+    expect(loadEnv({ GATEWAY_API_KEYS: `${k1}:e1:o1,${k2}:e2:o2` }).GATEWAY_API_KEYS).toEqual([
+      { key: k1, entityId: 'e1', orgId: 'o1' },
+      { key: k2, entityId: 'e2', orgId: 'o2' },
     ]);
     expect(loadEnv({}).GATEWAY_API_KEYS).toEqual([]);
   });
 
   it.each([
-    ['sekrit-1:e1'],
-    ['sekrit-1:e1:o1:x'],
-    ['sekrit-1::o1'],
-    ['sekrit-1:e 1:o1'],
-    ['sekrit-1:e1:o1,sekrit-1:e2:o2'],
+    ['sekrit-1-0123456789abcdefgh:e1'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1:x'],
+    ['sekrit-1-0123456789abcdefgh::o1'],
+    ['sekrit-1-0123456789abcdefgh:e 1:o1'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1,sekrit-1-0123456789abcdefgh:e2:o2'],
+    ['sekrit-short:e1:o1'],
   ])('rejects %s with an error naming the variable but not the key', (value) => {
     let error: unknown;
     try {

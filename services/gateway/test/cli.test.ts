@@ -7,7 +7,7 @@ import { progressLine } from '../src/cli.ts';
 import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
 
 const ASK = fileURLToPath(new URL('../src/ask.ts', import.meta.url));
-const KEY = 'key-cli-0f3b9d';
+const KEY = 'key-cli-0f3b9d-0123456789abc';
 const testBus = new TestBus();
 let gateway: Gateway;
 let url: string;

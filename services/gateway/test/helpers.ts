@@ -6,7 +6,7 @@ import { createTestDatabase } from '@munim/db/testing';
 import { connect } from '@nats-io/transport-node';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 
@@ -45,15 +45,19 @@ export class TestBus {
   }
 }
 
-/** Builds a gateway on the test prefix from environment-style settings, listening on a free port. */
+/**
+ * Builds a gateway on the test prefix from environment-style settings, listening on a free port;
+ * silent unless given a logger.
+ */
 export async function startGateway(
   testBus: TestBus,
   env: Record<string, string> = {},
   db?: Kysely<Database>,
+  log: Logger = pino({ level: 'silent' }),
 ): Promise<{ gateway: Gateway; url: string; bus: Bus }> {
   const bus = await testBus.bus('gateway');
   const config = loadEnv({ NATS_PREFIX: testBus.prefix, ...env });
-  const gateway = await buildGateway({ bus, log: pino({ level: 'silent' }), config, db });
+  const gateway = await buildGateway({ bus, log, config, db });
   await gateway.start();
   const url = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   return { gateway, url, bus };

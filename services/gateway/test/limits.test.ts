@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { completeEvent, fakeBackend, postQuery, readSse, startGateway, TestBus } from './helpers.ts';
 
-const KEY_A = 'key-a-limits-5e1d';
-const KEY_B = 'key-b-limits-9c3a';
+const KEY_A = 'key-a-limits-5e1d-0123456789';
+const KEY_B = 'key-b-limits-9c3a-0123456789';
 const KEYS = `${KEY_A}:ent-a:org-a,${KEY_B}:ent-b:org-b`;
 const testBus = new TestBus();
 let capped: { gateway: Gateway; url: string };

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 const INSPECTOR = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url),
 );
-const KEY = 'key-inspector-4b7e2a';
+const KEY = 'key-inspector-4b7e2a-01234567';
 const testBus = new TestBus();
 let gateway: Gateway;
 let url: string;

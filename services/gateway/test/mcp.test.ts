@@ -67,7 +67,13 @@ describe('/mcp', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['query_cfo_agent']);
     const schema = tools[0]?.inputSchema as { properties: Record<string, unknown>; required?: string[] };
-    expect(Object.keys(schema.properties).sort()).toEqual(['conversationId', 'entityId', 'orgId', 'query']);
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      'confirmation',
+      'conversationId',
+      'entityId',
+      'orgId',
+      'query',
+    ]);
     expect(schema.required).toEqual(['query']);
   });
 

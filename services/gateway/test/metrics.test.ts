@@ -85,7 +85,11 @@ beforeAll(async () => {
   database = await testDatabase();
   db = database.db;
   ({ gateway, url } = await startGateway(testBus, {}, db));
-  withAuth = await startGateway(testBus, { GATEWAY_API_KEYS: 'k-h:ent-h:org-h,k-z:ent-h:org-z' }, db);
+  withAuth = await startGateway(
+    testBus,
+    { GATEWAY_API_KEYS: 'key-h-0123456789abcdefghij:ent-h:org-h,key-z-0123456789abcdefghij:ent-h:org-z' },
+    db,
+  );
   withoutDb = await startGateway(testBus, {});
 
   // Blocked, self-corrected, executed.
@@ -198,7 +202,7 @@ describe('GET /v1/metrics/health', () => {
 
   it('scopes to the tenant of the API key and refuses another one', async () => {
     const own = await fetch(`${withAuth.url}/v1/metrics/health?${WINDOW}`, {
-      headers: { authorization: 'Bearer k-z' },
+      headers: { authorization: 'Bearer key-z-0123456789abcdefghij' },
     });
     expect(own.status).toBe(200);
     expect(await own.json()).toMatchObject({
@@ -207,7 +211,7 @@ describe('GET /v1/metrics/health', () => {
       rates: { fastPathHit: { value: 1 } },
     });
     const other = await fetch(`${withAuth.url}/v1/metrics/health?${WINDOW}&orgId=org-h`, {
-      headers: { authorization: 'Bearer k-z' },
+      headers: { authorization: 'Bearer key-z-0123456789abcdefghij' },
     });
     expect(other.status).toBe(403);
     expect((await fetch(`${withAuth.url}/v1/metrics/health?${WINDOW}`)).status).toBe(401);

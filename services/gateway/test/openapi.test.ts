@@ -15,7 +15,9 @@ interface OpenApiDoc {
 }
 
 beforeAll(async () => {
-  ({ gateway, url } = await startGateway(testBus, { GATEWAY_API_KEYS: 'docs-key:ent-a:org-a' }));
+  ({ gateway, url } = await startGateway(testBus, {
+    GATEWAY_API_KEYS: 'docs-key-0123456789abcdefghij:ent-a:org-a',
+  }));
 });
 
 afterAll(async () => {
@@ -81,7 +83,7 @@ describe('OpenAPI description', () => {
   it('keeps the handlers’ own validation errors (route schemas only document)', async () => {
     const response = await fetch(`${url}/v1/query`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer docs-key' },
+      headers: { 'content-type': 'application/json', authorization: 'Bearer docs-key-0123456789abcdefghij' },
       body: JSON.stringify({ entityId: 'ent-a', orgId: 'org-a' }),
     });
     expect(response.status).toBe(400);

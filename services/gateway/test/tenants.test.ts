@@ -14,7 +14,7 @@ import {
   readSse,
 } from './helpers.ts';
 
-const KEY_A = 'key-a-tenant-7c1f0e9b2d';
+const KEY_A = 'key-a-tenant-7c1f0e9b2d-0123';
 const SECRET = 'hs256-secret-for-tests-0123456789abcdef';
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'munim';
@@ -31,18 +31,19 @@ const convB = randomUUID();
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** An HS256 token; `exp: null` leaves the expiry out. */
 function hsToken(
   claims: Record<string, unknown>,
-  opts: { secret?: string; exp?: string; aud?: string } = {},
+  opts: { secret?: string; exp?: string | null; aud?: string } = {},
 ) {
-  return new SignJWT(claims)
+  const token = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
     .setIssuer(ISSUER)
     .setAudience(opts.aud ?? AUDIENCE)
     .setSubject('user-b')
-    .setIssuedAt()
-    .setExpirationTime(opts.exp ?? '5m')
-    .sign(new TextEncoder().encode(opts.secret ?? SECRET));
+    .setIssuedAt();
+  if (opts.exp !== null) token.setExpirationTime(opts.exp ?? '5m');
+  return token.sign(new TextEncoder().encode(opts.secret ?? SECRET));
 }
 
 async function ask(headers: Record<string, string>, entityId: string, orgId: string) {
@@ -125,6 +126,16 @@ describe('JWT bearer tokens', () => {
   it.each([
     ['a wrong secret', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { secret: `${SECRET}-other` })],
     ['an expired token', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { exp: '-1m' })],
+    ['a token without exp', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { exp: null })],
+    [
+      'a JWKS token without exp',
+      () =>
+        new SignJWT({ entity_id: 'ent-b', org_id: 'org-b' })
+          .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+          .setIssuer(ISSUER)
+          .setAudience(AUDIENCE)
+          .sign(privateKey),
+    ],
     ['another audience', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { aud: 'someone-else' })],
     ['no org claim', () => hsToken({ entity_id: 'ent-b' })],
     [

@@ -1,13 +1,19 @@
 import { connectBus } from '@munim/bus';
 import { createDb } from '@munim/db';
-import { runMain, serveHealth } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { buildLogger } from './app.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('logger', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
-  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'logger', log });
+  const bus = await connectBus({
+    servers: env.NATS_URL,
+    prefix: env.NATS_PREFIX,
+    service: 'logger',
+    log,
+    auth: natsAuthFromEnv(env),
+  });
   await bus.ensureStreams();
   const app = await buildLogger({
     bus,

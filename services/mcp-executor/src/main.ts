@@ -1,6 +1,6 @@
 import { connectBus } from '@munim/bus';
 import { createDb, migrateToLatest, pingDb } from '@munim/db';
-import { runMain, serveHealth } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -13,6 +13,7 @@ await runMain('mcp-executor', async (log) => {
     prefix: env.NATS_PREFIX,
     service: 'mcp-executor',
     log,
+    auth: natsAuthFromEnv(env),
   });
   await bus.ensureStreams();
   const app = await buildMcpExecutor({

@@ -97,7 +97,7 @@ export async function buildRouter(deps: RouterDeps) {
 
   const route = async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
-    const { query, mcqResponse, attachmentIds } = message.data;
+    const { query, mcqResponse, attachmentIds, channel } = message.data;
     const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
       bus.emit(scope, event, ctx.traceparent, `${scope.requestId}:router:${event.type}`);
@@ -106,7 +106,7 @@ export async function buildRouter(deps: RouterDeps) {
       await bus.publish(
         'queryRouted',
         scope,
-        { query, mcqResponse, route: confirmationRoute() },
+        { query, mcqResponse, route: confirmationRoute(), ...(channel ? { channel } : {}) },
         { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
       );
       return;
@@ -148,7 +148,7 @@ export async function buildRouter(deps: RouterDeps) {
 
     if (config.cacheEnabled && cacheable) {
       const cached = await store
-        .cached(scope.entityId, cacheKey(queryNormalized, decision.path))
+        .cached(scope, cacheKey(queryNormalized, decision.path))
         .catch((error: unknown) => {
           log.warn({ err: error, requestId: scope.requestId }, 'response cache unavailable; routing');
           return undefined;
@@ -214,6 +214,7 @@ export async function buildRouter(deps: RouterDeps) {
       .recordRoute({
         request_id: scope.requestId,
         entity_id: scope.entityId,
+        org_id: scope.orgId,
         query_normalized: queryNormalized,
         path: decision.path,
         category: decision.category,
@@ -231,7 +232,7 @@ export async function buildRouter(deps: RouterDeps) {
     await bus.publish(
       'queryRouted',
       scope,
-      { query, route: decision, ...(attachments ? { attachmentIds } : {}) },
+      { query, route: decision, ...(attachments ? { attachmentIds } : {}), ...(channel ? { channel } : {}) },
       { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
     );
     log.debug({ requestId: scope.requestId, path: decision.path, intent: match?.intent.name }, 'routed');

@@ -64,7 +64,7 @@ const REPORT_GROUPS = new Set([
 /** The query as the cache keys it: {@link normalize}d, so case, punctuation and digit scripts do not matter. */
 export const cacheQuery = (query: string): string => normalize(query);
 
-/** SHA-256 (hex) of the normalised query and the path; with the entity id it is the cache key. */
+/** SHA-256 (hex) of the normalised query and the path; with the tenant (entity and org) it is the cache key. */
 export function cacheKey(queryNormalized: string, path: Path): string {
   return createHash('sha256').update(`${path}\n${queryNormalized}`).digest('hex');
 }

@@ -1,6 +1,6 @@
 import { connectBus } from '@munim/bus';
 import { createDb, migrateToLatest } from '@munim/db';
-import { createToolCatalog, runMain, serveHealth } from '@munim/kit';
+import { createToolCatalog, natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
 import { dbConversationSource } from './conversation.ts';
@@ -12,7 +12,13 @@ await runMain('router', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: 4 });
   await migrateToLatest(db);
-  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'router', log });
+  const bus = await connectBus({
+    servers: env.NATS_URL,
+    prefix: env.NATS_PREFIX,
+    service: 'router',
+    log,
+    auth: natsAuthFromEnv(env),
+  });
   await bus.ensureStreams();
   const app = await buildRouter({
     bus,

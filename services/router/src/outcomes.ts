@@ -1,4 +1,4 @@
-import type { AgentEvent, Message } from '@munim/contracts';
+import { type AgentEvent, isWriteTool, type Message } from '@munim/contracts';
 import type { Logger } from '@munim/kit';
 import {
   type CacheTtls,
@@ -20,7 +20,7 @@ export interface OutcomeConfig {
 
 /**
  * What the router learns when a request ends (its `complete` or `error` event): it caches an
- * answered read, drops the entity's cached answers after a write, counts the intent's fast-path
+ * answered read, drops the tenant's cached answers after a write, counts the intent's fast-path
  * outcome and the LLM-path pattern. The request's route row is removed in the same transaction
  * as the counting, so a redelivered event counts once.
  */
@@ -28,15 +28,16 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
   return async (message: Message<AgentEvent>): Promise<void> => {
     const event = message.data;
     if (event.type !== 'complete' && event.type !== 'error') return;
-    const { requestId, entityId } = message;
+    const { requestId, entityId, orgId } = message;
+    const tenant = { entityId, orgId };
 
     if (event.type === 'complete') {
       const writes = succeededWrites(event.payload);
-      // Every cached answer of the entity goes: a payment changes invoices, reports and balances alike.
+      // Every cached answer of the tenant goes: a payment changes invoices, reports and balances alike.
       if (writes.length > 0) {
         const markerTtl = Math.max(config.ttls.volatileMs, config.ttls.reportMs, config.ttls.staticMs);
-        const dropped = await store.invalidateEntity(entityId, markerTtl);
-        log.debug({ requestId, entityId, writes, dropped }, 'cache invalidated by a write');
+        const dropped = await store.invalidateTenant(tenant, markerTtl);
+        log.debug({ requestId, entityId, orgId, writes, dropped }, 'cache invalidated by a write');
       }
     }
 
@@ -53,14 +54,14 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       if (event.type !== 'complete') return;
       const complete = event.payload;
       if (route.cacheable && config.cacheEnabled && isCacheableAnswer(complete)) {
-        await tx.lockEntity(entityId);
-        const lastStale = await tx.lastInvalidation(entityId);
+        await tx.lockTenant(tenant);
+        const lastStale = await tx.lastInvalidation(tenant);
         // Computed before a write to the same books finished, it may show them as they were; routed
         // before the intents changed, it may follow an old flow: either way, not cached.
         if (!lastStale || lastStale < route.created_at) {
           const dataKind = dataKindOf(complete.dataSources);
           await tx.writeCache({
-            entityId,
+            tenant,
             key: cacheKey(route.query_normalized, complete.path),
             path: complete.path,
             queryNormalized: route.query_normalized,
@@ -80,7 +81,8 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
           strategy: route.strategy,
           ms,
         });
-        if (occurrences >= SUGGEST_AFTER) {
+        // Intents run without confirmation, so a question answered with a write never becomes one.
+        if (occurrences >= SUGGEST_AFTER && tools.length > 0 && !tools.some((tool) => isWriteTool(tool))) {
           await tx.suggestIntent({
             hash,
             name: suggestedIntentName(route.query_normalized, hash),

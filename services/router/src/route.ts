@@ -76,8 +76,10 @@ export function routeQuery(input: RouteInput): RouteResult {
   // "What does this show?" about a file is a question about the books, with the tools at hand.
   if (input.attachments) classification = { ...classification, category: 'unified' };
 
-  const match =
+  const found =
     classification.category === 'unified' && !special && !input.attachments ? matcher.match(query) : null;
+  // An intent holding a write (added by hand to the table, or a tool reclassified since) is skipped.
+  const match = found && !holdsWrite(found, registry) ? found : null;
   const pipeline = match ? fastPipeline(match, input, entities) : undefined;
   // Reading a file is analysis: the capable tier's larger answer budget.
   const tier = input.attachments ? 'capable' : selectTier(query, classification.category);
@@ -145,7 +147,17 @@ export function routeQuery(input: RouteInput): RouteResult {
   return { classification, match, entities, selection, decision };
 }
 
-/** The intent's pipeline with its arguments filled, when it may run: confident, known tools, every slot filled. */
+/** Whether an intent's flow names a tool the registry knows as a write. */
+function holdsWrite(match: IntentMatch, registry: readonly ToolDefinition[]): boolean {
+  const writes = new Set(registry.filter((t) => t.isWrite).map((t) => t.name));
+  return match.flow.some((step) => writes.has(step.tool));
+}
+
+/**
+ * The intent's pipeline with its arguments filled, when it may run: confident, known read tools
+ * (DESIGN §3.5: intents hold reads only; a write in one, however it got there, is never run on the
+ * fast path), every slot filled.
+ */
 function fastPipeline(
   match: IntentMatch,
   input: RouteInput,
@@ -153,10 +165,10 @@ function fastPipeline(
 ): PlannedCall[] | undefined {
   if (match.intent.confidence < input.thresholdFor(match.intent.id) || match.flow.length === 0)
     return undefined;
-  const known = new Set(input.registry.map((t) => t.name));
+  const reads = new Set(input.registry.filter((t) => !t.isWrite).map((t) => t.name));
   const out: PlannedCall[] = [];
   for (const step of match.flow) {
-    if (!known.has(step.tool)) return undefined;
+    if (!reads.has(step.tool)) return undefined;
     const args = fillArgs(step.args, entities);
     if (!args) return undefined;
     out.push({ ...step, args });

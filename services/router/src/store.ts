@@ -1,17 +1,19 @@
-import type { Path } from '@munim/contracts';
+import type { Path, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { CachedAnswer, DataKind } from './cache.ts';
 import type { IntentOutcomes } from './learning.ts';
 
-/** Cache key (never a SHA-256 hex) and data kind of the row that records an entity's last write. */
+/** Cache key (never a SHA-256 hex) and data kind of the row that records a tenant's last write. */
 export const INVALIDATION_MARKER = 'invalidated';
-/** Entity id of the marker of the last intent change, which concerns every entity (no entity id has a `*`). */
-const EVERY_ENTITY = '*';
-/** First key of the advisory locks on an entity's cache (any constant unique to the router). */
+/** Whose books: every key of the cache is a tenant's, entity and org together (two orgs may share an entity id). */
+export type Tenant = Pick<RequestScope, 'entityId' | 'orgId'>;
+/** Tenant of the marker of the last intent change, which concerns every tenant (no id has a `*`). */
+const EVERY_TENANT: Tenant = { entityId: '*', orgId: '*' };
+/** First key of the advisory locks on a tenant's cache (any constant unique to the router). */
 const CACHE_LOCK_SPACE = 4_242_008;
-/** Key of the lock on every entity's cache: shared by each entity's lock, taken alone by an intent change. */
-const EVERY_ENTITY_LOCK = [CACHE_LOCK_SPACE + 1, 0] as const;
+/** Key of the lock on every tenant's cache: shared by each tenant's lock, taken alone by an intent change. */
+const EVERY_TENANT_LOCK = [CACHE_LOCK_SPACE + 1, 0] as const;
 
 export type RouteRow = Selectable<Database['router_routes']>;
 export type NewRoute = Omit<RouteRow, 'created_at'>;
@@ -45,12 +47,13 @@ export class RouterStore {
       .executeTakeFirst();
   }
 
-  /** The fresh cached answer for an entity and key, if any. */
-  async cached(entityId: string, key: string): Promise<CachedAnswer | undefined> {
+  /** The fresh cached answer for a tenant and key, if any. */
+  async cached(tenant: Tenant, key: string): Promise<CachedAnswer | undefined> {
     const row = await this.db
       .selectFrom('response_cache')
       .select(['response'])
-      .where('entity_id', '=', entityId)
+      .where('entity_id', '=', tenant.entityId)
+      .where('org_id', '=', tenant.orgId)
       .where('cache_key', '=', key)
       .where('expires_at', '>', sql<Date>`now()`)
       .executeTakeFirst();
@@ -58,7 +61,7 @@ export class RouterStore {
   }
 
   async writeCache(entry: {
-    entityId: string;
+    tenant: Tenant;
     key: string;
     path: Path;
     queryNormalized: string;
@@ -68,7 +71,8 @@ export class RouterStore {
   }): Promise<void> {
     const expiresAt = sql<Date>`now() + ${`${Math.round(entry.ttlMs)} milliseconds`}::interval`;
     const values = {
-      entity_id: entry.entityId,
+      entity_id: entry.tenant.entityId,
+      org_id: entry.tenant.orgId,
       cache_key: entry.key,
       path: entry.path,
       query_normalized: entry.queryNormalized,
@@ -80,7 +84,7 @@ export class RouterStore {
       .insertInto('response_cache')
       .values(values)
       .onConflict((oc) =>
-        oc.columns(['entity_id', 'cache_key']).doUpdateSet({
+        oc.columns(['entity_id', 'org_id', 'cache_key']).doUpdateSet({
           response: values.response,
           data_kind: values.data_kind,
           expires_at: expiresAt,
@@ -91,48 +95,50 @@ export class RouterStore {
   }
 
   /**
-   * Drops every cached answer of an entity (a write changed its books) and leaves a marker row
+   * Drops every cached answer of a tenant (a write changed its books) and leaves a marker row
    * saying when, so an answer computed before the write and finished after it is not cached.
    * Returns how many answers were dropped.
    */
-  async invalidateEntity(entityId: string, markerTtlMs: number): Promise<number> {
+  async invalidateTenant(tenant: Tenant, markerTtlMs: number): Promise<number> {
     return this.transaction(async (tx) => {
-      await tx.lockEntity(entityId);
+      await tx.lockTenant(tenant);
       const result = await tx.db
         .deleteFrom('response_cache')
-        .where('entity_id', '=', entityId)
+        .where('entity_id', '=', tenant.entityId)
+        .where('org_id', '=', tenant.orgId)
         .executeTakeFirst();
-      await tx.mark(entityId, markerTtlMs);
+      await tx.mark(tenant, markerTtlMs);
       return Number(result.numDeletedRows);
     });
   }
 
   /**
-   * Drops every entity's cached answers (not the write markers): the intents changed, and an answer
-   * may have been built with an old one. Leaves a marker for every entity, so an answer routed
+   * Drops every tenant's cached answers (not the write markers): the intents changed, and an answer
+   * may have been built with an old one. Leaves a marker for every tenant, so an answer routed
    * before the change and finished after it is not cached either. Returns how many were dropped.
    */
   async forgetAnswers(markerTtlMs: number): Promise<number> {
     return this.transaction(async (tx) => {
-      await sql`select pg_advisory_xact_lock(${EVERY_ENTITY_LOCK[0]}, ${EVERY_ENTITY_LOCK[1]})`.execute(
+      await sql`select pg_advisory_xact_lock(${EVERY_TENANT_LOCK[0]}, ${EVERY_TENANT_LOCK[1]})`.execute(
         tx.db,
       );
       const result = await tx.db
         .deleteFrom('response_cache')
         .where('cache_key', '<>', INVALIDATION_MARKER)
         .executeTakeFirst();
-      await tx.mark(EVERY_ENTITY, markerTtlMs);
+      await tx.mark(EVERY_TENANT, markerTtlMs);
       return Number(result.numDeletedRows);
     });
   }
 
-  /** Records, for `ttlMs`, that the answers of an entity (or every entity) computed before now are stale. */
-  private async mark(entityId: string, ttlMs: number): Promise<void> {
+  /** Records, for `ttlMs`, that the answers of a tenant (or every tenant) computed before now are stale. */
+  private async mark(tenant: Tenant, ttlMs: number): Promise<void> {
     const expiresAt = sql<Date>`now() + ${`${Math.round(ttlMs)} milliseconds`}::interval`;
     await this.db
       .insertInto('response_cache')
       .values({
-        entity_id: entityId,
+        entity_id: tenant.entityId,
+        org_id: tenant.orgId,
         cache_key: INVALIDATION_MARKER,
         path: 'write',
         query_normalized: '',
@@ -142,21 +148,26 @@ export class RouterStore {
       })
       .onConflict((oc) =>
         oc
-          .columns(['entity_id', 'cache_key'])
+          .columns(['entity_id', 'org_id', 'cache_key'])
           .doUpdateSet({ expires_at: expiresAt, created_at: sql<Date>`now()` }),
       )
       .execute();
   }
 
   /**
-   * When the entity's cached answers last went stale, by a write to its books or a change of the
+   * When the tenant's cached answers last went stale, by a write to its books or a change of the
    * intents, if within the marker's life.
    */
-  async lastInvalidation(entityId: string): Promise<Date | undefined> {
+  async lastInvalidation(tenant: Tenant): Promise<Date | undefined> {
     const row = await this.db
       .selectFrom('response_cache')
       .select(['created_at'])
-      .where('entity_id', 'in', [entityId, EVERY_ENTITY])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('entity_id', '=', tenant.entityId), eb('org_id', '=', tenant.orgId)]),
+          eb.and([eb('entity_id', '=', EVERY_TENANT.entityId), eb('org_id', '=', EVERY_TENANT.orgId)]),
+        ]),
+      )
       .where('cache_key', '=', INVALIDATION_MARKER)
       .where('expires_at', '>', sql<Date>`now()`)
       .orderBy('created_at', 'desc')
@@ -165,11 +176,13 @@ export class RouterStore {
   }
 
   /**
-   * Serialises cache writes and invalidations of one entity until the transaction ends, and holds
-   * off an intent change's drop of every entity's answers until then.
+   * Serialises cache writes and invalidations of one tenant until the transaction ends, and holds
+   * off an intent change's drop of every tenant's answers until then. (`/` is in no id, so the
+   * lock's text names one tenant; two tenants whose hashes collide merely wait for each other.)
    */
-  async lockEntity(entityId: string): Promise<void> {
-    await sql`select pg_advisory_xact_lock_shared(${EVERY_ENTITY_LOCK[0]}, ${EVERY_ENTITY_LOCK[1]}), pg_advisory_xact_lock(${CACHE_LOCK_SPACE}, hashtext(${entityId}))`.execute(
+  async lockTenant(tenant: Tenant): Promise<void> {
+    const name = `${tenant.entityId}/${tenant.orgId}`;
+    await sql`select pg_advisory_xact_lock_shared(${EVERY_TENANT_LOCK[0]}, ${EVERY_TENANT_LOCK[1]}), pg_advisory_xact_lock(${CACHE_LOCK_SPACE}, hashtext(${name}))`.execute(
       this.db,
     );
   }

@@ -90,3 +90,40 @@ describe('routeQuery over the seeded catalog and the demo books tools', () => {
     );
   });
 });
+
+describe('intents hold reads only (issue 17.2)', () => {
+  it('skips an intent whose flow holds a write, however it got into the table: the model decides, nothing runs unasked', () => {
+    const rogue = new IntentMatcher();
+    rogue.replace([
+      ...seededIntents(),
+      {
+        id: 'onboard_walkin',
+        name: 'onboard_walkin',
+        moduleId: null,
+        description: null,
+        trainingPhrases: ['onboard walkin customer mallory'],
+        resolutionFlow: [
+          { tool: 'create_customer', args: { Name: 'Mallory' }, description: 'Create', purpose: '' },
+        ],
+      },
+    ]);
+    const via = (query: string) =>
+      routeQuery({ query, matcher: rogue, registry, thresholdFor: () => 0.85, strategy: 'dynamic' });
+    const onboard = via('onboard walkin customer mallory');
+    expect(onboard.match).toBeNull();
+    expect(onboard.decision).toMatchObject({ path: 'llm', pipeline: [] });
+    // A read intent of the same table still takes the fast path.
+    expect(via('show all invoices').decision.path).toBe('fast');
+    // With the same flow as a read (a registry that knows create_customer as a read), it would match.
+    const lenient = registry.map((t) => (t.name === 'create_customer' ? { ...t, isWrite: false } : t));
+    expect(
+      routeQuery({
+        query: 'onboard walkin customer mallory',
+        matcher: rogue,
+        registry: lenient,
+        thresholdFor: () => 0.85,
+        strategy: 'dynamic',
+      }).decision.path,
+    ).toBe('fast');
+  });
+});

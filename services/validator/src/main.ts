@@ -1,12 +1,18 @@
 import { connectBus } from '@munim/bus';
-import { runMain, serveHealth } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
 import { buildValidator } from './app.ts';
 import { createLlmCorrector } from './correct.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('validator', async (log) => {
   const env = loadEnv();
-  const bus = await connectBus({ servers: env.NATS_URL, prefix: env.NATS_PREFIX, service: 'validator', log });
+  const bus = await connectBus({
+    servers: env.NATS_URL,
+    prefix: env.NATS_PREFIX,
+    service: 'validator',
+    log,
+    auth: natsAuthFromEnv(env),
+  });
   await bus.ensureStreams();
   const corrector =
     env.OPENAI_BASE_URL && env.LLM_MODEL

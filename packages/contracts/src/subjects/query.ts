@@ -20,9 +20,14 @@ export type McqResponse = z.infer<typeof McqResponseSchema>;
 /** Longest query text accepted, in characters. */
 export const MAX_QUERY_LENGTH = 4000;
 
+/** Where a query came from: the HTTP API (and console, CLI) or the `/mcp` tool, whose confirmations are never free text. */
+export const ChannelSchema = z.enum(['http', 'mcp']);
+export type Channel = z.infer<typeof ChannelSchema>;
+
 export const QuerySubmittedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   mcqResponse: McqResponseSchema.optional(),
+  channel: ChannelSchema.optional(),
   /** Files of the tenant the query is about (checked by the gateway, read by the agent). */
   attachmentIds: AttachmentIdsSchema.optional(),
 });
@@ -54,6 +59,7 @@ export const QueryRoutedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   route: RouteDecisionSchema,
   mcqResponse: McqResponseSchema.optional(),
+  channel: ChannelSchema.optional(),
   attachmentIds: AttachmentIdsSchema.optional(),
 });
 export type QueryRouted = z.infer<typeof QueryRoutedSchema>;

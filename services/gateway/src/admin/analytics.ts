@@ -8,18 +8,19 @@ import { type AdminDeps, HIDDEN, noDatabase } from './shared.ts';
 const DEFAULT_WINDOW_MS = 7 * 24 * 3600_000;
 const MAX_WINDOW_MS = 366 * 24 * 3600_000;
 
-/** `?from=&to=` (ISO timestamps; default the last 7 days) and an optional entity. */
+/** `?from=&to=` (ISO timestamps; default the last 7 days), an optional entity and an optional org. */
 export const AnalyticsQuerySchema = z
   .object({
     from: z.iso.datetime({ offset: true }).optional(),
     to: z.iso.datetime({ offset: true }).optional(),
     entityId: IdSchema.optional(),
+    orgId: IdSchema.optional(),
   })
   .strict()
   .transform((q) => {
     const to = q.to ? new Date(q.to) : new Date();
     const from = q.from ? new Date(q.from) : new Date(to.getTime() - DEFAULT_WINDOW_MS);
-    return { from, to, entityId: q.entityId };
+    return { from, to, entityId: q.entityId, orgId: q.orgId };
   })
   .refine((q) => q.from < q.to, { message: 'must be before to', path: ['from'] })
   .refine((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_MS, {
@@ -39,8 +40,10 @@ export function registerAnalytics(admin: FastifyInstance, deps: AdminDeps): void
     const query = AnalyticsQuerySchema.safeParse(request.query ?? {});
     if (!query.success) return reply.code(400).send(validationError(query.error.issues));
     if (!db) return noDatabase(reply, 'Analytics');
-    const { from, to, entityId } = query.data;
-    const entityFilter = entityId === undefined ? sql`true` : sql`entity_id = ${entityId}`;
+    const { from, to, entityId, orgId } = query.data;
+    // An entity id alone may name several tenants (orgs share entity ids); with the org it names one.
+    const entityFilter = sql`${entityId === undefined ? sql`true` : sql`entity_id = ${entityId}`}
+      and ${orgId === undefined ? sql`true` : sql`org_id = ${orgId}`}`;
 
     // A call is its `executing_tool`; a blocked write never gets that far, only a `write_validation`.
     const tools = await sql<{

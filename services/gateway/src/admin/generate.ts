@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { fieldIssues, httpError, validationError } from '../http-errors.ts';
-import { IntentInputSchema, insertIntent, intentsChangedPublisher, unknownTools } from './intents.ts';
+import {
+  flowProblems,
+  IntentInputSchema,
+  insertIntent,
+  intentsChangedPublisher,
+  registryKinds,
+} from './intents.ts';
 import { type AdminDeps, HIDDEN, noDatabase } from './shared.ts';
 
 /** Most intents one generation may draft (seed 003 §10 `generate-batch-intents`). */
@@ -76,7 +82,12 @@ export function registerGenerate(admin: FastifyInstance, deps: AdminDeps): void 
         .code(503)
         .send(httpError('NO_MODEL_CONFIGURED', 'No model is configured: set OPENAI_BASE_URL and LLM_MODEL.'));
     }
-    const registry = await db.selectFrom('tool_registry').select('tool_name').orderBy('tool_name').execute();
+    // Intents hold reads only: the model is shown the read tools alone.
+    const kinds = await registryKinds(deps, db);
+    const reads = [...(kinds ?? new Map<string, boolean>())]
+      .filter(([, writes]) => !writes)
+      .map(([name]) => name)
+      .sort();
     let drafts: unknown[];
     try {
       const completion = await client.chat.completions.create({
@@ -85,10 +96,7 @@ export function registerGenerate(admin: FastifyInstance, deps: AdminDeps): void 
         messages: [
           {
             role: 'system',
-            content: systemPrompt(
-              body.data.count,
-              registry.map((r) => r.tool_name),
-            ),
+            content: systemPrompt(body.data.count, reads),
           },
           { role: 'user', content: body.data.description },
         ],
@@ -120,15 +128,10 @@ export function registerGenerate(admin: FastifyInstance, deps: AdminDeps): void 
         });
         continue;
       }
-      const unknown = await unknownTools(
-        deps,
-        db,
-        parsed.data.resolutionFlow.map((s) => s.tool),
-      );
-      if (unknown === null || unknown.length > 0) {
-        const message =
-          unknown === null ? 'the tool registry cannot be read' : `unknown tools: ${unknown.join(', ')}`;
-        rejected.push({ index, name: parsed.data.name, issues: [{ field: 'resolutionFlow', message }] });
+      const problems = await flowProblems(deps, db, parsed.data.resolutionFlow);
+      if (problems === null || problems.length > 0) {
+        const issues = problems ?? [{ field: 'resolutionFlow', message: 'the tool registry cannot be read' }];
+        rejected.push({ index, name: parsed.data.name, issues });
         continue;
       }
       const row = await insertIntent(db, parsed.data);

@@ -104,31 +104,54 @@ export function slugOf(name: string): string {
   return slug || `intent_${randomUUID().slice(0, 8)}`;
 }
 
-/** The intent's tools that the live registry does not know, or null when the registry cannot be read. */
-export async function unknownTools(
+/** Every tool of the live registry and whether it writes, or null when the registry cannot be read. */
+export async function registryKinds(
   deps: Pick<AdminDeps, 'bus' | 'config'>,
   db: Kysely<Database>,
-  tools: readonly string[],
-): Promise<string[] | null> {
-  const rows = await db.selectFrom('tool_registry').select('tool_name').execute();
-  let known = new Set(rows.map((r) => r.tool_name));
-  if (known.size === 0) {
-    // The executor fills the table when it connects; before that, ask it directly.
-    try {
-      const list = await deps.bus.request(
-        'toolsList',
-        SYSTEM_SCOPE,
-        {},
-        {
-          timeoutMs: deps.config.REQUEST_TIMEOUT_MS,
-        },
-      );
-      known = new Set(list.tools.map((t) => t.name));
-    } catch {
-      return null;
-    }
+): Promise<Map<string, boolean> | null> {
+  const rows = await db.selectFrom('tool_registry').select(['tool_name', 'is_write']).execute();
+  if (rows.length > 0) return new Map(rows.map((r) => [r.tool_name, r.is_write]));
+  // The executor fills the table when it connects; before that, ask it directly.
+  try {
+    const list = await deps.bus.request(
+      'toolsList',
+      SYSTEM_SCOPE,
+      {},
+      { timeoutMs: deps.config.REQUEST_TIMEOUT_MS },
+    );
+    return new Map(list.tools.map((t) => [t.name, t.isWrite]));
+  } catch {
+    return null;
   }
-  return [...new Set(tools)].filter((tool) => !known.has(tool));
+}
+
+/**
+ * What is wrong with an intent's steps against the live registry: tools it does not know, and
+ * writes — an intent runs on the fast path without confirmation, so it holds reads only (DESIGN
+ * §3.5). Null when the registry cannot be read.
+ */
+export async function flowProblems(
+  deps: Pick<AdminDeps, 'bus' | 'config'>,
+  db: Kysely<Database>,
+  flow: readonly { tool: string }[],
+  field = 'resolutionFlow',
+): Promise<{ field: string; message: string }[] | null> {
+  const kinds = await registryKinds(deps, db);
+  if (kinds === null) return null;
+  return flow.flatMap((step, index) => {
+    const writes = kinds.get(step.tool);
+    if (writes === undefined)
+      return [{ field: `${field}.${index}.tool`, message: `${step.tool} is not a known tool` }];
+    if (writes) {
+      return [
+        {
+          field: `${field}.${index}.tool`,
+          message: `${step.tool} changes the books; intents run without confirmation, so they hold read tools only`,
+        },
+      ];
+    }
+    return [];
+  });
 }
 
 /** Problems of an intent against the live registry as a 400 body, null when it is valid; 503 when unknown. */
@@ -139,12 +162,8 @@ export async function checkTools(
   reply: FastifyReply,
   field = 'resolutionFlow',
 ): Promise<boolean> {
-  const unknown = await unknownTools(
-    deps,
-    db,
-    flow.map((s) => s.tool),
-  );
-  if (unknown === null) {
+  const issues = await flowProblems(deps, db, flow, field);
+  if (issues === null) {
     void reply
       .code(503)
       .send(
@@ -152,14 +171,7 @@ export async function checkTools(
       );
     return false;
   }
-  if (unknown.length === 0) return true;
-  const issues = flow
-    .map((step, index) => ({ step, index }))
-    .filter(({ step }) => unknown.includes(step.tool))
-    .map(({ step, index }) => ({
-      field: `${field}.${index}.tool`,
-      message: `${step.tool} is not a known tool`,
-    }));
+  if (issues.length === 0) return true;
   void reply.code(400).send(
     httpError('BAD_REQUEST', `${issues[0]?.field}: ${issues[0]?.message}`, {
       field: issues[0]?.field ?? field,

@@ -1,5 +1,13 @@
 import type { LlmConfigChanged } from '@munim/contracts';
-import { type Database, encryptSecret, parseSecretKey } from '@munim/db';
+import {
+  type Database,
+  endpointOrigin,
+  openLlmKey,
+  parseSecretKey,
+  SecretKeyError,
+  sealLlmKey,
+} from '@munim/db';
+import { endpointProblem } from '@munim/kit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
@@ -121,6 +129,41 @@ const toConfig = (row: Row) => ({
   updatedAt: iso(row.updated_at),
 });
 
+/** Why a change of a stored configuration was refused inside its transaction. */
+type Refused = 'not-found' | 'key-required' | 'key-unreadable' | 'no-secret-key';
+
+type KeyOwner = { id: number; provider: string; endpoint: string };
+
+/** What a change does to the stored key: keep it, store this (null: none), or refuse the change. */
+type KeyChange = { keep: true } | { store: string | null } | { refused: Refused };
+
+/**
+ * What a change does to `api_key_encrypted`: a new key is sealed to the row as changed; a stored
+ * key follows a change of provider, but never a move to another origin (the key must be sent again).
+ */
+function keyChange(
+  current: Row,
+  next: KeyOwner,
+  apiKey: string | null | undefined,
+  secretKey: Buffer | null,
+): KeyChange {
+  if (apiKey === null) return { store: null };
+  if (typeof apiKey === 'string') {
+    return secretKey ? { store: sealLlmKey(secretKey, next, apiKey) } : { refused: 'no-secret-key' };
+  }
+  const stored = current.api_key_encrypted;
+  if (stored === null) return { keep: true };
+  if (endpointOrigin(next.endpoint) !== endpointOrigin(current.endpoint)) return { refused: 'key-required' };
+  if (next.provider === current.provider) return { keep: true };
+  if (!secretKey) return { refused: 'no-secret-key' };
+  try {
+    return { store: sealLlmKey(secretKey, next, openLlmKey(secretKey, current, stored)) };
+  } catch (error) {
+    if (error instanceof SecretKeyError) return { refused: 'key-unreadable' };
+    throw error;
+  }
+}
+
 const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
 
 /** Makes one configuration the default, clearing the flag elsewhere in the same transaction. */
@@ -152,8 +195,11 @@ async function makeDefault(db: Kysely<Database>, id: number): Promise<Row | unde
 
 /**
  * Model configurations (seed 003 §1.2–1.5): list, create, update and set the default. API keys are
- * stored AES-256-GCM encrypted with `LLM_CONFIG_KEY` and never returned; every change is announced
- * with `llmConfigChanged` so the agents swap models without a restart.
+ * stored AES-256-GCM encrypted with `LLM_CONFIG_KEY`, bound to their row, provider and endpoint
+ * origin, and never returned; a move to another origin needs the key again, so a stored key never
+ * reaches a new host. Endpoints must resolve to public addresses unless `LLM_ENDPOINT_ALLOWLIST`
+ * allows them. Every change is announced with `llmConfigChanged` so the agents swap models
+ * without a restart.
  */
 export function registerLlmConfigs(admin: FastifyInstance, deps: AdminDeps): void {
   const { db } = deps;
@@ -174,6 +220,11 @@ export function registerLlmConfigs(admin: FastifyInstance, deps: AdminDeps): voi
         field: 'apiKey',
       }),
     );
+  const badEndpoint = (reply: FastifyReply, problem: string) =>
+    reply.code(400).send(httpError('BAD_REQUEST', `endpoint: ${problem}`, { field: 'endpoint' }));
+  const badKey = (reply: FastifyReply, message: string) =>
+    reply.code(400).send(httpError('BAD_REQUEST', `apiKey: ${message}`, { field: 'apiKey' }));
+  const checkEndpoint = (endpoint: string) => endpointProblem(endpoint, deps.config.LLM_ENDPOINT_ALLOWLIST);
 
   admin.get('/v1/admin/llm-configs', HIDDEN, async (_request, reply) => {
     if (!db) return noDatabase(reply, 'Model configurations');
@@ -187,22 +238,33 @@ export function registerLlmConfigs(admin: FastifyInstance, deps: AdminDeps): voi
     if (!db) return noDatabase(reply, 'Model configurations');
     const input = body.data;
     if (input.apiKey !== undefined && !secretKey) return noKey(reply);
-    const inserted = await db
-      .insertInto('llm_configs')
-      .values({
-        name: input.name,
-        provider: input.provider,
-        model: input.model,
-        endpoint: input.endpoint,
-        api_style: input.apiStyle,
-        api_key_encrypted:
-          input.apiKey !== undefined && secretKey ? encryptSecret(secretKey, input.apiKey) : null,
-        temperature: input.temperature ?? null,
-        max_tokens: input.maxTokens ?? null,
-      })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .returning(columns)
-      .executeTakeFirst();
+    const problem = await checkEndpoint(input.endpoint);
+    if (problem) return badEndpoint(reply, problem);
+    // The key is sealed to the row's id, so the row comes first, in the same transaction.
+    const inserted = await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('llm_configs')
+        .values({
+          name: input.name,
+          provider: input.provider,
+          model: input.model,
+          endpoint: input.endpoint,
+          api_style: input.apiStyle,
+          api_key_encrypted: null,
+          temperature: input.temperature ?? null,
+          max_tokens: input.maxTokens ?? null,
+        })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .returning(columns)
+        .executeTakeFirst();
+      if (!row || input.apiKey === undefined || !secretKey) return row;
+      return trx
+        .updateTable('llm_configs')
+        .set({ api_key_encrypted: sealLlmKey(secretKey, row, input.apiKey) })
+        .where('id', '=', row.id)
+        .returning(columns)
+        .executeTakeFirstOrThrow();
+    });
     if (!inserted) return conflict(reply);
     // A concurrent default change wins the partial unique index: the row stays, not as the default.
     const row = input.isDefault
@@ -223,33 +285,64 @@ export function registerLlmConfigs(admin: FastifyInstance, deps: AdminDeps): voi
     if (!db) return noDatabase(reply, 'Model configurations');
     const change = body.data;
     if (typeof change.apiKey === 'string' && !secretKey) return noKey(reply);
+    if (change.endpoint !== undefined) {
+      const problem = await checkEndpoint(change.endpoint);
+      if (problem) return badEndpoint(reply, problem);
+    }
+    const id = params.data.id;
     const row = await db
-      .updateTable('llm_configs')
-      .set({
-        ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(change.provider !== undefined ? { provider: change.provider } : {}),
-        ...(change.model !== undefined ? { model: change.model } : {}),
-        ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
-        ...(change.apiStyle !== undefined ? { api_style: change.apiStyle } : {}),
-        ...(change.apiKey === null ? { api_key_encrypted: null } : {}),
-        ...(typeof change.apiKey === 'string' && secretKey
-          ? { api_key_encrypted: encryptSecret(secretKey, change.apiKey) }
-          : {}),
-        ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
-        ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
-        updated_at: sql<Date>`now()`,
+      .transaction()
+      .execute(async (trx): Promise<Row | Refused> => {
+        const current = (await trx
+          .selectFrom('llm_configs')
+          .select(columns)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst()) as Row | undefined;
+        if (!current) return 'not-found';
+        const next = {
+          id,
+          provider: change.provider ?? current.provider,
+          endpoint: change.endpoint ?? current.endpoint,
+        };
+        const key = keyChange(current, next, change.apiKey, secretKey);
+        if ('refused' in key) return key.refused;
+        return (await trx
+          .updateTable('llm_configs')
+          .set({
+            ...(change.name !== undefined ? { name: change.name } : {}),
+            ...(change.provider !== undefined ? { provider: change.provider } : {}),
+            ...(change.model !== undefined ? { model: change.model } : {}),
+            ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
+            ...(change.apiStyle !== undefined ? { api_style: change.apiStyle } : {}),
+            ...('store' in key ? { api_key_encrypted: key.store } : {}),
+            ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
+            ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
+            updated_at: sql<Date>`now()`,
+          })
+          .where('id', '=', id)
+          .returning(columns)
+          .executeTakeFirstOrThrow()) as Row;
       })
-      .where('id', '=', params.data.id)
-      .returning(columns)
-      .executeTakeFirst()
       .catch((error: unknown) => {
         if (isUniqueViolation(error)) return 'conflict' as const;
         throw error;
       });
     if (row === 'conflict') return conflict(reply);
-    if (!row) return notFound(reply, params.data.id);
-    announce({ reason: 'updated', configId: params.data.id });
-    return toConfig(row as Row);
+    if (row === 'not-found') return notFound(reply, id);
+    if (row === 'no-secret-key') return noKey(reply);
+    if (row === 'key-required') {
+      return badKey(
+        reply,
+        'is required when the endpoint moves to another origin: the stored key is never sent to a new host ' +
+          '(send it again, or null to remove it)',
+      );
+    }
+    if (row === 'key-unreadable') {
+      return badKey(reply, 'the stored key cannot be read with LLM_CONFIG_KEY for this row; send it again');
+    }
+    announce({ reason: 'updated', configId: id });
+    return toConfig(row);
   });
 
   admin.post('/v1/admin/llm-configs/:id/default', HIDDEN, async (request, reply) => {

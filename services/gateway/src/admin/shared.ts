@@ -14,8 +14,6 @@ export interface AdminDeps {
   log: Logger;
   config: GatewayConfig;
   db: Kysely<Database> | undefined;
-  /** Whether any credential is configured; without one (local use) the admin endpoints are open. */
-  authEnabled: boolean;
   /** The authenticated caller, or null without auth. */
   principalOf: (request: FastifyRequest) => Principal | null;
   /** The tenant of an authenticated request; null without auth or for an admin credential. */

@@ -13,8 +13,10 @@ const EntityParamsSchema = z.object({ entityId: IdSchema }).strict();
 const SuggestionParamsSchema = z
   .object({ entityId: IdSchema, id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) })
   .strict();
+/** `?orgId=`: suggestions are a tenant's, entity and org together (two orgs may share an entity id). */
+const OrgQuerySchema = z.object({ orgId: IdSchema }).strict();
 
-/** Body of `POST /v1/admin/entities/:entityId/suggestions`. */
+/** Body of `POST /v1/admin/entities/:entityId/suggestions?orgId=`. */
 export const SuggestionCreateSchema = z
   .object({
     text: z.string().trim().min(1).max(200),
@@ -22,15 +24,16 @@ export const SuggestionCreateSchema = z
     isActive: z.boolean().default(true),
   })
   .strict();
-/** Body of `PATCH /v1/admin/entities/:entityId/suggestions/:id`: at least one field. */
+/** Body of `PATCH /v1/admin/entities/:entityId/suggestions/:id?orgId=`: at least one field. */
 export const SuggestionUpdateSchema = changeSchema(SuggestionCreateSchema)
   .strict()
   .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });
 
-const columns = ['id', 'entity_id', 'text', 'sort_order', 'is_active', 'updated_at'] as const;
+const columns = ['id', 'entity_id', 'org_id', 'text', 'sort_order', 'is_active', 'updated_at'] as const;
 type Row = {
   id: number;
   entity_id: string;
+  org_id: string;
   text: string;
   sort_order: number;
   is_active: boolean;
@@ -39,6 +42,7 @@ type Row = {
 const toSuggestion = (row: Row) => ({
   id: row.id,
   entityId: row.entity_id,
+  orgId: row.org_id,
   text: row.text,
   sortOrder: row.sort_order,
   isActive: row.is_active,
@@ -46,7 +50,7 @@ const toSuggestion = (row: Row) => ({
 });
 
 /**
- * `GET /v1/suggestions`: the caller's entity's active quick suggestions (seed 003 §6.1), or,
+ * `GET /v1/suggestions`: the caller's tenant's active quick suggestions (seed 003 §6.1), or,
  * when it has none, one training phrase of each active intent.
  */
 export function registerSuggestions(api: FastifyInstance, deps: AdminDeps): void {
@@ -61,6 +65,7 @@ export function registerSuggestions(api: FastifyInstance, deps: AdminDeps): void
       .selectFrom('quick_suggestions')
       .select('text')
       .where('entity_id', '=', tenant.entityId)
+      .where('org_id', '=', tenant.orgId)
       .where('is_active', '=', true)
       .orderBy('sort_order')
       .orderBy('id')
@@ -83,21 +88,24 @@ export function registerSuggestions(api: FastifyInstance, deps: AdminDeps): void
   });
 }
 
-/** Admin CRUD of an entity's quick suggestions under `/v1/admin/entities/:entityId/suggestions`. */
+/** Admin CRUD of a tenant's quick suggestions under `/v1/admin/entities/:entityId/suggestions?orgId=`. */
 export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps): void {
   const { db } = deps;
   const base = '/v1/admin/entities/:entityId/suggestions';
   const notFound = (id: number) =>
-    httpError('NOT_FOUND', `No suggestion ${id} for this entity.`, { field: 'id' });
+    httpError('NOT_FOUND', `No suggestion ${id} for this entity and organisation.`, { field: 'id' });
 
   admin.get(base, HIDDEN, async (request, reply) => {
     const params = EntityParamsSchema.safeParse(request.params);
     if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+    const org = OrgQuerySchema.safeParse(request.query ?? {});
+    if (!org.success) return reply.code(400).send(validationError(org.error.issues));
     if (!db) return noDatabase(reply, 'Suggestions');
     const rows = await db
       .selectFrom('quick_suggestions')
       .select(columns)
       .where('entity_id', '=', params.data.entityId)
+      .where('org_id', '=', org.data.orgId)
       .orderBy('sort_order')
       .orderBy('id')
       .execute();
@@ -107,6 +115,8 @@ export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps
   admin.post(base, HIDDEN, async (request, reply) => {
     const params = EntityParamsSchema.safeParse(request.params);
     if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+    const org = OrgQuerySchema.safeParse(request.query ?? {});
+    if (!org.success) return reply.code(400).send(validationError(org.error.issues));
     const body = SuggestionCreateSchema.safeParse(request.body ?? {});
     if (!body.success) return reply.code(400).send(validationError(body.error.issues));
     if (!db) return noDatabase(reply, 'Suggestions');
@@ -114,6 +124,7 @@ export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps
       .insertInto('quick_suggestions')
       .values({
         entity_id: params.data.entityId,
+        org_id: org.data.orgId,
         text: body.data.text,
         sort_order: body.data.sortOrder,
         is_active: body.data.isActive,
@@ -126,6 +137,8 @@ export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps
   admin.patch(`${base}/:id`, HIDDEN, async (request, reply) => {
     const params = SuggestionParamsSchema.safeParse(request.params);
     if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+    const org = OrgQuerySchema.safeParse(request.query ?? {});
+    if (!org.success) return reply.code(400).send(validationError(org.error.issues));
     const body = SuggestionUpdateSchema.safeParse(request.body ?? {});
     if (!body.success) return reply.code(400).send(validationError(body.error.issues));
     if (!db) return noDatabase(reply, 'Suggestions');
@@ -140,6 +153,7 @@ export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps
       })
       .where('id', '=', params.data.id)
       .where('entity_id', '=', params.data.entityId)
+      .where('org_id', '=', org.data.orgId)
       .returning(columns)
       .executeTakeFirst();
     return row ? toSuggestion(row) : reply.code(404).send(notFound(params.data.id));
@@ -148,11 +162,14 @@ export function registerAdminSuggestions(admin: FastifyInstance, deps: AdminDeps
   admin.delete(`${base}/:id`, HIDDEN, async (request, reply) => {
     const params = SuggestionParamsSchema.safeParse(request.params);
     if (!params.success) return reply.code(400).send(validationError(params.error.issues));
+    const org = OrgQuerySchema.safeParse(request.query ?? {});
+    if (!org.success) return reply.code(400).send(validationError(org.error.issues));
     if (!db) return noDatabase(reply, 'Suggestions');
     const deleted = await db
       .deleteFrom('quick_suggestions')
       .where('id', '=', params.data.id)
       .where('entity_id', '=', params.data.entityId)
+      .where('org_id', '=', org.data.orgId)
       .executeTakeFirst();
     if (deleted.numDeletedRows === 0n) return reply.code(404).send(notFound(params.data.id));
     return reply.code(204).send();

@@ -1,0 +1,146 @@
+import {
+  type BroadcastSubjectName,
+  catalog,
+  type RequestSubjectName,
+  type ServiceName,
+  STREAMS,
+  type StreamKey,
+  type StreamSubjectName,
+  type SubjectName,
+} from '@munim/contracts';
+
+/** What one service does on the bus; its NATS permissions are derived from this, never written by hand. */
+export interface BusRole {
+  /** Stream subjects it publishes, besides request events, which every service emits. */
+  publishes?: StreamSubjectName[];
+  requests?: RequestSubjectName[];
+  serves?: RequestSubjectName[];
+  broadcasts?: BroadcastSubjectName[];
+  listens?: BroadcastSubjectName[];
+  /** Durable consumers it pulls from (the names the services pass to `consume`/`ensureConsumer`). */
+  consumes?: { subject: StreamSubjectName; durable: string }[];
+  /** Follows single requests through ephemeral ordered consumers on the events stream (`Bus.follow`). */
+  follows?: boolean;
+}
+
+/** Who does what on the bus; every service also serves its own health ping and emits request events. */
+export const BUS_ROLES: Record<ServiceName, BusRole> = {
+  gateway: {
+    publishes: ['querySubmitted'],
+    requests: ['toolsList', 'healthPing'],
+    broadcasts: ['intentsChanged', 'llmConfigChanged'],
+    follows: true,
+  },
+  router: {
+    publishes: ['queryRouted'],
+    requests: ['toolsList'],
+    listens: ['intentsChanged'],
+    consumes: [
+      { subject: 'querySubmitted', durable: 'router' },
+      { subject: 'requestEvents', durable: 'router-cache' },
+    ],
+  },
+  agent: {
+    requests: ['toolValidate', 'toolExecute', 'toolsList', 'toolsContainers', 'answerBlocks'],
+    listens: ['llmConfigChanged'],
+    consumes: [{ subject: 'queryRouted', durable: 'agent' }],
+  },
+  validator: {
+    serves: ['toolValidate', 'toolsContainers', 'answerBlocks'],
+    requests: ['toolsList'],
+    listens: ['toolsChanged'],
+  },
+  'mcp-executor': { serves: ['toolExecute', 'toolsList'], broadcasts: ['toolsChanged'] },
+  logger: { consumes: [{ subject: 'requestEvents', durable: 'logger' }] },
+};
+
+/** Allowed subjects of one NATS user, and how long its replies to requests it received may take. */
+export interface NatsPermissions {
+  publish: string[];
+  /** Exceptions to `publish` (NATS applies deny over allow). */
+  publishDeny: string[];
+  subscribe: string[];
+  /** NATS `allow_responses`: one reply to each request received, within this many ms. */
+  responses: { max: number; expiresMs: number };
+}
+
+/** Longest a served request may take to answer (the agent's execute timeout is 70 s). */
+const RESPONSE_WINDOW_MS = 10 * 60_000;
+
+/** The inbox prefix `connectBus` gives a service's connection, so a user reads only its own replies. */
+export const inboxPrefix = (prefix: string, service: ServiceName) => `_INBOX.${prefix}.${service}`;
+
+/** Same formula as `Bus.streamName`. */
+const streamName = (prefix: string, key: StreamKey) =>
+  `${prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
+
+/** A catalog subject with its `{param}` segments filled from `params`, or `*` where not given. */
+function pattern(prefix: string, name: SubjectName, params: Record<string, string> = {}): string {
+  return `${prefix}.${catalog[name].subject.replace(/\{(\w+)\}/g, (_, p: string) => params[p] ?? '*')}`;
+}
+
+/** The publish/subscribe allow-lists of one service's NATS user, derived from {@link BUS_ROLES}. */
+export function busPermissions(service: ServiceName, prefix: string): NatsPermissions {
+  const role = BUS_ROLES[service];
+  const api = '$JS.API';
+  const streams = (Object.keys(STREAMS) as StreamKey[]).map((key) => streamName(prefix, key));
+  const publish = [
+    // Bus.create checks JetStream; every instance runs ensureStreams at start.
+    `${api}.INFO`,
+    ...streams.flatMap((s) => [
+      `${api}.STREAM.INFO.${s}`,
+      `${api}.STREAM.CREATE.${s}`,
+      `${api}.STREAM.UPDATE.${s}`,
+    ]),
+    pattern(prefix, 'requestEvents'),
+    ...(role.publishes ?? []).map((name) => pattern(prefix, name)),
+    ...(role.requests ?? []).map((name) => pattern(prefix, name)),
+    ...(role.broadcasts ?? []).map((name) => pattern(prefix, name)),
+  ];
+  for (const { subject, durable } of role.consumes ?? []) {
+    const s = streamName(prefix, catalog[subject].stream);
+    publish.push(
+      `${api}.CONSUMER.INFO.${s}.${durable}`,
+      // Created and updated with its filter subject in the API subject (nats-server ≥ 2.9).
+      `${api}.CONSUMER.CREATE.${s}.${durable}`,
+      `${api}.CONSUMER.CREATE.${s}.${durable}.>`,
+      `${api}.CONSUMER.MSG.NEXT.${s}.${durable}`,
+      // Acks, naks and in-progress notices.
+      `$JS.ACK.${s}.${durable}.>`,
+    );
+  }
+  const publishDeny: string[] = [];
+  if (role.follows) {
+    // Ordered consumers get generated names, so these cannot be narrowed to one consumer; the
+    // durable consumers of other services on the stream are denied by name instead.
+    const s = streamName(prefix, 'events');
+    for (const other of Object.values(BUS_ROLES))
+      for (const c of other.consumes ?? [])
+        if (catalog[c.subject].stream === 'events')
+          publishDeny.push(
+            `${api}.CONSUMER.CREATE.${s}.${c.durable}`,
+            `${api}.CONSUMER.CREATE.${s}.${c.durable}.>`,
+            `${api}.CONSUMER.DELETE.${s}.${c.durable}`,
+            `${api}.CONSUMER.MSG.NEXT.${s}.${c.durable}`,
+          );
+    publish.push(
+      `${api}.CONSUMER.CREATE.${s}.>`,
+      `${api}.CONSUMER.INFO.${s}.*`,
+      `${api}.CONSUMER.MSG.NEXT.${s}.*`,
+      `${api}.CONSUMER.DELETE.${s}.*`,
+      `${api}.STREAM.MSG.GET.${s}`,
+    );
+  }
+  const subscribe = [
+    `${inboxPrefix(prefix, service)}.>`,
+    pattern(prefix, 'healthPing', { service }),
+    ...(role.serves ?? []).map((name) => pattern(prefix, name)),
+    ...(role.listens ?? []).map((name) => pattern(prefix, name)),
+  ];
+  return {
+    publish: [...new Set(publish)],
+    publishDeny: [...new Set(publishDeny)],
+    subscribe: [...new Set(subscribe)],
+    responses: { max: 1, expiresMs: RESPONSE_WINDOW_MS },
+  };
+}

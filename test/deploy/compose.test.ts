@@ -1,0 +1,237 @@
+/**
+ * docker-compose.yml, checked offline (there is no Docker engine here): against the Compose
+ * Specification's JSON schema, and against the deployment's rules — no default secrets, only the
+ * gateway published, least privilege for NATS, MinIO and Grafana.
+ *
+ * compose-spec.schema.json is the Compose Specification's schema (compose-spec/compose-spec,
+ * Apache-2.0) as the npm package dclint 3.1.0 ships it in schemas/compose.schema.json.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
+const read = (path: string) => readFileSync(root(path), 'utf8');
+
+const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger'] as const;
+const SECRET = /PASSWORD|SECRET|TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT_USER/;
+/** Secrets a deployment may leave out: `${VAR:-}`, empty meaning unset. */
+const OPTIONAL_SECRETS = ['OPENAI_API_KEY', 'MCP_AUTH_TOKEN', 'GATEWAY_ADMIN_KEYS'];
+const REQUIRED_SECRETS = [
+  'POSTGRES_PASSWORD',
+  'GRAFANA_DB_PASSWORD',
+  'GRAFANA_ADMIN_PASSWORD',
+  'MINIO_ROOT_USER',
+  'MINIO_ROOT_PASSWORD',
+  'ATTACHMENTS_S3_ACCESS_KEY_ID',
+  'ATTACHMENTS_S3_SECRET_ACCESS_KEY',
+  'LLM_CONFIG_KEY',
+  'GATEWAY_API_KEYS',
+  ...SERVICES.map((s) => `NATS_${s.toUpperCase().replace(/-/g, '_')}_PASSWORD`),
+];
+
+interface Service {
+  image?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  volumes?: string[];
+  ports?: string[];
+  depends_on?: string[] | Record<string, unknown>;
+  healthcheck?: { test: string[] };
+}
+interface Compose {
+  services: Record<string, Service>;
+  volumes?: Record<string, unknown>;
+}
+
+const TEXT = read('docker-compose.yml');
+const compose = parse(TEXT, { merge: true }) as Compose;
+
+/** Every `${VAR…}` of the file: its name, operator (`:?`, `:-`, …) and what follows it. */
+const REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+const references = [...TEXT.matchAll(REFERENCE)]
+  .filter((m) => m[0] !== '$$')
+  .map((m) => ({ text: m[0], name: (m[1] ?? m[4]) as string, op: m[2] ?? '', rest: m[3] ?? '' }));
+
+/** `.env.example` as a map; values may be empty. */
+const example = Object.fromEntries(
+  read('.env.example')
+    .split('\n')
+    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
+
+/** The file as Compose would see it with .env.example filled in (secrets as placeholders). */
+function interpolated(): Compose {
+  const text = TEXT.replace(
+    REFERENCE,
+    (whole, braced?: string, op?: string, rest?: string, bare?: string) => {
+      if (whole === '$$') return '$';
+      const value = example[(braced ?? bare) as string] || 'placeholder';
+      return op?.includes('-') && !example[braced as string] ? (rest ?? '') || value : value;
+    },
+  );
+  return parse(text, { merge: true }) as Compose;
+}
+
+const envOf = (service: string) => compose.services[service]?.environment ?? {};
+const dependsOn = (s: Service) =>
+  Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {});
+
+describe('docker-compose.yml', () => {
+  it('is valid against the Compose Specification schema', () => {
+    const { $schema: _, ...schema } = JSON.parse(read('test/deploy/compose-spec.schema.json'));
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    const ok = validate(interpolated());
+    expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+    expect(ok).toBe(true);
+  });
+
+  it('depends only on services it defines, and mounts only declared volumes and files that exist', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const target of dependsOn(service))
+        expect(compose.services, `${name} → ${target}`).toHaveProperty([target]);
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0] as string;
+        if (source.startsWith('./')) expect(existsSync(root(source)), `${name}: ${source}`).toBe(true);
+        else expect(compose.volumes ?? {}, `${name}: ${source}`).toHaveProperty([source]);
+      }
+    }
+  });
+
+  it('publishes the gateway, and Grafana and Jaeger on loopback only — nothing else', () => {
+    const published = Object.fromEntries(
+      Object.entries(compose.services)
+        .filter(([, s]) => s.ports?.length)
+        .map(([name, s]) => [name, s.ports]),
+    );
+    expect(published).toEqual({
+      gateway: ['8080-8089:8080'],
+      grafana: ['127.0.0.1:3000:3000'],
+      jaeger: ['127.0.0.1:16686:16686'],
+    });
+  });
+
+  it('has no default for any secret: each is required (named when missing) or optional and empty', () => {
+    const secrets = references.filter((r) => SECRET.test(r.name));
+    for (const r of secrets) {
+      if (OPTIONAL_SECRETS.includes(r.name)) expect(r.text).toBe(`\${${r.name}:-}`);
+      else
+        expect(r.text).toMatch(
+          new RegExp(`^\\$\\{${r.name}:\\?${r.name} is required — see \\.env\\.example\\}$`),
+        );
+    }
+    const required = new Set(references.filter((r) => r.op === ':?').map((r) => r.name));
+    expect([...required].sort()).toEqual(expect.arrayContaining(REQUIRED_SECRETS.sort()));
+    // No secret written into the file: every secret-named setting, and the database URL, interpolates.
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [key, value] of Object.entries(service.environment ?? {})) {
+        if (SECRET.test(key)) expect(String(value), `${name}.${key}`).toMatch(/\$\{/);
+      }
+      const url = service.environment?.DATABASE_URL;
+      if (url)
+        expect(url, name).toMatch(
+          /^postgres:\/\/munim:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/munim$/,
+        );
+    }
+  });
+
+  it('gives each service its own NATS user, whose password the nats server reads from its environment', () => {
+    const nats = compose.services.nats as Service;
+    expect(nats.command).toEqual(['-c', '/etc/nats/nats.conf']);
+    expect(nats.volumes).toContain('./infra/nats/nats.conf:/etc/nats/nats.conf:ro');
+    const conf = read('infra/nats/nats.conf');
+    for (const service of SERVICES) {
+      const variable = `NATS_${service.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+      expect(envOf(service)).toMatchObject({
+        NATS_USER: service,
+        NATS_PASSWORD: expect.stringContaining(`\${${variable}:?`),
+      });
+      // Quoted: nats-server parses the value as configuration (a password like 1e7… would be a number).
+      expect(nats.environment?.[variable]).toMatch(new RegExp(`^"\\$\\{${variable}:\\?[^}]+\\}"$`));
+      expect(conf).toContain(`user: "${service}"\n      password: $${variable}\n`);
+    }
+    expect(Object.keys(nats.environment ?? {})).toHaveLength(SERVICES.length);
+  });
+
+  it('hands each secret only to what uses it', () => {
+    const holders = (variable: string) =>
+      Object.entries(compose.services)
+        .filter(([, s]) =>
+          Object.values(s.environment ?? {}).some((v) => String(v).includes(`\${${variable}`)),
+        )
+        .map(([name]) => name)
+        .sort();
+    expect(holders('MINIO_ROOT_USER')).toEqual(['minio', 'minio-init']);
+    expect(holders('MINIO_ROOT_PASSWORD')).toEqual(['minio', 'minio-init']);
+    expect(holders('ATTACHMENTS_S3_SECRET_ACCESS_KEY')).toEqual(['agent', 'gateway', 'minio-init']);
+    expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway']);
+    expect(holders('GATEWAY_API_KEYS')).toEqual(['gateway']);
+    expect(holders('POSTGRES_PASSWORD')).toEqual([
+      'agent',
+      'gateway',
+      'logger',
+      'mcp-executor',
+      'postgres',
+      'router',
+    ]);
+    expect(holders('GRAFANA_DB_PASSWORD')).toEqual(['grafana', 'postgres']);
+    expect(holders('MCP_AUTH_TOKEN')).toEqual(['mcp-executor']);
+    expect(holders('OPENAI_API_KEY')).toEqual(['agent', 'gateway', 'validator']);
+  });
+
+  it('keeps the services on a MinIO user limited to the attachments bucket', () => {
+    const init = compose.services['minio-init'] as Service & { entrypoint: string[] };
+    const script = init.entrypoint.join('\n');
+    expect(script).toMatch(/mc admin user add local "\$\$ATTACHMENTS_S3_ACCESS_KEY_ID"/);
+    expect(script).toMatch(
+      /mc admin policy attach local munim-attachments --user "\$\$ATTACHMENTS_S3_ACCESS_KEY_ID"/,
+    );
+    expect(init.volumes).toContain(
+      './infra/minio/attachments-policy.json:/etc/munim/attachments-policy.json:ro',
+    );
+    const policy = JSON.parse(read('infra/minio/attachments-policy.json')) as {
+      Statement: { Effect: string; Action: string[]; Resource: string[] }[];
+    };
+    for (const statement of policy.Statement) {
+      expect(statement.Effect).toBe('Allow');
+      for (const resource of statement.Resource)
+        expect(resource).toMatch(/^arn:aws:s3:::munim-attachments(\/\*)?$/);
+      for (const action of statement.Action) expect(action).not.toMatch(/\*|Policy|Admin|DeleteBucket/);
+    }
+    for (const s of ['gateway', 'agent'])
+      expect(envOf(s).ATTACHMENTS_S3_ACCESS_KEY_ID).toMatch(/^\$\{ATTACHMENTS_S3_ACCESS_KEY_ID:\?/);
+  });
+
+  it("lets Grafana read PostgreSQL only as grafana_ro, created by the database's init script", () => {
+    expect(compose.services.postgres?.volumes).toContain(
+      './infra/postgres/grafana-ro.sh:/docker-entrypoint-initdb.d/10-grafana-ro.sh:ro',
+    );
+    const datasources = parse(read('infra/grafana/provisioning/datasources/datasources.yaml')) as {
+      datasources: { type: string; user?: string; secureJsonData?: { password?: string } }[];
+    };
+    const postgres = datasources.datasources.filter((d) => d.type.includes('postgres'));
+    expect(postgres).toHaveLength(1);
+    expect(postgres[0]).toMatchObject({
+      user: 'grafana_ro',
+      secureJsonData: { password: `\${GRAFANA_DB_PASSWORD}` },
+    });
+  });
+
+  it('keeps the health checks', () => {
+    for (const name of ['nats', 'postgres', 'minio', 'gateway'])
+      expect(compose.services[name]?.healthcheck?.test.length, name).toBeGreaterThan(1);
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every variable docker-compose.yml reads, and no other', () => {
+    expect(Object.keys(example).sort()).toEqual([...new Set(references.map((r) => r.name))].sort());
+  });
+
+  it('holds no secret', () => {
+    for (const [name, value] of Object.entries(example)) if (SECRET.test(name)) expect(value, name).toBe('');
+  });
+});
