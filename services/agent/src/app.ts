@@ -142,6 +142,22 @@ interface LoopState {
   record?: string;
 }
 
+type ConfirmationStep = EventPayload<'confirmation'>['step'];
+
+/** One step of a pending action's life, as a `confirmation` event bound to its argument hash. */
+const emitStep = (run: Run, pending: PendingAction, step: ConfirmationStep, reason?: string) =>
+  run.emit({
+    type: 'confirmation',
+    payload: {
+      actionId: pending.actionId,
+      step,
+      tool: pending.tool,
+      tier: pending.tier,
+      args_hash: pending.argsHash,
+      ...(reason ? { reason } : {}),
+    },
+  });
+
 /** The first object (three levels deep at most) one of whose own values is `id`. */
 function holding(value: unknown, id: string, depth = 0): Record<string, unknown> | undefined {
   if (depth > 3 || value === null || typeof value !== 'object') return undefined;
@@ -1065,18 +1081,7 @@ export async function buildAgent(deps: AgentDeps) {
     const state = pending.state as unknown as LoopState;
     const ctx = { query: state.query, route: state.route };
     const userText = answerValue === 'cancel' ? 'Cancel' : typed ? `Confirm (${typed})` : 'Confirm';
-    const step = (s: EventPayload<'confirmation'>['step'], reason?: string) =>
-      run.emit({
-        type: 'confirmation',
-        payload: {
-          actionId: pending.actionId,
-          step: s,
-          tool: pending.tool,
-          tier: pending.tier,
-          args_hash: pending.argsHash,
-          ...(reason ? { reason } : {}),
-        },
-      });
+    const step = (s: ConfirmationStep, reason?: string) => emitStep(run, pending, s, reason);
     if (pending.status !== 'pending') {
       throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
     }
@@ -1144,17 +1149,7 @@ export async function buildAgent(deps: AgentDeps) {
   ) => {
     const state = pending.state as unknown as LoopState;
     const ctx = { query: state.query, route: state.route };
-    const step = (s: EventPayload<'confirmation'>['step']) =>
-      run.emit({
-        type: 'confirmation',
-        payload: {
-          actionId: pending.actionId,
-          step: s,
-          tool: pending.tool,
-          tier: pending.tier,
-          args_hash: pending.argsHash,
-        },
-      });
+    const step = (s: ConfirmationStep) => emitStep(run, pending, s);
     run.toolResults = [...state.toolResults];
     run.usage = state.usage;
     run.iterations = state.iterations;
