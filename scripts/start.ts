@@ -1,17 +1,19 @@
 /**
  * `npm start`: the whole system on this machine. Uses NATS_URL, DATABASE_URL and MCP_SERVER_URL
- * when set; otherwise the local NATS (or a nats-server from PATH), an embedded PostgreSQL (PGlite
- * over the wire protocol) and the demo books MCP server. `-- --scale validator=2` adds instances.
+ * when set; otherwise the local NATS (or a nats-server from PATH), an embedded PostgreSQL (a real
+ * server from the npm registry, data under .data/postgres) and the demo books MCP server. The
+ * database is migrated once, here, before any service starts. `-- --scale validator=2` adds instances.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { createDb, migrateToLatest } from '@munim/db';
 import { createDemoBooks } from '@munim/demo-books';
 import {
   type Embedded,
   ensureNats,
   SERVICES,
   type ServiceName,
-  startPglite,
+  startPostgres,
   startStack,
 } from '@munim/devstack';
 
@@ -41,10 +43,17 @@ try {
     env.NATS_URL = nats.url;
   }
   if (!env.DATABASE_URL) {
-    const pg = await startPglite(resolve(dataDir, 'pglite'), Number(env.PGLITE_PORT ?? 5499));
+    const pg = await startPostgres(resolve(dataDir, 'postgres'), Number(env.EMBEDDED_PG_PORT ?? 5499));
     embedded.push(pg);
     env.DATABASE_URL = pg.url;
-    say(`embedded PostgreSQL (PGlite) at ${pg.url}`);
+    say(`embedded PostgreSQL at ${new URL(pg.url).host} (data under .data/postgres)`);
+  }
+  // Once, before any service starts: the services find the schema current.
+  const db = createDb(env.DATABASE_URL, { max: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
   }
   if (!env.MCP_SERVER_URL) {
     const books = await createDemoBooks().listen(Number(env.DEMO_BOOKS_PORT ?? 3100), '127.0.0.1');

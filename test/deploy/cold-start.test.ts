@@ -1,0 +1,147 @@
+// Issue 18: the first command always works. A fresh clone of this repository, `npm start` with
+// nothing configured (no DATABASE_URL, no MCP server, no model), from an empty .data/, five times
+// in a row (stop, wipe, start), then warm starts (data kept): each reaches ready and answers the
+// fast path. Ports and the subject prefix are set only so this test cannot collide with others.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ask } from '../support/sse.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const COLD = 5;
+const WARM = 3;
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() =>
+        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+let clone: string;
+let env: NodeJS.ProcessEnv;
+let gatewayUrl: string;
+const prefix = `cold${process.pid}`;
+
+beforeAll(async () => {
+  clone = await mkdtemp(join(tmpdir(), 'munim-clone-'));
+  execFileSync('git', ['clone', '--quiet', ROOT, clone]);
+  const [port, books, pg] = [await freePort(), await freePort(), await freePort()];
+  gatewayUrl = `http://127.0.0.1:${port}`;
+  const {
+    DATABASE_URL: _d,
+    MCP_SERVER_URL: _m,
+    OPENAI_BASE_URL: _o,
+    OPENAI_API_KEY: _k,
+    LLM_MODEL: _l,
+    ...rest
+  } = process.env;
+  env = {
+    ...rest,
+    PORT: String(port),
+    DEMO_BOOKS_PORT: String(books),
+    EMBEDDED_PG_PORT: String(pg),
+    NATS_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await rm(clone, { recursive: true, force: true });
+  const { connect } = await import('@nats-io/transport-node');
+  const { jetstreamManager } = await import('@nats-io/jetstream');
+  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const jsm = await jetstreamManager(nc);
+  for (const name of ['WORK', 'EVENTS'])
+    await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});
+  await nc.close();
+});
+
+/** `npm start` in the clone until it says it is ready; the ms it took and the process. */
+async function start(): Promise<{ ms: number; child: ChildProcess; output: string[] }> {
+  const began = performance.now();
+  const child = spawn('npm', ['start'], {
+    cwd: clone,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const output: string[] = [];
+  const ready = new Promise<void>((done, fail) => {
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (output.join('').includes('munim: ready')) done();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) =>
+      fail(new Error(`npm start exited (${code}) before ready:\n${output.join('').slice(-3000)}`)),
+    );
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  try {
+    await ready;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { ms: performance.now() - began, child, output };
+}
+
+/** Ctrl-C, as a person stops it: the whole process group, and wait until every process is gone. */
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  process.kill(-(child.pid as number), 'SIGINT');
+  const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function answersTheFastPath(): Promise<void> {
+  const { status, events } = await ask(gatewayUrl, {
+    query: 'show all invoices',
+    entityId: 'demo',
+    orgId: 'demo',
+  });
+  expect(status).toBe(200);
+  expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({ path: 'fast' });
+  expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+}
+
+describe('npm start on a fresh clone, nothing configured', () => {
+  it(`starts cold ${COLD} times from an empty .data/, then warm ${WARM} times, answering each time`, async () => {
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (let i = 0; i < COLD; i += 1) {
+      await rm(join(clone, '.data'), { recursive: true, force: true });
+      const run = await start();
+      cold.push(run.ms);
+      try {
+        expect(run.output.join('')).toContain('embedded PostgreSQL at 127.0.0.1');
+        await answersTheFastPath();
+      } finally {
+        await stop(run.child);
+      }
+    }
+    for (let i = 0; i < WARM; i += 1) {
+      const run = await start();
+      warm.push(run.ms);
+      try {
+        await answersTheFastPath();
+      } finally {
+        await stop(run.child);
+      }
+    }
+    const secs = (ms: number[]) => ms.map((m) => (m / 1000).toFixed(1)).join(', ');
+    // The first cold start includes installing dependencies into the clone.
+    console.log(`cold starts (s): ${secs(cold)}; warm starts (s): ${secs(warm)}`);
+  }, 1_500_000);
+});
