@@ -3,8 +3,9 @@
 // in a row (stop, wipe, start), then warm starts (data kept): each reaches ready and answers the
 // fast path. Ports and the subject prefix are set only so this test cannot collide with others.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,6 +35,8 @@ const prefix = `cold${process.pid}`;
 
 beforeAll(async () => {
   clone = await mkdtemp(join(tmpdir(), 'munim-clone-'));
+  // As a clone in any home directory: when this runs as root, PostgreSQL's own user must get in.
+  await chmod(clone, 0o755);
   execFileSync('git', ['clone', '--quiet', ROOT, clone]);
   const [port, books, pg] = [await freePort(), await freePort(), await freePort()];
   gatewayUrl = `http://127.0.0.1:${port}`;
@@ -105,10 +108,11 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Asks as a tenant of its own each time: a warm start's database holds the last one's cached answer. */
 async function answersTheFastPath(): Promise<void> {
   const { status, events } = await ask(gatewayUrl, {
     query: 'show all invoices',
-    entityId: 'demo',
+    entityId: `demo-${randomUUID().slice(0, 8)}`,
     orgId: 'demo',
   });
   expect(status).toBe(200);

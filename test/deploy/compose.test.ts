@@ -174,6 +174,7 @@ describe('docker-compose.yml', () => {
       'gateway',
       'logger',
       'mcp-executor',
+      'migrate',
       'postgres',
       'router',
     ]);

@@ -3,7 +3,7 @@
  * client certificates on top), each logged in as its own user as docker-compose.yml does: what the
  * permission table allows must be all that the real services need.
  */
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, SERVICES, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   tls = makeTls();
   const passwords = servicePasswords();
   nats = await startNatsServer(shippedConfWithTls(tls), passwordEnv(passwords));
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   books = await createDemoBooks().listen(0, '127.0.0.1');
   llm = await startScriptedLlm({ apiKey: 'sk-test' });
   stack = await startStack({

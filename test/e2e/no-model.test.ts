@@ -1,3 +1,4 @@
+import { MORE_INTENTS, STARTER_INTENTS } from '@munim/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -72,4 +73,45 @@ describe('without a model configured', () => {
     );
     expect(resumed.events.map((e) => e.id)).toEqual(first.events.slice(4).map((e) => e.id));
   });
+});
+
+describe('without a model, the first questions a newcomer asks (issue 18)', () => {
+  it.each([
+    'hi',
+    'hello',
+    'namaste',
+    'नमस्ते',
+    'help',
+    'what can you do',
+    'aap kya kar sakte ho',
+    'thanks',
+    'shukriya',
+    'bye',
+  ])('answers "%s" by itself, naming what to ask', async (query) => {
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+    expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({
+      category: 'general_chat',
+    });
+    const last = events.at(-1);
+    expect(last).toMatchObject({ event: 'complete', data: { status: 'answered', llmModel: '' } });
+    const response = String(last?.data.response);
+    if (/bye/.test(query)) expect(response).toMatch(/goodbye/i);
+    else expect(response).toMatch(/You can ask, for example:\n- \w/);
+  });
+
+  it.each([...STARTER_INTENTS, ...MORE_INTENTS].map((i) => [i.name, i.trainingPhrases[0] ?? i.name]))(
+    'answers the seeded intent %s ("%s") on the fast path',
+    async (name, phrase) => {
+      // A tenant of its own: no cached answer of an earlier test stands in for the fast path.
+      const { events } = await ask(sys.gatewayUrl, {
+        query: phrase,
+        entityId: `ent-${name}`,
+        orgId: tenant.orgId,
+      });
+      expect(events.find((e) => e.event === 'route_classified')?.data, phrase).toMatchObject({
+        path: 'fast',
+      });
+      expect(events.at(-1), phrase).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+    },
+  );
 });

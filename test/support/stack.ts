@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createTestDatabase } from '@munim/db/testing';
+import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
-import { type RunningStack, type ServiceName, startStack } from '@munim/devstack';
+import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import pg from 'pg';
 
@@ -21,6 +21,8 @@ export function freePort(): Promise<number> {
 export interface TestSystem {
   stack: RunningStack;
   gatewayUrl: string;
+  /** Every gateway started with the system (more than one with `scale.gateway` and `instanceEnv`). */
+  gatewayUrls: string[];
   books: ReturnType<typeof createDemoBooks>;
   llm: ScriptedLlm | undefined;
   db: pg.Pool;
@@ -35,18 +37,26 @@ export interface TestSystem {
  * with the demo books MCP server and (optionally) the scripted LLM in this process.
  */
 export async function startSystem(
-  opts: { llm?: boolean; scale?: Partial<Record<ServiceName, number>>; env?: Record<string, string> } = {},
+  opts: {
+    llm?: boolean;
+    scale?: Partial<Record<ServiceName, number>>;
+    env?: Record<string, string>;
+    /** Settings of one instance (e.g. a second gateway's own PORT). */
+    instanceEnv?: StackOptions['instanceEnv'];
+  } = {},
 ) {
   const prefix = `e2e${randomBytes(4).toString('hex')}`;
-  const database = await createTestDatabase();
+  const database = await createMigratedTestDatabase();
   const books = createDemoBooks();
   const booksServer = await books.listen(0, '127.0.0.1');
   const llm = opts.llm === false ? undefined : await startScriptedLlm({ apiKey: 'sk-test' });
   const port = await freePort();
   const logs: string[] = [];
+  // The system's own NATS (a test's cluster, say): its streams are cleaned up there too.
+  const natsUrl = opts.env?.NATS_URL ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const stack = await startStack({
     env: {
-      NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      NATS_URL: natsUrl,
       NATS_PREFIX: prefix,
       DATABASE_URL: database.url,
       MCP_SERVER_URL: booksServer.url,
@@ -59,12 +69,14 @@ export async function startSystem(
       ...opts.env,
     },
     scale: opts.scale,
+    ...(opts.instanceEnv ? { instanceEnv: opts.instanceEnv } : {}),
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
   });
   const db = new pg.Pool({ connectionString: database.url, max: 2 });
   const system: TestSystem = {
     stack,
     gatewayUrl: stack.gatewayUrl,
+    gatewayUrls: stack.gatewayUrls,
     books,
     llm,
     db,
@@ -75,17 +87,17 @@ export async function startSystem(
       await db.end();
       await llm?.close();
       await booksServer.close();
-      await cleanupStreams(prefix);
+      await cleanupStreams(prefix, natsUrl);
       await database.drop();
     },
   };
   return system;
 }
 
-async function cleanupStreams(prefix: string) {
+async function cleanupStreams(prefix: string, natsUrl: string) {
   const { connect } = await import('@nats-io/transport-node');
   const { jetstreamManager } = await import('@nats-io/jetstream');
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const nc = await connect({ servers: natsUrl.split(',').map((s) => s.trim()) });
   const jsm = await jetstreamManager(nc);
   for (const name of ['WORK', 'EVENTS'])
     await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});

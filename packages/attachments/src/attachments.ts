@@ -11,8 +11,10 @@ import type { Kysely, Selectable } from 'kysely';
 import { detectType } from './detect.ts';
 import { DEFAULT_LIMITS, type ExtractionLimits, extractInWorker, type WorkerBounds } from './extract.ts';
 import type { LinkSigner } from './sign.ts';
+import { ExtractionSlots } from './slots.ts';
 import { type AttachmentStorage, storageKey } from './storage.ts';
 import { suggestMessage } from './suggest.ts';
+import { checkZip, DEFAULT_ZIP_LIMITS, isZip, type ZipLimits } from './zip-guard.ts';
 
 export type AttachmentRow = Selectable<AttachmentsTable>;
 
@@ -37,6 +39,10 @@ export interface AttachmentsDeps {
   signer: LinkSigner;
   limits?: ExtractionLimits;
   bounds?: WorkerBounds;
+  /** What a zip-based file (XLSX, DOCX) may expand to. */
+  zipLimits?: ZipLimits;
+  /** The process's extraction slots (default: 2 at once, 10 s wait). */
+  slots?: ExtractionSlots;
 }
 
 const PREVIEW_CHARS = 300;
@@ -61,6 +67,8 @@ export class Attachments {
   readonly #signer: LinkSigner;
   readonly #limits: ExtractionLimits;
   readonly #bounds: WorkerBounds | undefined;
+  readonly #zipLimits: ZipLimits;
+  readonly #slots: ExtractionSlots;
 
   constructor(deps: AttachmentsDeps) {
     this.#db = deps.db;
@@ -68,20 +76,29 @@ export class Attachments {
     this.#signer = deps.signer;
     this.#limits = deps.limits ?? DEFAULT_LIMITS;
     this.#bounds = deps.bounds;
+    this.#zipLimits = deps.zipLimits ?? DEFAULT_ZIP_LIMITS;
+    this.#slots = deps.slots ?? new ExtractionSlots();
   }
 
   /**
-   * Checks the type by content (throws UnsupportedTypeError), reads its text, stores the bytes,
-   * then records it. Extraction failures are recorded on the row, not thrown.
+   * Checks the type by content (throws UnsupportedTypeError) and, for a zip-based file, what it
+   * expands to (throws ArchiveRefusedError); reads its text in one of the process's extraction
+   * slots (throws ExtractionBusyError when none frees up in time), stores the bytes, then records
+   * it. Extraction failures are recorded on the row, not thrown.
    */
   async upload(upload: Upload): Promise<AttachmentRow> {
+    // Type detection reads at most a megabyte of a zip's entries (file-type's own bound), so it may go first.
     const type = await detectType(upload.bytes, upload.declaredType, upload.filename);
+    if (isZip(upload.bytes)) await checkZip(upload.bytes, this.#zipLimits);
     const id = randomUUID();
     const filename = cleanFilename(
       upload.filename,
       `attachment.${ATTACHMENT_TYPES[type.mimeType].extensions[0]}`,
     );
-    const extraction = await extractInWorker(upload.bytes, type.mimeType, this.#limits, this.#bounds);
+    const read = () =>
+      extractInWorker(upload.bytes, type.mimeType, this.#limits, this.#bounds, this.#zipLimits);
+    // Images are not read (no worker), so they take no slot.
+    const extraction = type.category === 'image' ? await read() : await this.#slots.run(read);
     const key = storageKey(id);
     await this.storage.put(key, upload.bytes, type.mimeType);
     try {

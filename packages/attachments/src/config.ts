@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { Attachments } from './attachments.ts';
 import { DEFAULT_BOUNDS, DEFAULT_LIMITS } from './extract.ts';
 import { LinkSigner } from './sign.ts';
+import { DEFAULT_SLOTS, ExtractionSlots } from './slots.ts';
 import { type AttachmentStorage, LocalStorage, S3Storage } from './storage.ts';
+import { DEFAULT_ZIP_LIMITS } from './zip-guard.ts';
 
 /** `.data/attachments` at the repository root, beside the other local data of `npm start`. */
 const DEFAULT_ATTACHMENTS_DIR = resolve(import.meta.dirname, '..', '..', '..', '.data', 'attachments');
@@ -47,6 +49,20 @@ export const AttachmentsEnvSchema = z.object({
   ATTACHMENTS_EXTRACT_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_BOUNDS.timeoutMs),
   /** Characters of extracted text kept per file. */
   ATTACHMENTS_EXTRACT_MAX_CHARS: z.coerce.number().int().min(1000).default(DEFAULT_LIMITS.maxChars),
+  /** Files read at once per process (each in its own worker thread). */
+  ATTACHMENTS_EXTRACT_CONCURRENCY: z.coerce.number().int().positive().default(DEFAULT_SLOTS.concurrency),
+  /** Longest an upload waits for a free reader; then it is refused with 503 and Retry-After. */
+  ATTACHMENTS_EXTRACT_QUEUE_MS: z.coerce.number().int().positive().default(DEFAULT_SLOTS.maxWaitMs),
+  /** Largest total a zip-based file (XLSX, DOCX) may expand to; a larger one is refused with 413. */
+  ATTACHMENTS_MAX_UNCOMPRESSED_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(DEFAULT_ZIP_LIMITS.maxUncompressedBytes),
+  /** Largest decompressed-to-compressed ratio of one entry (of 1 MB or more) of a zip-based file. */
+  ATTACHMENTS_MAX_ZIP_RATIO: z.coerce.number().positive().default(DEFAULT_ZIP_LIMITS.maxRatio),
+  /** Most entries a zip-based file may hold. */
+  ATTACHMENTS_MAX_ZIP_ENTRIES: z.coerce.number().int().positive().default(DEFAULT_ZIP_LIMITS.maxEntries),
 });
 
 /** Both S3 keys or neither: one alone is a mistake, named rather than silently ignored. */
@@ -81,7 +97,7 @@ export function createStorage(env: AttachmentsEnv): AttachmentStorage {
   });
 }
 
-/** The attachments of a service as its environment configures them: storage, link key, extraction bounds. */
+/** The attachments of a service as its environment configures them: storage, link key, extraction bounds and slots. */
 export function createAttachments(db: Kysely<Database>, env: AttachmentsEnv): Attachments {
   return new Attachments({
     db,
@@ -89,5 +105,14 @@ export function createAttachments(db: Kysely<Database>, env: AttachmentsEnv): At
     signer: new LinkSigner(env.ATTACHMENTS_SIGNING_KEY),
     limits: { ...DEFAULT_LIMITS, maxChars: env.ATTACHMENTS_EXTRACT_MAX_CHARS },
     bounds: { ...DEFAULT_BOUNDS, timeoutMs: env.ATTACHMENTS_EXTRACT_TIMEOUT_MS },
+    zipLimits: {
+      maxUncompressedBytes: env.ATTACHMENTS_MAX_UNCOMPRESSED_BYTES,
+      maxRatio: env.ATTACHMENTS_MAX_ZIP_RATIO,
+      maxEntries: env.ATTACHMENTS_MAX_ZIP_ENTRIES,
+    },
+    slots: new ExtractionSlots({
+      concurrency: env.ATTACHMENTS_EXTRACT_CONCURRENCY,
+      maxWaitMs: env.ATTACHMENTS_EXTRACT_QUEUE_MS,
+    }),
   });
 }

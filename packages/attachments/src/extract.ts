@@ -5,6 +5,8 @@ import type { ExtractionDetails } from '@munim/db';
 import { parse as parseCsv } from 'csv-parse/sync';
 import mammoth from 'mammoth';
 import { getDocumentProxy, extractText as pdfText } from 'unpdf';
+import { type ArchiveRefusal, ArchiveRefusedError } from './errors.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from './zip-guard.ts';
 
 export interface ExtractionLimits {
   /** Characters of text kept; the rest is cut and `truncated` set. */
@@ -167,40 +169,46 @@ export interface WorkerBounds {
 
 export const DEFAULT_BOUNDS: WorkerBounds = { timeoutMs: 20_000, maxMemoryMb: 512 };
 
+/** What the extraction worker posts back: the extraction, or why the archive was not parsed. */
+export type WorkerReply = Extraction | { refused: { reason: ArchiveRefusal; message: string } };
+
 /**
  * Extraction in a worker thread, so a large or hostile file neither blocks the service's event
  * loop nor outgrows the bounds: past the timeout or the heap limit the thread is ended and the
- * attempt recorded as failed.
+ * attempt recorded as failed. A zip-based file is first decompressed there without being kept, to
+ * prove its declared sizes; one that breaks `zipLimits` rejects with an ArchiveRefusedError.
  */
 export function extractInWorker(
   bytes: Uint8Array,
   mimeType: AttachmentMimeType,
   limits: ExtractionLimits = DEFAULT_LIMITS,
   bounds: WorkerBounds = DEFAULT_BOUNDS,
+  zipLimits: ZipLimits = DEFAULT_ZIP_LIMITS,
 ): Promise<Extraction> {
   if (mimeType.startsWith('image/'))
     return Promise.resolve({ status: 'skipped', text: null, error: null, details: {} });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const failed = (error: string): Extraction => ({ status: 'failed', text: null, error, details: {} });
     const worker = new Worker(new URL('./extract-worker.ts', import.meta.url), {
-      workerData: { bytes, mimeType, limits },
+      workerData: { bytes, mimeType, limits, zipLimits },
       resourceLimits: { maxOldGenerationSizeMb: bounds.maxMemoryMb },
       stdout: true,
       stderr: true,
     });
     let settled = false;
-    const settle = (value: Extraction) => {
+    const settle = (value: WorkerReply) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       void worker.terminate();
-      resolve(value);
+      if ('refused' in value) reject(new ArchiveRefusedError(value.refused.reason, value.refused.message));
+      else resolve(value);
     };
     const timer = setTimeout(
       () => settle(failed(`could not read the file within ${Math.round(bounds.timeoutMs / 1000)} s`)),
       bounds.timeoutMs,
     );
-    worker.once('message', (value: Extraction) => settle(value));
+    worker.once('message', (value: WorkerReply) => settle(value));
     worker.once('error', (error) =>
       settle(
         failed(

@@ -4,5 +4,7 @@ export * from './detect.ts';
 export * from './errors.ts';
 export * from './extract.ts';
 export * from './sign.ts';
+export * from './slots.ts';
 export * from './storage.ts';
 export * from './suggest.ts';
+export * from './zip-guard.ts';

@@ -3,11 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32, deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import S3rver from '@20minutes/s3rver';
 import * as XLSX from '@e965/xlsx';
 import type { AttachmentCategory, AttachmentMimeType } from '@munim/contracts';
 import { Document, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from 'docx';
 import ExcelJS from 'exceljs';
+import { strToU8, Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import jpeg from 'jpeg-js';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
@@ -237,4 +239,109 @@ export async function samplesOfEveryType(): Promise<TypedSample[]> {
     { file: makeGif(), mimeType: 'image/gif', category: 'image' },
     { file: makeWebp(), mimeType: 'image/webp', category: 'image' },
   ];
+}
+
+const MIB = 1024 * 1024;
+
+/** A zip entry given already deflated, declaring whatever size and CRC it is told to. */
+class DeflatedEntry extends ZipPassThrough {
+  readonly #data: Uint8Array<ArrayBuffer>;
+  constructor(name: string, data: Uint8Array<ArrayBuffer>, size: number, crc: number) {
+    super(name);
+    this.compression = 8;
+    this.size = size;
+    this.crc = crc;
+    this.#data = data;
+  }
+
+  /** Writes the data; call once the entry is added to an archive. */
+  write(): void {
+    this.process(this.#data, true);
+  }
+}
+
+/**
+ * `mib` mebibytes of zeros as one raw deflate stream: one fully flushed deflated mebibyte repeated
+ * (a full flush ends each copy on a byte boundary with no reference back), then a final empty
+ * block; about a kilobyte on disk per mebibyte. Returns the stream, the true size and its CRC.
+ */
+function deflatedZeros(mib: number): { data: Uint8Array<ArrayBuffer>; size: number; crc: number } {
+  const zeros = Buffer.alloc(MIB);
+  const segment = deflateRawSync(zeros, { level: 9, finishFlush: zlibConstants.Z_FULL_FLUSH });
+  const data = new Uint8Array(segment.length * mib + 2);
+  let crc = 0;
+  for (let i = 0; i < mib; i++) {
+    data.set(segment, i * segment.length);
+    crc = crc32(zeros, crc);
+  }
+  data.set([0x03, 0x00], segment.length * mib);
+  return { data, size: mib * MIB, crc };
+}
+
+const OOXML_PARTS = {
+  xlsx: {
+    main: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+    type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    start: 'xl/workbook.xml',
+    big: (i: number) => `xl/worksheets/sheet${i + 1}.xml`,
+  },
+  docx: {
+    main: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    start: 'word/document.xml',
+    big: (i: number) => (i === 0 ? 'word/document.xml' : `word/media/part${i}.xml`),
+  },
+} as const;
+
+export interface ZipBombOptions {
+  /** The package it looks like (its content types and part names). */
+  shape?: 'xlsx' | 'docx';
+  /** Entries of zeros. */
+  entries?: number;
+  /** What each entry of zeros expands to, in MiB. */
+  entryMib?: number;
+  /**
+   * The size each entry of zeros declares in the central directory; unset: the truth. A smaller
+   * one is the lie a central-directory check alone would believe.
+   */
+  declaredBytes?: number;
+}
+
+/**
+ * An XLSX- or DOCX-shaped zip bomb, written with fflate: the package's content types and
+ * relationships, then entries of zeros that expand to `entries × entryMib` MiB (by default two of
+ * 1 GiB: 2 GiB from about 2 MB).
+ */
+export function makeZipBomb(options: ZipBombOptions = {}): SampleFile {
+  const { shape = 'xlsx', entries = 2, entryMib = 1024 } = options;
+  const parts = OOXML_PARTS[shape];
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  const small = (name: string, text: string) => {
+    const file = new ZipDeflate(name, { level: 6 });
+    zip.add(file);
+    file.push(strToU8(text), true);
+  };
+  small(
+    '[Content_Types].xml',
+    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="xml" ContentType="application/xml"/>' +
+      `<Override PartName="/${parts.start}" ContentType="${parts.main}"/></Types>`,
+  );
+  small(
+    '_rels/.rels',
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${parts.start}"/></Relationships>`,
+  );
+  const zeros = deflatedZeros(entryMib);
+  for (let i = 0; i < entries; i++) {
+    const entry = new DeflatedEntry(parts.big(i), zeros.data, options.declaredBytes ?? zeros.size, zeros.crc);
+    zip.add(entry);
+    entry.write();
+  }
+  zip.end();
+  return { bytes: Buffer.concat(chunks), name: `bomb.${shape}`, type: parts.type };
 }

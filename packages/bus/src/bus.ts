@@ -21,6 +21,7 @@ import {
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
@@ -109,6 +110,24 @@ export interface ConsumeOptions {
   maxAckPending?: number;
 }
 
+/**
+ * How munim's streams are stored (DESIGN §3.1): every instance of every service reads the same
+ * settings from its environment and applies them at start. Unset fields keep the defaults below.
+ */
+export interface StreamSettings {
+  /** Copies of each stream (and of each durable consumer) in a JetStream cluster: 1 to 5 (default 1). */
+  replicas?: number;
+  /** `file` (default) or `memory`. */
+  storage?: 'file' | 'memory';
+  /** Longest a message is kept, in ms, for WORK and EVENTS alike; 0 means no limit (default: EVENTS 7 days, WORK none). */
+  maxAgeMs?: number;
+  /** Most bytes each stream keeps (default: no limit); WORK then refuses new work, EVENTS drops its oldest. */
+  maxBytes?: number;
+}
+
+/** Age limit of the EVENTS stream when none is configured: a week of replay. */
+export const DEFAULT_EVENTS_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
 export interface RunningConsumer {
   /** Stops pulling, waits for in-flight handlers. */
   stop(): Promise<void>;
@@ -151,6 +170,8 @@ export class Bus {
   readonly prefix: string;
   readonly service: ServiceName;
   readonly log: BusLogger | undefined;
+  /** The stream settings `ensureStreams` applies by default; durable consumers get the same replicas. */
+  readonly streams: StreamSettings;
   private readonly messageSchemas = new Map<string, z.ZodType>();
 
   constructor(opts: {
@@ -159,6 +180,7 @@ export class Bus {
     prefix: string;
     service: ServiceName;
     log?: BusLogger;
+    streams?: StreamSettings;
   }) {
     this.nc = opts.nc;
     this.jsm = opts.jsm;
@@ -166,9 +188,16 @@ export class Bus {
     this.prefix = opts.prefix;
     this.service = opts.service;
     this.log = opts.log;
+    this.streams = opts.streams ?? {};
   }
 
-  static async create(opts: { nc: NatsConnection; prefix: string; service: ServiceName; log?: BusLogger }) {
+  static async create(opts: {
+    nc: NatsConnection;
+    prefix: string;
+    service: ServiceName;
+    log?: BusLogger;
+    streams?: StreamSettings;
+  }) {
     const jsm = await jetstreamManager(opts.nc);
     return new Bus({ ...opts, jsm });
   }
@@ -183,35 +212,82 @@ export class Bus {
     return `${this.prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
   }
 
-  /** Creates or updates the streams; safe to call from every instance at start. */
-  async ensureStreams(opts: { eventsMaxAgeMs?: number } = {}): Promise<void> {
+  /**
+   * Creates or updates the streams with `settings` (by default the bus's own); safe to call from
+   * every instance at start. An existing stream is updated in place, its messages kept: replicas
+   * and limits change, storage cannot (JetStream refuses), so a different storage is only reported.
+   * In a cluster a stream whose replicas change elects a new leader: this waits for it, and a call
+   * that went unanswered meanwhile is made again (bounded), so the next instance finds it settled.
+   */
+  async ensureStreams(settings: StreamSettings = this.streams): Promise<void> {
+    const replicas = settings.replicas ?? 1;
+    const storage = settings.storage === 'memory' ? StorageType.Memory : StorageType.File;
     for (const key of Object.keys(STREAMS) as StreamKey[]) {
       const def = STREAMS[key];
       const name = this.streamName(key);
-      const config = {
-        name,
+      const maxAgeMs = settings.maxAgeMs ?? (key === 'events' ? DEFAULT_EVENTS_MAX_AGE_MS : 0);
+      const limits = {
         subjects: def.subjects.map((s) => `${this.prefix}.${s}`),
-        retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
-        storage: StorageType.File,
         duplicate_window: 120 * 1_000_000_000,
-        max_age: key === 'events' ? (opts.eventsMaxAgeMs ?? 7 * 24 * 3600 * 1000) * 1_000_000 : 0,
+        max_age: maxAgeMs * 1_000_000,
+        max_bytes: settings.maxBytes ?? -1,
+        // Full WORK refuses a new query (its client gets an error); full EVENTS forgets the oldest.
+        discard: def.retention === 'workqueue' ? DiscardPolicy.New : DiscardPolicy.Old,
+        num_replicas: replicas,
       };
-      try {
-        await this.jsm.streams.info(name);
-        await this.jsm.streams.update(name, {
-          subjects: config.subjects,
-          max_age: config.max_age,
-          duplicate_window: config.duplicate_window,
-        });
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
+      const existing = await jsApi(`stream info ${name}`, async () => {
         try {
-          await this.jsm.streams.add(config);
-        } catch (addError) {
-          // Another instance created it first.
-          if (!/already in use|exists/i.test(String(addError))) throw addError;
+          return await this.jsm.streams.info(name);
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
         }
+      });
+      if (!existing) {
+        const added = await jsApi(`stream create ${name}`, async () => {
+          try {
+            await this.jsm.streams.add({
+              name,
+              retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+              storage,
+              ...limits,
+            });
+            return true;
+          } catch (error) {
+            // Another instance created it first: it may have done so with other settings.
+            if (/already in use|exists/i.test(String(error))) return false;
+            throw error;
+          }
+        });
+        if (added) continue;
       }
+      const current = existing ?? (await jsApi(`stream info ${name}`, () => this.jsm.streams.info(name)));
+      if (current.config.storage !== storage) {
+        this.log?.warn(
+          { stream: name, storage: current.config.storage, wanted: storage },
+          'stream keeps its storage: JetStream cannot change it in place (delete the stream to change it)',
+        );
+      }
+      if (!differs(current.config, limits)) continue;
+      await jsApi(`stream update ${name}`, () => this.jsm.streams.update(name, limits));
+      if (current.config.num_replicas !== replicas) {
+        this.log?.info(
+          { stream: name, from: current.config.num_replicas, to: replicas },
+          'stream replicas changed',
+        );
+        await this.awaitStreamLeader(name);
+      }
+    }
+  }
+
+  /** Waits (bounded) until a clustered stream has a leader again, e.g. after its replicas changed. */
+  private async awaitStreamLeader(name: string, timeoutMs = STREAM_SETTLE_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const info = await this.jsm.streams.info(name).catch(() => undefined);
+      if (info && (!info.cluster || info.cluster.leader)) return;
+      if (Date.now() > deadline) throw new Error(`stream ${name} has no leader after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
@@ -294,7 +370,7 @@ export class Bus {
             'munim.request_id': scope.requestId,
           });
     try {
-      const ack = await this.js.publish(subject, encoder.encode(JSON.stringify(message)), {
+      const ack = await this.jsPublish(subject, encoder.encode(JSON.stringify(message)), {
         msgID: opts.msgID ?? message.id,
         headers: hop.headers,
       });
@@ -304,6 +380,26 @@ export class Bus {
       throw error;
     } finally {
       hop.span.end();
+    }
+  }
+
+  /**
+   * A JetStream publish that rides out a cluster's failover: while the stream has no leader (its
+   * server died and the others are electing one) a publish finds no responder or goes unanswered,
+   * so it is sent again, with the same `msgID`, until {@link FAILOVER_RETRY_MS} have passed. The
+   * stream's duplicate window makes a retry of a publish that did land a no-op.
+   */
+  private async jsPublish(subject: string, data: Uint8Array, opts: { msgID: string; headers: MsgHdrs }) {
+    const deadline = Date.now() + FAILOVER_RETRY_MS;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.js.publish(subject, data, opts);
+      } catch (error) {
+        if (!isTransient(error) || Date.now() >= deadline) throw error;
+        if (attempt === 1)
+          this.log?.warn({ err: error, subject }, 'JetStream publish not acknowledged; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 100 * 2 ** attempt)));
+      }
     }
   }
 
@@ -363,19 +459,19 @@ export class Bus {
       if (/503|no responders/i.test(text)) {
         throw new RequestFailedError('SERVICE_UNAVAILABLE', `no ${catalog[name].queue} instance is running`, {
           cause: error,
+          unanswered: true,
         });
       }
       if (/timeout/i.test(text)) {
         throw new RequestFailedError(
           'TIMEOUT',
           `${catalog[name].queue} did not answer within ${opts.timeoutMs} ms`,
-          {
-            cause: error,
-          },
+          { cause: error, unanswered: true },
         );
       }
       throw new RequestFailedError('SERVICE_UNAVAILABLE', `request to ${subject} failed: ${text}`, {
         cause: error,
+        unanswered: true,
       });
     }
     const envelope = ReplyEnvelope.safeParse(parseJson(reply));
@@ -533,22 +629,40 @@ export class Bus {
       ack_wait: (opts.ackWaitMs ?? 30_000) * 1_000_000,
       max_deliver: opts.maxDeliver ?? 5,
       max_ack_pending: opts.maxAckPending ?? 1000,
+      // As many copies as the stream, so a durable survives the servers its stream survives.
+      num_replicas: this.streams.replicas ?? 1,
     };
-    try {
-      await this.jsm.consumers.info(stream, opts.durable);
-      await this.jsm.consumers.update(stream, opts.durable, {
-        ack_wait: config.ack_wait,
-        max_deliver: config.max_deliver,
-        max_ack_pending: config.max_ack_pending,
-      });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
+    const update = {
+      ack_wait: config.ack_wait,
+      max_deliver: config.max_deliver,
+      max_ack_pending: config.max_ack_pending,
+      num_replicas: config.num_replicas,
+    };
+    const what = `consumer ${opts.durable} of ${stream}`;
+    const existing = await jsApi(`${what}: info`, async () => {
       try {
-        await this.jsm.consumers.add(stream, config);
-      } catch (addError) {
-        if (!/already in use|exists/i.test(String(addError))) throw addError;
+        return await this.jsm.consumers.info(stream, opts.durable);
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
       }
+    });
+    if (!existing) {
+      const added = await jsApi(`${what}: create`, async () => {
+        try {
+          await this.jsm.consumers.add(stream, config);
+          return true;
+        } catch (error) {
+          if (/already in use|exists/i.test(String(error))) return false;
+          throw error;
+        }
+      });
+      if (added) return stream;
     }
+    const current =
+      existing ?? (await jsApi(`${what}: info`, () => this.jsm.consumers.info(stream, opts.durable)));
+    if (differs(current.config, update))
+      await jsApi(`${what}: update`, () => this.jsm.consumers.update(stream, opts.durable, update));
     return stream;
   }
 
@@ -566,7 +680,7 @@ export class Bus {
     const consumer = await this.js.consumers.get(stream, opts.durable);
     const concurrency = opts.concurrency ?? 8;
     const maxDeliver = opts.maxDeliver ?? 5;
-    const messages = await consumer.consume({ max_messages: concurrency });
+    const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
     const inFlight = new Set<Promise<void>>();
 
     const handle = async (msg: JsMsg) => {
@@ -582,6 +696,13 @@ export class Bus {
         return;
       }
       const message = parsed.data as Message<DataOf<N>>;
+      if (msg.info.deliveryCount > 1 && opts.traced !== false) {
+        // Another instance died holding it (or a handler failed): worth a line, it is rare.
+        this.log?.warn(
+          { subject: msg.subject, requestId: message.requestId, attempt: msg.info.deliveryCount },
+          'message redelivered',
+        );
+      }
       const keepAlive = setInterval(() => msg.working(), Math.max(1000, (opts.ackWaitMs ?? 30_000) / 3));
       const incoming = msg.headers?.get('traceparent') || undefined;
       const hop =
@@ -673,24 +794,82 @@ export class Bus {
    * `stop()` also deletes the ordered consumer, so a client that goes away leaves nothing behind.
    */
   async follow(requestId: string, opts: { afterSeq?: number } = {}): Promise<Following> {
-    const consumer = await this.js.consumers.get(this.streamName('events'), {
-      filter_subjects: this.subject('requestEvents', { requestId }),
-      ...(opts.afterSeq
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: opts.afterSeq + 1 }
-        : { deliver_policy: DeliverPolicy.All }),
-    });
-    const messages = await consumer.consume({ max_messages: 256 });
     const log = this.log;
+    const stream = this.streamName('events');
+    const filter = this.subject('requestEvents', { requestId });
+    /** Stream sequence of the last event handed out: a new consumer starts after it. */
+    let after = opts.afterSeq ?? 0;
+    // An ordered consumer is one ephemeral copy on one server. When that server dies (or dies as
+    // the consumer is made) nats.js keeps asking after the lost consumer and never makes a new
+    // one: so a follow that hears nothing from its consumer for a while makes a new one itself,
+    // starting after the last event it handed out.
+    const open = async () => {
+      // Looks the stream up first: retried while a cluster elects the stream's leader.
+      const consumer = await jsApi(
+        `follow ${requestId}`,
+        () =>
+          this.js.consumers.get(stream, {
+            filter_subjects: filter,
+            ...(after
+              ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 }
+              : { deliver_policy: DeliverPolicy.All }),
+          }),
+        FAILOVER_RETRY_MS,
+      );
+      const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+      const current = { consumer, messages, silent: false, heardAt: Date.now() };
+      void (async () => {
+        for await (const status of messages.status()) {
+          if (process.env.ZZ_DEBUG && !['next', 'heartbeat'].includes(status.type)) log?.warn({ requestId, status, cname: (await consumer.info(true)).name }, 'ZZ follow status');
+          if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
+        }
+      })().catch(() => undefined);
+      const watchdog = setInterval(() => {
+        if (Date.now() - current.heardAt < FOLLOW_SILENCE_MS) return;
+        current.silent = true;
+        clearInterval(watchdog);
+        messages.stop();
+      }, 1_000);
+      void messages.closed().finally(() => clearInterval(watchdog));
+      return current;
+    };
+    let current = await open();
+    let stopped = false;
     const parse = (bytes: Uint8Array) => this.parseEvent(bytes);
     async function* iterate(): AsyncGenerator<FollowedEvent> {
-      for await (const msg of messages) {
-        const message = parse(msg.data);
-        if (!message) {
-          log?.warn({ subject: msg.subject, seq: msg.seq }, 'skipping malformed event');
-          continue;
+      for (;;) {
+        for await (const msg of current.messages) {
+          // A consumer made again may repeat what its predecessor handed out.
+          current.heardAt = Date.now();
+          if (msg.seq <= after) continue;
+          after = msg.seq;
+          const message = parse(msg.data);
+          if (!message) {
+            log?.warn({ subject: msg.subject, seq: msg.seq }, 'skipping malformed event');
+            continue;
+          }
+          yield { seq: msg.seq, message };
+          if (TERMINAL_EVENT_TYPES.includes(message.data.type)) return;
         }
-        yield { seq: msg.seq, message };
-        if (TERMINAL_EVENT_TYPES.includes(message.data.type)) return;
+        if (stopped || !current.silent) return;
+        log?.warn(
+          { requestId, after },
+          'the follow consumer went silent (its server may be gone); following anew',
+        );
+        void current.consumer.delete().catch(() => undefined);
+        try {
+          current = await open();
+        } catch (error) {
+          // The end of the iteration, not of the request: the reader reports it, a client resumes.
+          log?.error({ err: error, requestId, after }, 'could not follow the request anew');
+          return;
+        }
+        // Stopped meanwhile: stop() saw the old consumer.
+        if (stopped) {
+          current.messages.stop();
+          void current.consumer.delete().catch(() => undefined);
+          return;
+        }
       }
     }
     const iterator = iterate();
@@ -699,9 +878,10 @@ export class Bus {
       [Symbol.asyncIterator]: () => iterator,
       stop: () => {
         stopping ??= (async () => {
-          messages.stop();
+          stopped = true;
+          current.messages.stop();
           await iterator.return(undefined);
-          await consumer.delete().catch((error: unknown) => {
+          await current.consumer.delete().catch((error: unknown) => {
             log?.warn(
               { err: error, requestId },
               'could not delete the follow consumer; it expires when idle',
@@ -715,9 +895,14 @@ export class Bus {
 
   /** The last stored event of a request, or null when the request has no events. */
   async lastEvent(requestId: string): Promise<FollowedEvent | null> {
-    const stored = await this.jsm.streams.getMessage(this.streamName('events'), {
-      last_by_subj: this.subject('requestEvents', { requestId }),
-    });
+    const stored = await jsApi(
+      `last event of ${requestId}`,
+      () =>
+        this.jsm.streams.getMessage(this.streamName('events'), {
+          last_by_subj: this.subject('requestEvents', { requestId }),
+        }),
+      FAILOVER_RETRY_MS,
+    );
     if (!stored) return null;
     const message = this.parseEvent(stored.data);
     return message ? { seq: stored.seq, message } : null;
@@ -753,6 +938,78 @@ function failSpan(span: Span, error: unknown): void {
     code: SpanStatusCode.ERROR,
     message: error instanceof Error ? error.message : String(error),
   });
+}
+
+/**
+ * How long a pull request lasts. The server keeps pulls in the memory of the consumer's leader: when
+ * that server dies, the client learns it only from missed heartbeats (two, at half this) and then
+ * pulls from the new leader. The client's default, 30 s, would stall a consumer that long.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
+/**
+ * How long a follow may hear nothing from its consumer (no event, no heartbeat, which comes every
+ * half of {@link PULL_EXPIRES_MS}, no answer to a pull) before it makes a new one: nats.js pulls
+ * again after two missed heartbeats, so silence after that means the consumer is gone.
+ */
+const FOLLOW_SILENCE_MS = PULL_EXPIRES_MS * 1.5;
+
+/** Consumer notifications that show the consumer is there (a pull answered, a heartbeat, a new consumer). */
+const SIGNS_OF_LIFE = new Set([
+  'heartbeat',
+  'discard',
+  'debug',
+  'ordered_consumer_recreated',
+  'flow_control',
+]);
+
+/**
+ * How long a JetStream call made while serving a request (a publish, a follow, a lookup) is made
+ * again while no leader answers: a cluster elects a new stream leader within seconds.
+ */
+const FAILOVER_RETRY_MS = 20_000;
+
+/** How long stream and consumer management may wait out a cluster's elections at start. */
+const STREAM_SETTLE_MS = 30_000;
+
+/** Whether a stored config has some value other than `wanted`'s (only `wanted`'s keys count). */
+function differs(config: object, wanted: Record<string, unknown>): boolean {
+  const current = config as Record<string, unknown>;
+  return Object.entries(wanted).some(
+    ([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value),
+  );
+}
+
+/**
+ * A JetStream API call, made again while it goes unanswered or JetStream is briefly unavailable
+ * (a cluster electing a stream, consumer or meta leader does not answer), up to a bound.
+ */
+async function jsApi<T>(what: string, call: () => Promise<T>, timeoutMs = STREAM_SETTLE_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isTransient(error) || Date.now() > deadline) {
+        if (attempt > 1 && error instanceof Error)
+          error.message = `${what}: ${error.message} (after ${attempt} tries)`;
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 250 * attempt)));
+    }
+  }
+}
+
+/**
+ * A JetStream error worth another try: no answer, no responder (nats.js reports that as "jetstream
+ * is not enabled", the cause says why), or JetStream temporarily unavailable.
+ */
+function isTransient(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { api_error?: { err_code?: number } })?.api_error?.err_code;
+    if (code === 10008 || /timeout|no responders|503|temporarily unavailable/i.test(String(e))) return true;
+  }
+  return false;
 }
 
 function isNotFound(error: unknown): boolean {

@@ -9,7 +9,7 @@ import {
   usernamePasswordAuthenticator,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { Bus, type BusLogger } from './bus.ts';
+import { Bus, type BusLogger, type StreamSettings } from './bus.ts';
 import { inboxPrefix } from './nats-permissions.ts';
 
 /** How a service proves who it is to NATS (at most one way), and its TLS settings. */
@@ -38,6 +38,8 @@ export interface ConnectBusOptions {
   auth?: NatsAuth;
   /** How long the first connection may take (default 20 s). */
   connectTimeoutMs?: number;
+  /** Replicas, storage and limits of the streams (`ensureStreams`) and durable consumers. */
+  streams?: StreamSettings;
 }
 
 /** An nkey seed wherever it stands in the file (bare, or between armour lines). */
@@ -102,5 +104,20 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
       reason += ' (over TLS without a client certificate: does the server require one?)';
     throw new Error(`${opts.service} could not connect to NATS at ${where}: ${reason}`, { cause: error });
   }
-  return Bus.create({ nc, prefix: opts.prefix, service: opts.service, log: opts.log });
+  // A server going away is routine in a cluster, but worth a line: it explains a pause.
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect')
+        opts.log?.warn({ server: status.server }, `NATS ${status.type === 'disconnect' ? 'disconnected' : 'reconnected'}`);
+      else if (status.type === 'error' || status.type === 'slowConsumer')
+        opts.log?.warn({ status }, `NATS ${status.type}`);
+    }
+  })().catch(() => undefined);
+  return Bus.create({
+    nc,
+    prefix: opts.prefix,
+    service: opts.service,
+    ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.streams ? { streams: opts.streams } : {}),
+  });
 }

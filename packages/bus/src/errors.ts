@@ -14,9 +14,15 @@ export class MalformedMessageError extends Error {
 export class RequestFailedError extends Error {
   override name = 'RequestFailedError';
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+  /**
+   * No instance answered (no responder, a timeout, a broken connection), as opposed to an error
+   * reply: a request that is safe to repeat may be sent again, to whichever instance is up.
+   */
+  readonly unanswered: boolean;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions & { unanswered?: boolean }) {
     super(message, options);
     this.code = code;
+    this.unanswered = options?.unanswered ?? false;
   }
 }
 

@@ -100,18 +100,30 @@ describe('bus', () => {
     const sub = bus.serve('toolsList', async () => ({ tools: [] }));
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).resolves.toEqual({ tools: [] });
     sub.unsubscribe();
+    // Nobody answered: a request safe to repeat may be sent again (`unanswered`).
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 500 })).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
+      unanswered: true,
     });
     const bad = bus.serve('toolsList', async () => ({ tools: 'nope' }) as never);
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toBeInstanceOf(
       RequestFailedError,
     );
     bad.unsubscribe();
+    // An answer that is an error is not one to send again.
+    const refusing = bus.serve('toolsList', async () => {
+      throw new Error('no');
+    });
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: 'INTERNAL',
+      unanswered: false,
+    });
+    refusing.unsubscribe();
     // A responder that never answers: the patched nats-core (patches/) still rejects on timeout.
     const silent = bus.nc.subscribe(bus.subject('toolsList'), { callback: () => undefined });
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 200 })).rejects.toMatchObject({
       code: 'TIMEOUT',
+      unanswered: true,
     });
     silent.unsubscribe();
   });

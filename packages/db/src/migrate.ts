@@ -15,6 +15,7 @@ import * as feedbackLookupIndex from './migrations/0014_feedback_lookup_index.ts
 import * as toolAccess from './migrations/0015_tool_access.ts';
 import * as writeApprovals from './migrations/0016_write_approvals.ts';
 import * as orgTenantKeys from './migrations/0017_org_tenant_keys.ts';
+import * as tenantUsage from './migrations/0018_tenant_usage.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -37,6 +38,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015_tool_access': toolAccess,
   '0016_write_approvals': writeApprovals,
   '0017_org_tenant_keys': orgTenantKeys,
+  '0018_tenant_usage': tenantUsage,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */
@@ -87,4 +89,35 @@ export async function migrateToLatest(db: MigrationDb): Promise<void> {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The database's schema is not the one this code was written for; the message says what to do. */
+export class SchemaNotCurrentError extends Error {
+  override name = 'SchemaNotCurrentError';
+}
+
+/**
+ * Checks, without changing anything, that every migration of this code has run: services start
+ * on a migrated database (the launcher, or a deployment's migrate step, runs `npm run migrate`
+ * once before them) instead of migrating it concurrently themselves.
+ */
+export async function assertSchemaCurrent(db: MigrationDb): Promise<void> {
+  let applied: Set<string>;
+  try {
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ ...MIGRATIONS }) } });
+    applied = new Set(
+      (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    );
+  } catch (error) {
+    throw new SchemaNotCurrentError(`the database schema cannot be read: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  const pending = Object.keys(MIGRATIONS).filter((name) => !applied.has(name));
+  if (pending.length > 0) {
+    throw new SchemaNotCurrentError(
+      `the database schema is not current: ${pending.length} migration(s) have not run (${pending.join(', ')}); ` +
+        'run `npm run migrate` with this DATABASE_URL (or the deployment’s migrate step) first',
+    );
+  }
 }

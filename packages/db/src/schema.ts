@@ -399,6 +399,20 @@ export interface AttachmentsTable {
   created_at: GeneratedTimestamp;
 }
 
+/** What a tenant's usage row counts: queries admitted, or model tokens spent. */
+export type UsageKind = 'queries' | 'tokens';
+
+/** Per-tenant usage in one fixed window (quotas, issue 17 item 10). */
+export interface TenantUsageTable {
+  entity_id: string;
+  org_id: string;
+  /** Start of the window: a multiple of the window length since the epoch. */
+  window_start: Timestamp;
+  kind: UsageKind;
+  count: number;
+  updated_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -417,6 +431,7 @@ export interface Database {
   quick_suggestions: QuickSuggestionsTable;
   llm_configs: LlmConfigsTable;
   attachments: AttachmentsTable;
+  tenant_usage: TenantUsageTable;
 }
 
 /** Every table the migrations create. */
@@ -438,6 +453,7 @@ export const TABLE_NAMES = [
   'quick_suggestions',
   'llm_configs',
   'attachments',
+  'tenant_usage',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

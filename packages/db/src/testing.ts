@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 import { createDb } from './db.ts';
+import { migrateToLatest } from './migrate.ts';
 
 /** A throwaway database for one test file. */
 export interface TestDatabase {
@@ -73,4 +74,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
       }),
   };
+}
+
+/**
+ * A throwaway database migrated to the latest schema, as `npm run migrate` leaves one: for tests
+ * that start services, which only check the schema.
+ */
+export async function createMigratedTestDatabase(): Promise<TestDatabase> {
+  const database = await createTestDatabase();
+  const db = createDb(database.url, { max: 1 });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    await database.drop();
+    throw error;
+  }
+  await db.destroy();
+  return database;
 }

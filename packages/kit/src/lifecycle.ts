@@ -1,20 +1,26 @@
 import type { Logger } from 'pino';
 import { ConfigError } from './env.ts';
+import type { HealthServer } from './health.ts';
 import { createLogger } from './log.ts';
 import { startTelemetry } from './telemetry.ts';
 
 export type Stop = () => Promise<void>;
 
+/** What a started service hands back: how to stop it, within how long, and its probe server (if any). */
+export interface Running {
+  stop: Stop;
+  shutdownTimeoutMs?: number;
+  /** From `serveHealthHttp`: reports not ready as soon as shutdown starts, and closes after `stop`. */
+  probes?: HealthServer | undefined;
+}
+
 /**
  * Runs a service's main: starts it, then on SIGINT/SIGTERM stops it within the deadline.
  * A bad configuration ends the process with exit code 2 and a message naming the variable.
  */
-export async function runMain(
-  service: string,
-  start: (log: Logger) => Promise<{ stop: Stop; shutdownTimeoutMs?: number }>,
-): Promise<void> {
+export async function runMain(service: string, start: (log: Logger) => Promise<Running>): Promise<void> {
   const log = createLogger(service, process.env.LOG_LEVEL || 'info');
-  let running: { stop: Stop; shutdownTimeoutMs?: number };
+  let running: Running;
   const telemetry = await startTelemetry(service);
   try {
     running = await start(log);
@@ -38,7 +44,11 @@ export async function runMain(
     }, deadline);
     timer.unref();
     try {
+      // Not ready first, so the kubelet takes the pod out of service while in-flight work finishes;
+      // still live until the end, so it is not restarted mid-shutdown.
+      running.probes?.drain();
       await running.stop();
+      await running.probes?.close();
       // Telemetry last: the spans of the shutdown itself are flushed too.
       await telemetry
         .shutdown()

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Bus,
   type MessageContext,
@@ -21,8 +22,8 @@ import type {
   Usage,
   ValidationResult,
 } from '@munim/contracts';
-import { parseToolName, singular } from '@munim/contracts';
-import type { ConversationMessage } from '@munim/db';
+import { parseToolName, singular, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import { type ConversationMessage, quickSuggestions } from '@munim/db';
 import {
   type Logger,
   lazyCounter,
@@ -63,7 +64,9 @@ import {
   type LlmTurn,
 } from './llm.ts';
 import { fastPathPrompt, generalChatPrompt, type Persona, SUMMARY_PROMPT, unifiedPrompt } from './prompts.ts';
+import type { TokenQuota } from './quota.ts';
 import { asksForChange } from './requested.ts';
+import { smallTalkAnswer } from './small-talk.ts';
 import { type AgentStore, ConversationForbiddenError, type PendingAction } from './store.ts';
 
 export interface AgentConfig {
@@ -94,6 +97,8 @@ export interface AgentDeps {
   config: AgentConfig;
   /** Uploaded files (`attachmentIds` of a query); without it such queries end with an error. */
   attachments?: AttachmentSource | undefined;
+  /** The per-tenant model token quota; without it model calls are not limited. */
+  tokenQuota?: TokenQuota | undefined;
 }
 
 /** A failure that ends the request with an `error` event fit for the user. */
@@ -144,19 +149,26 @@ interface LoopState {
 
 type ConfirmationStep = EventPayload<'confirmation'>['step'];
 
-/** One step of a pending action's life, as a `confirmation` event bound to its argument hash. */
+/**
+ * One step of a pending action's life, as a `confirmation` event bound to its argument hash. A step
+ * happens once in a request, whichever delivery takes it: one that finishes a write its dead
+ * predecessor approved says so again, and the stream keeps the first saying only.
+ */
 const emitStep = (run: Run, pending: PendingAction, step: ConfirmationStep, reason?: string) =>
-  run.emit({
-    type: 'confirmation',
-    payload: {
-      actionId: pending.actionId,
-      step,
-      tool: pending.tool,
-      tier: pending.tier,
-      args_hash: pending.argsHash,
-      ...(reason ? { reason } : {}),
+  run.emitOnce(
+    {
+      type: 'confirmation',
+      payload: {
+        actionId: pending.actionId,
+        step,
+        tool: pending.tool,
+        tier: pending.tier,
+        args_hash: pending.argsHash,
+        ...(reason ? { reason } : {}),
+      },
     },
-  });
+    `${pending.actionId}:${step}`,
+  );
 
 /** The first object (three levels deep at most) one of whose own values is `id`. */
 function holding(value: unknown, id: string, depth = 0): Record<string, unknown> | undefined {
@@ -215,6 +227,11 @@ function notRun(toolCallId: string, type: string, message: string): ChatCompleti
 const UNCONFIRMABLE =
   'A change to the books needs your confirmation, and it cannot be asked for here, so it was not made.';
 
+/** More tries of a validation or tool call that no instance answered (timeout, no responder). */
+const UNANSWERED_RETRIES = 2;
+/** Pause before sending again where no instance was up (times the try). */
+const UNANSWERED_PAUSE_MS = 500;
+
 /** The guardrail recorded once the LLM was told to check a write of unknown outcome. */
 const CHECK_ASKED = 'unknown_outcome_check_asked';
 
@@ -237,22 +254,37 @@ class Run {
   readonly bus: Bus;
   readonly scope: RequestScope;
   readonly traceparent: string | undefined;
+  /** Which delivery of the request this is (1, or more when another instance died holding it). */
+  readonly delivery: number;
 
-  constructor(bus: Bus, scope: RequestScope, traceparent: string | undefined) {
+  constructor(bus: Bus, scope: RequestScope, traceparent: string | undefined, delivery = 1) {
     this.bus = bus;
     this.scope = scope;
     this.traceparent = traceparent;
+    this.delivery = delivery;
   }
 
-  /** Deterministic message ids: a redelivered request re-emits nothing JetStream has already seen. */
+  /**
+   * Deterministic message ids within one delivery, so a publish repeated by it is stored once. A
+   * redelivery counts its own: it does not take the path its dead predecessor took (it finishes
+   * an approved write without approving it again; a model may answer it in other words), so its
+   * n-th event is not the first one's, and under the same id JetStream would drop it as a
+   * duplicate — its `complete` included.
+   */
   emit(event: AgentEvent) {
     this.emitted += 1;
+    const delivery = this.delivery > 1 ? `${this.delivery}:` : '';
     return this.bus.emit(
       this.scope,
       event,
       this.traceparent,
-      `${this.scope.requestId}:agent:${this.emitted}`,
+      `${this.scope.requestId}:agent:${delivery}${this.emitted}`,
     );
+  }
+
+  /** An event that happens once in the request whichever delivery emits it, `what` naming it. */
+  emitOnce(event: AgentEvent, what: string) {
+    return this.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${what}`);
   }
 
   /** Writes that may or may not have run and that no read has checked yet. */
@@ -288,6 +320,8 @@ export async function buildAgent(deps: AgentDeps) {
   /** One LLM call, its usage counted and logged per call site (seed 003 §1.4). */
   const llmTurn = async (run: Run, section: string, input: Parameters<Llm['turn']>[0]): Promise<LlmTurn> => {
     if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+    const overQuota = await deps.tokenQuota?.refusal(run.scope);
+    if (overQuota) throw new AgentError('RATE_LIMITED', overQuota);
     const started = performance.now();
     const [system, model] = llm.label.split('/', 2);
     const span = tracer().startSpan(`chat ${model}`, {
@@ -313,6 +347,8 @@ export async function buildAgent(deps: AgentDeps) {
       llmDuration().record((performance.now() - started) / 1000, attributes);
       run.iterations += 1;
       run.addUsage(turn.usage);
+      // Counted before the answer goes out, so the tenant's next query already sees it.
+      await deps.tokenQuota?.record(run.scope, turn.usage.total_tokens);
       void store
         .logUsage({
           scope: run.scope,
@@ -344,33 +380,71 @@ export async function buildAgent(deps: AgentDeps) {
     }
   };
 
+  /** Whether a request has ended: its last stored event is its `complete` or `error`. */
+  const ended = async (requestId: string): Promise<boolean> => {
+    const last = await bus.lastEvent(requestId).catch((error: unknown) => {
+      log.warn({ err: error, requestId }, 'could not look up how far the request got');
+      return null;
+    });
+    return last !== null && TERMINAL_EVENT_TYPES.includes(last.message.data.type);
+  };
+
+  /**
+   * Sends a request that is safe to repeat again when no instance answered it (the one that had it
+   * died, or none was up for a moment): a validation, or a call the executor runs at most once
+   * whatever reaches it twice (a write by its idempotency key, its approval found again).
+   */
+  const unlessUnanswered = async <T>(run: Run, what: string, send: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await send();
+      } catch (error) {
+        if (!(error instanceof RequestFailedError) || !error.unanswered || attempt > UNANSWERED_RETRIES)
+          throw error;
+        log.warn(
+          { err: error, requestId: run.scope.requestId, attempt },
+          `${what} unanswered; sending it again`,
+        );
+        if (error.code !== 'TIMEOUT') await sleep(UNANSWERED_PAUSE_MS * attempt);
+      }
+    }
+  };
+
   const validate = (run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) =>
-    bus.request(
-      'toolValidate',
-      run.scope,
-      {
-        tool,
-        callId,
-        attempt: run.attempts.get(tool) ?? 1,
-        ...(rawArgs === undefined ? { args } : { rawArgs }),
-      },
-      { timeoutMs: config.validateTimeoutMs, traceparent: run.traceparent },
+    unlessUnanswered(run, 'validation', () =>
+      bus.request(
+        'toolValidate',
+        run.scope,
+        {
+          tool,
+          callId,
+          attempt: run.attempts.get(tool) ?? 1,
+          ...(rawArgs === undefined ? { args } : { rawArgs }),
+        },
+        { timeoutMs: config.validateTimeoutMs, traceparent: run.traceparent },
+      ),
     );
 
-  /** Runs a validated call; a write needs `approvalId`, the pending action the user approved. */
+  /**
+   * Runs a validated call; a write needs `approvalId`, the pending action the user approved. Sent
+   * again when its executor died with it: a write then comes back with its stored outcome, or as
+   * `unknown` (never sent twice) if the dead one may have sent it.
+   */
   const execute = async (run: Run, validation: ValidationResult, callId: string, approvalId?: string) => {
-    const execution = await bus.request(
-      'toolExecute',
-      run.scope,
-      {
-        tool: validation.tool,
-        args: validation.args ?? {},
-        callId,
-        isWrite: validation.isWrite,
-        argsHash: validation.argsHash,
-        ...(approvalId ? { approvalId } : {}),
-      },
-      { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
+    const execution = await unlessUnanswered(run, `${validation.tool} call`, () =>
+      bus.request(
+        'toolExecute',
+        run.scope,
+        {
+          tool: validation.tool,
+          args: validation.args ?? {},
+          callId,
+          isWrite: validation.isWrite,
+          argsHash: validation.argsHash,
+          ...(approvalId ? { approvalId } : {}),
+        },
+        { timeoutMs: config.executeTimeoutMs, traceparent: run.traceparent },
+      ),
     );
     run.toolResults.push({
       tool: validation.tool,
@@ -1200,8 +1274,19 @@ export async function buildAgent(deps: AgentDeps) {
   };
 
   const runLlmPath = async (run: Run, data: QueryRouted) => {
-    if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
     const { route } = data;
+    if (
+      !llm &&
+      route.category === 'general_chat' &&
+      run.attachments.length === 0 &&
+      !data.attachmentIds?.length
+    ) {
+      // Greetings, thanks and "what can you do" need no model: what munim does and what to ask.
+      const { texts } = await quickSuggestions(store.db, run.scope, 6);
+      await complete(run, data, data.query, smallTalkAnswer(data.query, config.persona, texts), 'answered');
+      return;
+    }
+    if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
     const user = await userTurn(run, data);
     const past = await history(run);
     const rules: ChatCompletionMessageParam[] =
@@ -1272,9 +1357,14 @@ export async function buildAgent(deps: AgentDeps) {
   };
 
   const handle = async (message: Message<QueryRouted>, ctx: MessageContext) => {
-    const run = new Run(bus, message, ctx.traceparent);
+    const run = new Run(bus, message, ctx.traceparent, ctx.deliveryCount);
     const data = message.data;
     try {
+      // Again, though it ended (its instance died after the end, before acknowledging it): done.
+      if (ctx.deliveryCount > 1 && (await ended(run.scope.requestId))) {
+        log.warn({ requestId: run.scope.requestId }, 'redelivered request had ended already');
+        return;
+      }
       // This very request again (the instance carrying its approved write died): finish the write,
       // exactly once — the executor answers a second run of the call from its store.
       const approved = await store.approvedBy(run.scope);
@@ -1284,6 +1374,8 @@ export async function buildAgent(deps: AgentDeps) {
           'finishing a confirmed write',
         );
         const again = await validate(run, approved.tool, approved.args, undefined, approved.callId);
+        // The one that died may have approved it without saying so (said twice, it is kept once).
+        await emitStep(run, approved, 'approved');
         await carryOut(run, approved, again, 'Confirm');
         return;
       }

@@ -1,5 +1,5 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
-import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
+import { BaseEnvSchema, DatabaseUrlSchema, parseEnv, QuotaEnvSchema } from '@munim/kit';
 import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
@@ -59,6 +59,8 @@ export const EnvSchema = BaseEnvSchema.extend({
   LLM_ATTACHMENT_MAX_CHARS: z.coerce.number().int().min(1000).default(30_000),
   /** Where the gateway stored the attachments (the same settings as the gateway's). */
   ...AttachmentsEnvSchema.shape,
+  /** The per-tenant model token quota (the same settings as the gateway's). */
+  ...QuotaEnvSchema.pick({ QUOTA_TOKENS_PER_WINDOW: true, QUOTA_WINDOW_MS: true }).shape,
 }).superRefine(checkS3Keys);
 export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -1,24 +1,35 @@
 import { createAttachments } from '@munim/attachments';
 import { connectBus } from '@munim/bus';
-import { createDb, migrateToLatest, parseSecretKey, pingDb } from '@munim/db';
-import { createToolCatalog, natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import { assertSchemaCurrent, createDb, parseSecretKey, pingDb, TenantUsage } from '@munim/db';
+import {
+  createToolCatalog,
+  healthChecks,
+  healthPortFromEnv,
+  natsAuthFromEnv,
+  runMain,
+  serveHealth,
+  serveHealthHttp,
+  streamSettingsFromEnv,
+} from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
 import { createModelSource, loadLlmConfigEnv } from './llm-config.ts';
+import { TokenQuota } from './quota.ts';
 import { AgentStore } from './store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();
   const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS, LLM_ENDPOINT_ALLOWLIST } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
-  await migrateToLatest(db);
+  await assertSchemaCurrent(db);
   const bus = await connectBus({
     servers: env.NATS_URL,
     prefix: env.NATS_PREFIX,
     service: 'agent',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   const envLlm =
@@ -66,6 +77,13 @@ await runMain('agent', async (log) => {
     // The agent only reads attachments: the gateway's storage settings.
     attachments: createAttachments(db, env),
     tools: createToolCatalog(bus, { ttlMs: env.TOOLS_CACHE_MS, timeoutMs: env.VALIDATE_TIMEOUT_MS }),
+    tokenQuota: env.QUOTA_TOKENS_PER_WINDOW
+      ? new TokenQuota(
+          new TenantUsage(db, { windowMs: env.QUOTA_WINDOW_MS }),
+          env.QUOTA_TOKENS_PER_WINDOW,
+          log,
+        )
+      : undefined,
     config: {
       maxIterations: env.MAX_ITERATIONS,
       maxWriteRetries: env.MAX_WRITE_RETRIES,
@@ -87,9 +105,12 @@ await runMain('agent', async (log) => {
   });
   await app.start();
   models.start();
-  serveHealth(bus, async () => ({ postgres: await pingDb(db) }));
+  const checks = async () => ({ postgres: await pingDb(db) });
+  serveHealth(bus, checks);
+  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
   log.info({ model: llm?.label ?? null }, 'ready');
   return {
+    probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await models.stop();

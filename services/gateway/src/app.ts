@@ -12,7 +12,7 @@ import {
   RequestIdSchema,
   TERMINAL_EVENT_TYPES,
 } from '@munim/contracts';
-import { type Database, parseSecretKey, resealUnboundLlmKeys } from '@munim/db';
+import { type Database, parseSecretKey, resealUnboundLlmKeys, TenantUsage } from '@munim/db';
 import { isLoopbackHost } from '@munim/kit';
 import Fastify, {
   type FastifyBaseLogger,
@@ -38,6 +38,7 @@ import { AuthFailures, type SlotRefusal, StreamSlots } from './limits.ts';
 import { registerMcp } from './mcp.ts';
 import { registerMetrics } from './metrics.ts';
 import { errorResponses, jsonSchema, registerOpenApi, SECURITY, SSE_RESPONSE } from './openapi.ts';
+import { QuotaGate, quotaRefusalError, sendQuotaRefusal } from './quotas.ts';
 import { checkReadiness } from './readiness.ts';
 import { OpenStreams, relay } from './relay.ts';
 import { requestLogSerializers } from './request-log.ts';
@@ -53,6 +54,8 @@ export interface GatewayDeps {
   config: GatewayConfig;
   /** The database with `unified_conversations` and `feedback_log`; without it those endpoints answer 503. */
   db?: Kysely<Database> | undefined;
+  /** The clock of quota windows, in ms since the epoch (tests move it). */
+  clock?: () => number;
 }
 
 export interface Gateway {
@@ -140,6 +143,14 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const openStreams = new OpenStreams();
   const slots = new StreamSlots(config.MAX_STREAMS_PER_KEY, config.MAX_STREAMS_TOTAL);
   const authFailures = new AuthFailures(config.AUTH_FAILURE_MAX, config.AUTH_FAILURE_WINDOW_MS);
+  const quotaLimits = { queries: config.QUOTA_QUERIES_PER_WINDOW, tokens: config.QUOTA_TOKENS_PER_WINDOW };
+  const quotas = new QuotaGate(
+    db && (quotaLimits.queries || quotaLimits.tokens)
+      ? new TenantUsage(db, { windowMs: config.QUOTA_WINDOW_MS, now: deps.clock })
+      : undefined,
+    quotaLimits,
+    log,
+  );
 
   const app = Fastify({
     // Signed links carry their credential in the query string; request logs get it redacted.
@@ -176,7 +187,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // A refusal a handler threw carries its own answer (multipart uploads, attachment checks, STT).
-    if (error instanceof HttpRefusal) return reply.code(error.status).send(error.body);
+    if (error instanceof HttpRefusal) return reply.code(error.status).headers(error.headers).send(error.body);
     if (error instanceof StorageError) {
       request.log.error({ err: error }, 'attachment storage failed');
       return reply
@@ -389,6 +400,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       const release = slots.acquire(callerOf(request));
       if (typeof release !== 'function') return tooManyStreams(reply, release);
       try {
+        const refused = await quotas.admit(body);
+        if (refused) return sendQuotaRefusal(reply, refused);
         let submission: Awaited<ReturnType<typeof submitQuery>>;
         try {
           submission = await submitQuery(bus, body);
@@ -431,8 +444,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       model: config.STT_MODEL,
       maxBytes: config.STT_MAX_BYTES,
     });
-    const transcribeRequest = async (request: FastifyRequest) => {
+    const transcribeRequest = async (
+      request: FastifyRequest,
+      beforeTranscribing?: (upload: Awaited<ReturnType<typeof readAudio>>) => Promise<void>,
+    ) => {
       const upload = await readAudio(request, config.STT_MAX_BYTES);
+      await beforeTranscribing?.(upload);
       return { upload, text: await transcriber.transcribe(upload) };
     };
     api.post('/v1/transcribe', { schema: { hide: true } }, async (request, reply) => {
@@ -440,7 +457,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       return reply.send({ text, model: config.STT_MODEL });
     });
     api.post('/v1/query/audio', { sse: 'manual', schema: { hide: true } }, async (request, reply) => {
-      const transcript = await transcribeRequest(request);
+      // A tenant out of quota is refused before the transcription is paid for.
+      const transcript = await transcribeRequest(request, async ({ fields }) => {
+        const { entityId, orgId } = tenantOf(request) ?? fields;
+        const refused = entityId && orgId ? await quotas.check({ entityId, orgId }) : null;
+        if (refused) throw quotaRefusalError(refused);
+      });
       if (!transcript.text) {
         return reply
           .code(422)
@@ -549,6 +571,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
       idleTimeoutMs: config.STREAM_IDLE_TIMEOUT_MS,
       tenantOf,
       acquireSlot: (request) => slots.acquire(callerOf(request)),
+      admitQuery: (tenant) => quotas.admit(tenant),
     });
   });
 

@@ -1,7 +1,9 @@
 import {
+  ArchiveRefusedError,
   type AttachmentRow,
   type Attachments,
   contentDisposition,
+  ExtractionBusyError,
   UnsupportedTypeError,
 } from '@munim/attachments';
 import {
@@ -101,6 +103,25 @@ export async function checkQueryAttachments(
   }
 }
 
+/** The answer to an upload that could not be taken: its type (415), its expansion (413), a busy reader (503). */
+function refuseUpload(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  const fileError = (message: string) => httpError('BAD_REQUEST', `file: ${message}`, { field: 'file' });
+  if (error instanceof UnsupportedTypeError) {
+    return reply.code(415).send(fileError(`${error.message}; accepted: ${ACCEPTED}`));
+  }
+  if (error instanceof ArchiveRefusedError) {
+    request.log.warn({ reason: error.reason }, `archive refused: ${error.message}`);
+    return reply.code(error.reason === 'unreadable' ? 415 : 413).send(fileError(error.message));
+  }
+  if (error instanceof ExtractionBusyError) {
+    return reply
+      .code(503)
+      .header('retry-after', String(error.retryAfterSeconds))
+      .send(httpError('SERVICE_UNAVAILABLE', error.message));
+  }
+  throw error;
+}
+
 /** `POST /v1/attachments`, `GET` and `DELETE /v1/attachments/:id` (seed 003 §6.3), tenant-scoped. */
 export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps): void {
   const { db, attachments, tenantOf, maxBytes } = deps;
@@ -143,10 +164,7 @@ export function registerAttachments(api: FastifyInstance, deps: AttachmentDeps):
           conversationId,
         });
       } catch (error) {
-        if (!(error instanceof UnsupportedTypeError)) throw error;
-        return reply
-          .code(415)
-          .send(httpError('BAD_REQUEST', `file: ${error.message}; accepted: ${ACCEPTED}`, { field: 'file' }));
+        return refuseUpload(request, reply, error);
       }
       request.log.info(
         {

@@ -9,6 +9,7 @@ import {
   EndpointAllowlistSchema,
   isLoopbackHost,
   parseEnv,
+  QuotaEnvSchema,
 } from '@munim/kit';
 import { z } from 'zod';
 
@@ -215,13 +216,25 @@ const EnvObjectSchema = BaseEnvSchema.extend({
   LLM_ENDPOINT_ALLOWLIST: EndpointAllowlistSchema.default(EMPTY_ALLOWLIST),
   /** Attachments (seed 003 §6.3): local or S3-compatible storage, link signing, extraction bounds. */
   ...AttachmentsEnvSchema.shape,
+  /** Per-tenant quotas of queries and model tokens per window, counted in PostgreSQL. */
+  ...QuotaEnvSchema.shape,
 });
 type EnvObject = z.infer<typeof EnvObjectSchema>;
+
+/** Quotas are counted in PostgreSQL; without it they could not be kept, which must not pass unnoticed. */
+function checkQuotaDatabase(env: EnvObject, ctx: z.RefinementCtx): void {
+  if (env.DATABASE_URL !== undefined) return;
+  for (const name of ['QUOTA_QUERIES_PER_WINDOW', 'QUOTA_TOKENS_PER_WINDOW'] as const) {
+    if (env[name] === undefined) continue;
+    ctx.addIssue({ code: 'custom', path: [name], message: 'needs DATABASE_URL (quotas are counted there)' });
+  }
+}
 
 /** The gateway's environment, with the checks that span variables. */
 export const EnvSchema = EnvObjectSchema.superRefine(checkS3Keys)
   .superRefine(checkExposure)
-  .superRefine(checkJwks);
+  .superRefine(checkJwks)
+  .superRefine(checkQuotaDatabase);
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Parses the gateway's environment; a bad variable throws a ConfigError naming it. */

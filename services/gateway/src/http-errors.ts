@@ -31,14 +31,20 @@ export function validationError(issues: readonly z.core.$ZodIssue[]): HttpError 
   return httpError('BAD_REQUEST', `${first.field}: ${first.message}`, { field: first.field, issues: list });
 }
 
-/** A request that cannot be served; `status` and `body` are the HTTP answer to send. */
+/** A request that cannot be served; `status`, `headers` and `body` are the HTTP answer to send. */
 export class HttpRefusal extends Error {
   override name = 'HttpRefusal';
   readonly status: number;
   readonly body: HttpError;
-  constructor(status: number, body: HttpError, options?: ErrorOptions) {
+  readonly headers: Record<string, string>;
+  constructor(
+    status: number,
+    body: HttpError,
+    options?: ErrorOptions & { headers?: Record<string, string> },
+  ) {
     super(body.error.message, options);
     this.status = status;
     this.body = body;
+    this.headers = options?.headers ?? {};
   }
 }

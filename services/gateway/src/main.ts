@@ -1,6 +1,6 @@
 import { connectBus } from '@munim/bus';
 import { createDb } from '@munim/db';
-import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth, streamSettingsFromEnv } from '@munim/kit';
 import { buildGateway } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -12,6 +12,7 @@ runMain('gateway', async (log) => {
     service: 'gateway',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   // The agent writes conversations and the logger migrates; the gateway only reads and soft-deletes.

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Tenant } from './auth.ts';
 import type { SlotRefusal } from './limits.ts';
+import type { QuotaRefusal } from './quotas.ts';
 import { type OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
 
@@ -32,6 +33,8 @@ export interface McpDeps {
   acquireSlot?: (request: FastifyRequest) => (() => void) | SlotRefusal;
   /** The tenant of an authenticated request; null when the gateway runs without keys. */
   tenantOf: (request: FastifyRequest) => Tenant | null;
+  /** Counts one query of the tenant against its quotas: the refusal, or null when admitted. */
+  admitQuery?: (tenant: Tenant) => Promise<QuotaRefusal | null>;
 }
 
 const QueryToolInput = {
@@ -211,6 +214,24 @@ function methodNotAllowed(reply: FastifyReply) {
     });
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The calls of {@link QUERY_TOOL} in a JSON-RPC message (one or a batch), each with the tenant it
+ * would run for; calls whose tenant is not a valid one are left to the tool to refuse.
+ */
+function queryCalls(body: unknown, tenant: Tenant | null): { id: unknown; tenant: Tenant }[] {
+  return (Array.isArray(body) ? body : [body]).flatMap((message) => {
+    if (!isRecord(message) || message.method !== 'tools/call' || !isRecord(message.params)) return [];
+    if (message.params.name !== QUERY_TOOL) return [];
+    const args = isRecord(message.params.arguments) ? message.params.arguments : {};
+    const id = (value: unknown) => (IdSchema.safeParse(value).success ? (value as string) : undefined);
+    const resolved = resolveTenant({ query: '', entityId: id(args.entityId), orgId: id(args.orgId) }, tenant);
+    return typeof resolved === 'string' ? [] : [{ id: message.id ?? null, tenant: resolved }];
+  });
+}
+
 /**
  * Mounts the agent as an MCP server (Streamable HTTP, stateless: one server and transport per
  * POST) at `/mcp`, with the one tool {@link QUERY_TOOL}.
@@ -219,6 +240,15 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   // JSON-RPC over Streamable HTTP is described by MCP itself (tools/list), not by OpenAPI.
   const hidden = { schema: { hide: true } };
   app.post('/mcp', hidden, async (request, reply) => {
+    // Refused over HTTP (429 with Retry-After), as /v1/query is, before the MCP server sees the call.
+    for (const call of queryCalls(request.body, deps.tenantOf(request))) {
+      const refused = await deps.admitQuery?.(call.tenant);
+      if (!refused) continue;
+      return reply
+        .code(429)
+        .header('retry-after', String(refused.retryAfterSeconds))
+        .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
+    }
     const server = createServer(deps, deps.tenantOf(request), () =>
       deps.acquireSlot ? deps.acquireSlot(request) : () => undefined,
     );

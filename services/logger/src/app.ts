@@ -1,5 +1,5 @@
 import type { Bus } from '@munim/bus';
-import { type Database, migrateToLatest, pingDb } from '@munim/db';
+import { assertSchemaCurrent, type Database, pingDb } from '@munim/db';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Ingest, startIngest } from './ingest.ts';
@@ -65,7 +65,7 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
 
   return {
     async start() {
-      await migrateToLatest(db);
+      await assertSchemaCurrent(db);
       ingest = await startIngest(bus, db, log, {
         durable: LOGGER_DURABLE,
         batchSize: config.batchSize ?? 1000,

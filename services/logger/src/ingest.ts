@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Bus, describeIssues } from '@munim/bus';
+import { type Bus, describeIssues, PULL_EXPIRES_MS } from '@munim/bus';
 import {
   type AgentEvent,
   catalog,
@@ -143,6 +143,9 @@ export async function startIngest(
           batch.map((h) => h.event),
         );
         for (const h of batch) h.msg.ack();
+        const redelivered = batch.filter((h) => h.msg.info.deliveryCount > 1).length;
+        // Handed over by an instance that went away (or a batch that failed): rare, so worth a line.
+        if (redelivered > 0) log.warn({ events: redelivered }, 'redelivered events stored');
         finish(batch);
         config.onBatch?.(result, batch.length);
         return;
@@ -235,6 +238,7 @@ export async function startIngest(
 
   const messages: ConsumerMessages = await consumer.consume({
     max_messages: Math.min(config.maxAckPending, config.batchSize * config.partitions * 2),
+    expires: PULL_EXPIRES_MS,
     callback: receive,
   });
 

@@ -1,6 +1,14 @@
 import { connectBus } from '@munim/bus';
 import { createDb } from '@munim/db';
-import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import {
+  healthChecks,
+  healthPortFromEnv,
+  natsAuthFromEnv,
+  runMain,
+  serveHealth,
+  serveHealthHttp,
+  streamSettingsFromEnv,
+} from '@munim/kit';
 import { buildLogger } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -13,6 +21,7 @@ await runMain('logger', async (log) => {
     service: 'logger',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   const app = await buildLogger({
@@ -28,8 +37,10 @@ await runMain('logger', async (log) => {
   });
   await app.start();
   serveHealth(bus, app.health);
+  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, app.health));
   log.info({ concurrency: env.LOGGER_CONCURRENCY }, 'ready');
   return {
+    probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();

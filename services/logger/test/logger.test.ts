@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Bus, newTraceparent, traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message, RequestScope, ServiceName } from '@munim/contracts';
 import { createDb, type Database } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { createLogger, serveHealth } from '@munim/kit';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
@@ -74,7 +74,7 @@ async function routingLogOf(requestId: string) {
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
+  testDb = await createMigratedTestDatabase();
   db = createDb(testDb.url, { max: 20 });
   for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const) {
     buses.set(service, await newBus(service));

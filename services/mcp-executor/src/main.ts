@@ -1,19 +1,28 @@
 import { connectBus } from '@munim/bus';
-import { createDb, migrateToLatest, pingDb } from '@munim/db';
-import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import { assertSchemaCurrent, createDb, pingDb } from '@munim/db';
+import {
+  healthChecks,
+  healthPortFromEnv,
+  natsAuthFromEnv,
+  runMain,
+  serveHealth,
+  serveHealthHttp,
+  streamSettingsFromEnv,
+} from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('mcp-executor', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { log });
-  await migrateToLatest(db);
+  await assertSchemaCurrent(db);
   const bus = await connectBus({
     servers: env.NATS_URL,
     prefix: env.NATS_PREFIX,
     service: 'mcp-executor',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   const app = await buildMcpExecutor({
@@ -36,9 +45,12 @@ await runMain('mcp-executor', async (log) => {
     },
   });
   await app.start();
-  serveHealth(bus, async () => ({ ...(await app.checks()), db: await pingDb(db) }));
+  const checks = async () => ({ ...(await app.checks()), db: await pingDb(db) });
+  serveHealth(bus, checks);
+  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
   log.info({}, 'ready');
   return {
+    probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();

@@ -23,6 +23,8 @@ export interface RouterConfig {
   fastPathThreshold: number;
   intentsRefreshMs: number;
   concurrency: number;
+  /** How soon another instance takes over a query this one got and did not acknowledge (default 30 s). */
+  ackWaitMs?: number;
   toolStrategy: ToolStrategy;
   /** Serve and write the response cache (seed 003 §6.13). */
   cacheEnabled: boolean;
@@ -276,6 +278,7 @@ export async function buildRouter(deps: RouterDeps) {
       consumer = await bus.consume('querySubmitted', route, {
         durable: 'router',
         concurrency: config.concurrency,
+        ackWaitMs: config.ackWaitMs ?? 30_000,
         onGiveUp: async (message) => {
           await bus.emit(message, {
             type: 'error',

@@ -12,6 +12,11 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Tool selection strategy (seed 003 §4.4); `dynamic` picks one per query. */
   TOOL_STRATEGY: z.enum(TOOL_STRATEGIES).default('dynamic'),
   ROUTER_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /**
+   * How long a submitted query may go unacknowledged before another router instance takes it over
+   * (a running one keeps it by heartbeat): how soon a dead instance's queries are routed.
+   */
+  ROUTER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(30_000),
   /** Response cache (seed 003 §6.13): `on` or `off`. */
   RESPONSE_CACHE: z.enum(['on', 'off']).default('on'),
   /** Cache lifetimes by data kind: lists and balances, reports, static lookups. */

@@ -1,6 +1,15 @@
 import { connectBus } from '@munim/bus';
-import { createDb, migrateToLatest } from '@munim/db';
-import { createToolCatalog, natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import { assertSchemaCurrent, createDb } from '@munim/db';
+import {
+  createToolCatalog,
+  healthChecks,
+  healthPortFromEnv,
+  natsAuthFromEnv,
+  runMain,
+  serveHealth,
+  serveHealthHttp,
+  streamSettingsFromEnv,
+} from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
 import { dbConversationSource } from './conversation.ts';
@@ -11,13 +20,14 @@ import { RouterStore } from './store.ts';
 await runMain('router', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: 4 });
-  await migrateToLatest(db);
+  await assertSchemaCurrent(db);
   const bus = await connectBus({
     servers: env.NATS_URL,
     prefix: env.NATS_PREFIX,
     service: 'router',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   const app = await buildRouter({
@@ -33,6 +43,7 @@ await runMain('router', async (log) => {
       fastPathThreshold: env.FAST_PATH_THRESHOLD,
       intentsRefreshMs: env.INTENTS_REFRESH_MS,
       concurrency: env.ROUTER_CONCURRENCY,
+      ackWaitMs: env.ROUTER_ACK_WAIT_MS,
       toolStrategy: env.TOOL_STRATEGY,
       cacheEnabled: env.RESPONSE_CACHE === 'on',
       cacheTtls: {
@@ -44,14 +55,17 @@ await runMain('router', async (log) => {
     },
   });
   await app.start();
-  serveHealth(bus, async () => ({
+  const checks = async () => ({
     postgres: await sql`select 1`.execute(db).then(
       () => true,
       () => false,
     ),
-  }));
+  });
+  serveHealth(bus, checks);
+  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
   log.info({ intents: app.matcher.size }, 'ready');
   return {
+    probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();

@@ -19,6 +19,12 @@ describe('router env', () => {
     });
   });
 
+  it('hands a dead instance’s queries to another after ROUTER_ACK_WAIT_MS', () => {
+    expect(loadEnv(base).ROUTER_ACK_WAIT_MS).toBe(30_000);
+    expect(loadEnv({ ...base, ROUTER_ACK_WAIT_MS: '3000' }).ROUTER_ACK_WAIT_MS).toBe(3_000);
+    expect(() => loadEnv({ ...base, ROUTER_ACK_WAIT_MS: '10' })).toThrow(/ROUTER_ACK_WAIT_MS/);
+  });
+
   it('names a bad variable', () => {
     expect(() => loadEnv({ ...base, RESPONSE_CACHE: 'maybe' })).toThrow(ConfigError);
     expect(() => loadEnv({ ...base, RESPONSE_CACHE: 'maybe' })).toThrow(/RESPONSE_CACHE/);

@@ -1,5 +1,13 @@
 import { connectBus } from '@munim/bus';
-import { natsAuthFromEnv, runMain, serveHealth } from '@munim/kit';
+import {
+  healthChecks,
+  healthPortFromEnv,
+  natsAuthFromEnv,
+  runMain,
+  serveHealth,
+  serveHealthHttp,
+  streamSettingsFromEnv,
+} from '@munim/kit';
 import { buildValidator } from './app.ts';
 import { createLlmCorrector } from './correct.ts';
 import { loadEnv } from './env.ts';
@@ -12,6 +20,7 @@ await runMain('validator', async (log) => {
     service: 'validator',
     log,
     auth: natsAuthFromEnv(env),
+    streams: streamSettingsFromEnv(env),
   });
   await bus.ensureStreams();
   const corrector =
@@ -39,8 +48,10 @@ await runMain('validator', async (log) => {
   });
   await app.start();
   serveHealth(bus);
+  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus));
   log.info({ collapse: env.TOOL_COLLAPSE, jsonCorrection: corrector !== undefined }, 'ready');
   return {
+    probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();

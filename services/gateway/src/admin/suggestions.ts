@@ -1,4 +1,5 @@
 import { IdSchema, TenantQuerySchema } from '@munim/contracts';
+import { quickSuggestions } from '@munim/db';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -61,30 +62,8 @@ export function registerSuggestions(api: FastifyInstance, deps: AdminDeps): void
     const tenant = resolveTenant(request, reply, query.data, tenantOf);
     if (!tenant) return reply;
     if (!db) return noDatabase(reply, 'Suggestions');
-    const configured = await db
-      .selectFrom('quick_suggestions')
-      .select('text')
-      .where('entity_id', '=', tenant.entityId)
-      .where('org_id', '=', tenant.orgId)
-      .where('is_active', '=', true)
-      .orderBy('sort_order')
-      .orderBy('id')
-      .limit(MAX_SUGGESTIONS)
-      .execute();
-    if (configured.length > 0) {
-      return { source: 'configured', suggestions: configured.map((row) => ({ text: row.text })) };
-    }
-    const phrases = await db
-      .selectFrom('intents')
-      .select([sql<string>`training_phrases->>0`.as('text')])
-      .where('is_active', '=', true)
-      .where(
-        sql<boolean>`jsonb_typeof(training_phrases) = 'array' and jsonb_array_length(training_phrases) > 0`,
-      )
-      .orderBy('name')
-      .limit(MAX_SUGGESTIONS)
-      .execute();
-    return { source: 'intents', suggestions: phrases.map((row) => ({ text: row.text })) };
+    const { source, texts } = await quickSuggestions(db, tenant, MAX_SUGGESTIONS);
+    return { source, suggestions: texts.map((text) => ({ text })) };
   });
 }
 

@@ -1,0 +1,455 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServiceName, ServiceProcess } from '@munim/devstack';
+import { type ChatRequest, lastUserText, offeredToolNames } from '@munim/scripted-llm';
+import { createParser } from 'eventsource-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SseEvent } from '../support/sse.ts';
+import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
+
+/**
+ * Issue 17 item 8: two instances of every service, a mixed load of reads and confirmed writes, and
+ * `kill -9` of one instance of each service in turn while it runs. Every request a client made ends
+ * with `complete` or `error` (resuming on the other gateway where its gateway died), no write runs
+ * twice, a write reported done is in the books once, a write of unknown outcome is said to be so
+ * and checked with a read, and every event a client saw is in PostgreSQL.
+ */
+
+const tenant = { entityId: 'ent-chaos', orgId: 'org-chaos' };
+/** Flows started at most, and at least (the load goes on until every kill is done). */
+const MAX_FLOWS = 120;
+const MIN_FLOWS = 40;
+/** Flows running at once, each client pausing this long between two (so the load spans every kill). */
+const CONCURRENCY = 5;
+const THINK_MS = 800;
+/** Longest one request (a proposal or a confirmation) may take, resumes included. */
+const REQUEST_DEADLINE_MS = 45_000;
+/** Every service, in the order their instances are killed. */
+const KILL_ORDER: ServiceName[] = ['agent', 'router', 'mcp-executor', 'gateway', 'validator', 'logger'];
+/** How long the books take over a new customer: a kill has a write in flight to land on. */
+const WRITE_DELAY_MS = 700;
+const WRITE_TOOL = 'create_customer';
+
+let sys: TestSystem;
+let gateways: string[] = [];
+/** Requests under way now. */
+let active = 0;
+
+beforeAll(async () => {
+  const secondGateway = await freePort();
+  sys = await startSystem({
+    scale: {
+      'mcp-executor': 2,
+      validator: 2,
+      logger: 2,
+      router: 2,
+      agent: 2,
+      gateway: 2,
+    },
+    // Two gateways cannot share a port: the second (and its replacement) listens on its own.
+    instanceEnv: (service, index) =>
+      service === 'gateway' && index === 2 ? { PORT: String(secondGateway) } : {},
+    env: {
+      // A dead instance's work goes to the other one within seconds, not the production minute.
+      AGENT_ACK_WAIT_MS: '3000',
+      ROUTER_ACK_WAIT_MS: '3000',
+      LOGGER_ACK_WAIT_MS: '2000',
+      // A write whose executor died is settled (its outcome unknown) within seconds.
+      MCP_WRITE_TIMEOUT_MS: '3000',
+      MCP_READ_TIMEOUT_MS: '3000',
+      IDEMPOTENCY_GRACE_MS: '500',
+      EXECUTE_TIMEOUT_MS: '7000',
+      VALIDATE_TIMEOUT_MS: '3000',
+      // Every read goes through router, agent, validator and executor.
+      RESPONSE_CACHE: 'off',
+    },
+  });
+  gateways = sys.gatewayUrls;
+  sys.books.setFaults({ delayMs: { [WRITE_TOOL]: WRITE_DELAY_MS } });
+  scriptLlm();
+}, 120_000);
+
+afterAll(async () => {
+  await sys?.stop();
+});
+
+const hasToolMessage = (req: ChatRequest) => req.messages.some((m) => m.role === 'tool');
+
+/** The model as a function of the request, so a request redone by another instance gets the same answers. */
+function scriptLlm() {
+  sys.llm?.script({
+    match: 'please create customer chaos-',
+    repeat: true,
+    turns: [
+      (req) => {
+        if (hasToolMessage(req)) return { content: 'Done.' };
+        const name = /customer (chaos-[a-z0-9]+)/.exec(lastUserText(req))?.[1];
+        return { toolCalls: [{ name: WRITE_TOOL, arguments: { Name: name } }] };
+      },
+    ],
+  });
+  sys.llm?.script({
+    match: 'list my bills please',
+    repeat: true,
+    turns: [
+      (req) =>
+        hasToolMessage(req) || !offeredToolNames(req).includes('get_bills')
+          ? { content: 'Here are your bills.' }
+          : { toolCalls: [{ name: 'get_bills', arguments: {} }] },
+    ],
+  });
+  sys.llm?.script({
+    match: 'show all invoices',
+    repeat: true,
+    turns: [{ content: 'Here are all your invoices.' }],
+  });
+}
+
+/** What a client saw of one request, across the gateways it was streamed from. */
+interface Seen {
+  label: string;
+  requestId: string | undefined;
+  events: SseEvent[];
+  /** Its `complete` or `error`, as the stream carried it. */
+  end: SseEvent | undefined;
+  /** Times the client picked up the request's events again on another gateway. */
+  resumes: number;
+  /** POSTs refused (a dead gateway): nothing was sent, the client tried the other one. */
+  refused: number;
+  /** POSTs that broke after they were sent, before the gateway said which request they made. */
+  lostPosts: number;
+  problems: string[];
+}
+
+const TERMINAL = new Set(['complete', 'error']);
+const other = (g: number) => (g + 1) % 2;
+
+/** Reads an SSE body until it ends or breaks; every event goes to `onEvent`. */
+async function readEvents(res: Response, onEvent: (e: SseEvent) => void): Promise<'ended' | 'broken'> {
+  const parser = createParser({
+    onEvent: (e) => onEvent({ id: e.id, event: e.event ?? 'message', data: JSON.parse(e.data) }),
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(chunk, { stream: true }));
+    return 'ended';
+  } catch {
+    return 'broken';
+  }
+}
+
+/**
+ * Makes one request as a client that knows both gateways: POST to one; if that gateway dies before
+ * the end, follow the request on the other from the last event seen (`Last-Event-ID`).
+ */
+async function request(label: string, body: Record<string, unknown>, first: number): Promise<Seen> {
+  const seen: Seen = {
+    label,
+    requestId: undefined,
+    events: [],
+    end: undefined,
+    resumes: 0,
+    refused: 0,
+    lostPosts: 0,
+    problems: [],
+  };
+  const deadline = Date.now() + REQUEST_DEADLINE_MS;
+  let g = first;
+  active += 1;
+  for (let attempt = 0; !seen.end && Date.now() < deadline; attempt += 1) {
+    if (attempt > 0) await sleep(250);
+    const url = gateways[g] ?? '';
+    const lastId = seen.events.at(-1)?.id;
+    let res: Response;
+    try {
+      const signal = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+      res =
+        seen.requestId === undefined
+          ? await fetch(`${url}/v1/query`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+              signal,
+            })
+          : await fetch(`${url}/v1/requests/${seen.requestId}/events`, {
+              headers: lastId ? { 'last-event-id': lastId } : {},
+              signal,
+            });
+    } catch (error) {
+      // Refused or cut before an answer (a dead gateway): nothing was streamed, try the other one.
+      const refused = (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED';
+      if (refused) seen.refused += 1;
+      else if (seen.requestId === undefined) seen.lostPosts += 1;
+      g = other(g);
+      continue;
+    }
+    if (seen.requestId !== undefined) seen.resumes += 1;
+    if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      seen.problems.push(`${res.url}: HTTP ${res.status} ${await res.text().catch(() => '')}`);
+      break;
+    }
+    const outcome = await readEvents(res, (e) => {
+      if (seen.end) return;
+      if (e.id === undefined) {
+        // The gateway ended the stream itself (a timeout, a broken follow): not the request's end.
+        seen.problems.push(`gateway-side ${e.event} ${JSON.stringify(e.data)}`);
+        return;
+      }
+      seen.events.push(e);
+      if (e.event === 'connected') seen.requestId = String(e.data.requestId);
+      if (TERMINAL.has(e.event)) seen.end = e;
+    });
+    if (seen.problems.length > 0) break;
+    if (!seen.end) {
+      if (seen.requestId === undefined) seen.lostPosts += 1;
+      else if (outcome === 'ended' && res.url.includes('/events') && seen.events.at(-1)?.id === lastId) {
+        // A replay that ended with nothing new although the request has not ended for us.
+        seen.problems.push(`replay after ${lastId} ended without the request's end`);
+        break;
+      }
+      g = other(g);
+    }
+  }
+  active -= 1;
+  if (!seen.end && seen.problems.length === 0) {
+    seen.problems.push(
+      `no complete or error within ${REQUEST_DEADLINE_MS / 1000} s (last event: ${seen.events.at(-1)?.event ?? 'none'})`,
+    );
+  }
+  const ids = seen.events.map((e) => Number(e.id));
+  if (ids.some((id, i) => i > 0 && id <= (ids[i - 1] ?? 0))) {
+    seen.problems.push(`event ids not increasing across resumes: ${ids.join(',')}`);
+  }
+  return seen;
+}
+
+type Kind = 'fast read' | 'llm read' | 'write';
+interface Flow {
+  kind: Kind;
+  conversationId: string;
+  /** The write's unique customer name. */
+  name?: string;
+  requests: Seen[];
+}
+
+const MIX: Kind[] = ['write', 'fast read', 'write', 'llm read'];
+
+async function runFlow(index: number): Promise<Flow> {
+  const kind = MIX[index % MIX.length] as Kind;
+  const tag = randomBytes(5).toString('hex');
+  const conversationId = `chaos-${tag}`;
+  const first = index % 2;
+  if (kind === 'fast read') {
+    const seen = await request(
+      `#${index} fast read`,
+      { query: 'show all invoices', conversationId, ...tenant },
+      first,
+    );
+    return { kind, conversationId, requests: [seen] };
+  }
+  if (kind === 'llm read') {
+    const seen = await request(
+      `#${index} llm read`,
+      { query: `list my bills please ${tag}`, conversationId, ...tenant },
+      first,
+    );
+    return { kind, conversationId, requests: [seen] };
+  }
+  const name = `chaos-${tag}`;
+  const proposal = await request(
+    `#${index} proposal of ${name}`,
+    { query: `please create customer ${name}`, conversationId, ...tenant },
+    first,
+  );
+  const flow: Flow = { kind, conversationId, name, requests: [proposal] };
+  const actionId = proposal.end?.event === 'complete' ? proposal.end.data.actionId : undefined;
+  if (typeof actionId !== 'string') return flow;
+  const confirmation = await request(
+    `#${index} confirmation of ${name}`,
+    { ...tenant, conversationId, mcqResponse: { actionId, value: 'confirm' } },
+    other(first),
+  );
+  flow.requests.push(confirmation);
+  return flow;
+}
+
+/** The tool results of the write in a request's events. */
+const writeResults = (seen: Seen) =>
+  seen.events.filter((e) => e.event === 'tool_result' && e.data.tool === WRITE_TOOL);
+
+describe('chaos: kill -9 one instance of each service under load', () => {
+  it('ends every request, runs no write twice, and stores every event', async () => {
+    const started = Date.now();
+    const flows: Flow[] = [];
+    const kills: { name: string; underWay: number }[] = [];
+    let killsDone = false;
+    let next = 0;
+
+    const worker = async () => {
+      while (next < MAX_FLOWS && (!killsDone || next < MIN_FLOWS)) {
+        const index = next++;
+        flows.push(await runFlow(index));
+        await sleep(THINK_MS);
+      }
+    };
+
+    /** A write is at the books now (they take WRITE_DELAY_MS over it), or the wait ran out. */
+    const writeInFlight = async (maxMs: number) => {
+      const until = Date.now() + maxMs;
+      while (Date.now() < until) {
+        const recent = sys.books
+          .calls()
+          .some((c) => c.tool === WRITE_TOOL && Date.now() - Date.parse(c.at) < WRITE_DELAY_MS / 2);
+        if (recent) return;
+        await sleep(25);
+      }
+    };
+
+    const chaos = async () => {
+      await sleep(3_000);
+      for (const service of KILL_ORDER) {
+        const running = sys.stack.processes.filter(
+          (p) => p.service === service && p.child.exitCode === null && p.child.signalCode === null,
+        );
+        if (service === 'agent' || service === 'mcp-executor') await writeInFlight(5_000);
+        // Not in a lull where every client is between two flows.
+        for (let waited = 0; active === 0 && waited < 5_000; waited += 25) await sleep(25);
+        const victim = running[Math.floor(Math.random() * running.length)] as ServiceProcess;
+        const underWay = active;
+        await sys.stack.kill(victim, 'SIGKILL');
+        kills.push({ name: victim.name, underWay });
+        // A beat with one instance left, then a replacement like it (a gateway on the same port).
+        await sleep(2_500);
+        sys.stack.spawn(service, victim.ownEnv);
+        await sleep(1_500);
+      }
+      killsDone = true;
+    };
+
+    await Promise.all([chaos(), ...Array.from({ length: CONCURRENCY }, worker)]);
+    const loadMs = Date.now() - started;
+
+    const requests = flows.flatMap((f) => f.requests);
+    const problems = requests.flatMap((r) => r.problems.map((p) => `${r.label} (${r.requestId}): ${p}`));
+    const diagnose = () =>
+      `${problems.join('\n')}\n--- service warnings ---\n${sys.logs
+        .filter((l) => !/redelivered/.test(l))
+        .slice(-40)
+        .join('\n')}`;
+
+    // Every request ended with its complete or error, as the client saw it.
+    expect(problems, diagnose()).toEqual([]);
+    expect(kills).toHaveLength(KILL_ORDER.length);
+    // Each kill landed under load.
+    for (const kill of kills)
+      expect(kill.underWay, `requests under way at ${kill.name}'s kill`).toBeGreaterThan(0);
+
+    // No write ran twice. One that ran was finished by whichever instances were left: its
+    // confirmation ended with `complete` giving its result, or saying its outcome is unknown after a
+    // read of the records it concerns. One reported done is in the books once.
+    const calls = sys.books.calls().filter((c) => c.tool === WRITE_TOOL);
+    let succeeded = 0;
+    let unknown = 0;
+    let failedConfirmations = 0;
+    for (const flow of flows.filter((f) => f.kind === 'write')) {
+      const sent = calls.filter((c) => c.args.Name === flow.name);
+      const stored = sys.books.store.contacts.filter((c) => c.Name === flow.name);
+      expect(sent.length, `${flow.name} sent ${sent.length} times`).toBeLessThanOrEqual(1);
+      expect(stored.length, `${flow.name} stored ${stored.length} times`).toBeLessThanOrEqual(1);
+      const confirmation = flow.requests[1];
+      if (!confirmation) {
+        expect(sent, `${flow.name} ran without a confirmation`).toHaveLength(0);
+        continue;
+      }
+      if (confirmation.end?.event === 'error') failedConfirmations += 1;
+      const results = writeResults(confirmation);
+      const done = results.some((e) => e.data.success === true);
+      const unsure = results.findIndex((e) => e.data.code === 'TOOL_OUTCOME_UNKNOWN');
+      if (sent.length === 1 && confirmation.lostPosts === 0) {
+        expect(confirmation.end?.event, `${flow.name} ran: its confirmation's end`).toBe('complete');
+        expect(done || unsure >= 0, `${flow.name} ran: its result or an unknown outcome`).toBe(true);
+      }
+      if (done) {
+        succeeded += 1;
+        expect(sent, `${flow.name} reported done`).toHaveLength(1);
+        expect(stored, `${flow.name} reported done`).toHaveLength(1);
+      }
+      if (confirmation.end?.event === 'complete' && (done || unsure >= 0)) {
+        // Every step of the confirmation reached the client, once, a redelivered one's included.
+        const steps = confirmation.events.filter((e) => e.event === 'confirmation').map((e) => e.data.step);
+        expect(steps, `${flow.name}: confirmation steps`).toEqual(['approved', 'executed']);
+      }
+      if (unsure >= 0 && !done) {
+        unknown += 1;
+        if (confirmation.end?.event === 'complete') {
+          expect(String(confirmation.end.data.response), `${flow.name}: unknown outcome`).toMatch(
+            /can't tell whether it was applied/,
+          );
+          const at = confirmation.events.indexOf(results[unsure] as SseEvent);
+          const read = confirmation.events
+            .slice(at + 1)
+            .find((e) => e.event === 'tool_result' && e.data.tool !== WRITE_TOOL && e.data.success === true);
+          expect(read, `${flow.name}: unknown outcome checked with a read`).toBeDefined();
+        }
+      }
+      if (sent.length === 1 && confirmation.lostPosts > 0 && confirmation.end?.event !== 'complete') {
+        // Its first POST went through unseen (the gateway died before saying so): that request
+        // finished the write, and the client's second one was refused as already answered.
+        const finished = async () =>
+          (
+            await sys.db.query(
+              `select 1 from request_events where conversation_id = $1 and type = 'complete'
+                 and payload->'mcpToolResults' @> $2::jsonb`,
+              [flow.conversationId, JSON.stringify([{ tool: WRITE_TOOL }])],
+            )
+          ).rowCount;
+        await expect
+          .poll(finished, {
+            timeout: 30_000,
+            interval: 500,
+            message: `${flow.name}: the unseen confirmation`,
+          })
+          .toBeGreaterThan(0);
+      }
+    }
+    // Not vacuous: writes were confirmed and done, reads answered, under the kills.
+    expect(succeeded).toBeGreaterThan(0);
+    for (const kind of ['fast read', 'llm read'] as const) {
+      expect(
+        flows.filter((f) => f.kind === kind && f.requests[0]?.end?.data.status === 'answered').length,
+      ).toBeGreaterThan(0);
+    }
+
+    // Every event a client saw is in PostgreSQL (once the loggers caught up).
+    const seen = requests.flatMap((r) => r.events.map((e) => `${r.requestId}:${e.id}`));
+    const ids = [...new Set(requests.map((r) => r.requestId))];
+    const missing = async () => {
+      const rows = await sys.db.query<{ key: string }>(
+        `select request_id || ':' || seq as key from request_events where request_id = any($1::text[])`,
+        [ids],
+      );
+      const stored = new Set(rows.rows.map((r) => r.key));
+      return seen.filter((key) => !stored.has(key));
+    };
+    await expect.poll(missing, { timeout: 30_000, interval: 500 }).toEqual([]);
+
+    const lines = (pattern: RegExp) => sys.logs.filter((l) => pattern.test(l)).length;
+    const takeovers =
+      `${lines(/query\.submitted.*message redelivered/)} queries redelivered to a router, ` +
+      `${lines(/query\.routed.*message redelivered/)} to an agent ` +
+      `(${lines(/finishing a confirmed write/)} confirmed writes finished by another agent), ` +
+      `${lines(/unanswered; sending it again/)} validations or tool calls sent again, ` +
+      `${lines(/redelivered events stored/)} logger batches with redelivered events`;
+    const errors = requests.filter((r) => r.end?.event === 'error').map((r) => String(r.end?.data.code));
+    const count = (kind: Kind) => flows.filter((f) => f.kind === kind).length;
+    console.log(
+      `chaos: ${flows.length} flows (${count('fast read')} fast reads, ${count('llm read')} llm reads, ` +
+        `${count('write')} confirmed writes: ${succeeded} done, ${unknown} outcome unknown, ${failedConfirmations} confirmation errors), ` +
+        `${requests.length} requests, ${kills.length} kills (${kills.map((k) => `${k.name} with ${k.underWay} requests under way`).join(', ')}), ${takeovers}, ` +
+        `${requests.reduce((n, r) => n + r.resumes, 0)} resumes, ${requests.reduce((n, r) => n + r.refused, 0)} refused and ` +
+        `${requests.reduce((n, r) => n + r.lostPosts, 0)} lost POSTs, ` +
+        `errors [${errors.join(', ')}], load ${Math.round(loadMs / 1000)} s, total ${Math.round((Date.now() - started) / 1000)} s`,
+    );
+  }, 240_000);
+});
