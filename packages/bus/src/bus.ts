@@ -820,7 +820,8 @@ export class Bus {
       const current = { consumer, messages, silent: false, heardAt: Date.now() };
       void (async () => {
         for await (const status of messages.status()) {
-          if (process.env.ZZ_DEBUG && !['next', 'heartbeat'].includes(status.type)) log?.warn({ requestId, status, cname: (await consumer.info(true)).name }, 'ZZ follow status');
+          if (process.env.ZZ_DEBUG && !['next', 'heartbeat'].includes(status.type))
+            log?.warn({ requestId, status, cname: (await consumer.info(true)).name }, 'ZZ follow status');
           if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
         }
       })().catch(() => undefined);

@@ -108,7 +108,10 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect')
-        opts.log?.warn({ server: status.server }, `NATS ${status.type === 'disconnect' ? 'disconnected' : 'reconnected'}`);
+        opts.log?.warn(
+          { server: status.server },
+          `NATS ${status.type === 'disconnect' ? 'disconnected' : 'reconnected'}`,
+        );
       else if (status.type === 'error' || status.type === 'slowConsumer')
         opts.log?.warn({ status }, `NATS ${status.type}`);
     }
