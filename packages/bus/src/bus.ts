@@ -25,12 +25,15 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type StoredMsg as JsStoredMsg,
   jetstream,
   jetstreamManager,
+  type MsgRequest,
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
 import {
+  createInbox,
   type MsgHdrs,
   type NatsConnection,
   headers as natsHeaders,
@@ -49,6 +52,7 @@ import {
 } from '@opentelemetry/api';
 import { z } from 'zod';
 import { describeIssues, HandlerError, MalformedMessageError, RequestFailedError } from './errors.ts';
+import { inboxPrefix } from './nats-permissions.ts';
 import { childTraceparent, newTraceparent, traceparentOf } from './trace.ts';
 
 type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
@@ -173,6 +177,17 @@ export class Bus {
   /** The stream settings `ensureStreams` applies by default; durable consumers get the same replicas. */
   readonly streams: StreamSettings;
   private readonly messageSchemas = new Map<string, z.ZodType>();
+  private readonly reconnectWaiters = new Set<(reconnected: boolean) => void>();
+  /** Requests waiting for their reply: sent again after a reconnect. */
+  private readonly pendingRequests = new Set<{
+    subject: string;
+    bytes: Uint8Array;
+    inbox: string;
+    headers: MsgHdrs;
+  }>();
+  private watchingStatus = false;
+  /** JetStream for follows: making an ordered consumer takes milliseconds, or never happens. */
+  private readonly followJs: JetStreamClient;
 
   constructor(opts: {
     nc: NatsConnection;
@@ -185,6 +200,7 @@ export class Bus {
     this.nc = opts.nc;
     this.jsm = opts.jsm;
     this.js = jetstream(opts.nc);
+    this.followJs = jetstream(opts.nc, { timeout: FOLLOW_CREATE_TIMEOUT_MS });
     this.prefix = opts.prefix;
     this.service = opts.service;
     this.log = opts.log;
@@ -228,7 +244,8 @@ export class Bus {
       const maxAgeMs = settings.maxAgeMs ?? (key === 'events' ? DEFAULT_EVENTS_MAX_AGE_MS : 0);
       const limits = {
         subjects: def.subjects.map((s) => `${this.prefix}.${s}`),
-        duplicate_window: 120 * 1_000_000_000,
+        // Two minutes of deduplication, or the whole age limit when that is shorter (JetStream refuses more).
+        duplicate_window: Math.min(DUPLICATE_WINDOW_MS, maxAgeMs || DUPLICATE_WINDOW_MS) * 1_000_000,
         max_age: maxAgeMs * 1_000_000,
         max_bytes: settings.maxBytes ?? -1,
         // Full WORK refuses a new query (its client gets an error); full EVENTS forgets the oldest.
@@ -269,7 +286,18 @@ export class Bus {
         );
       }
       if (!differs(current.config, limits)) continue;
-      await jsApi(`stream update ${name}`, () => this.jsm.streams.update(name, limits));
+      // Read again before each try: another instance (or a try that went unanswered) may have
+      // made the change already. While a stream's replicas change, nats-server 2.9 can refuse an
+      // update of it as "subjects overlap with an existing stream" (the stream itself): a pause.
+      await jsApi(
+        `stream update ${name}`,
+        async () => {
+          const now = await this.jsm.streams.info(name);
+          if (differs(now.config, limits)) await this.jsm.streams.update(name, limits);
+        },
+        STREAM_SETTLE_MS,
+        /subjects overlap/i,
+      );
       if (current.config.num_replicas !== replicas) {
         this.log?.info(
           { stream: name, from: current.config.num_replicas, to: replicas },
@@ -449,11 +477,24 @@ export class Bus {
     const opts = { timeoutMs };
     let reply: Uint8Array;
     try {
-      const msg = await this.nc.request(subject, encoder.encode(JSON.stringify(message)), {
-        timeout: timeoutMs,
-        headers,
-      });
-      reply = msg.data;
+      // An inbox of its own (not the shared one), so that a request that may have been lost with
+      // a dying connection can go again to the same inbox (see watchConnection): the first answer wins.
+      const inbox = createInbox(inboxPrefix(this.prefix, this.service));
+      const bytes = encoder.encode(JSON.stringify(message));
+      const pending = { subject, bytes, inbox, headers };
+      this.watchConnection();
+      this.pendingRequests.add(pending);
+      try {
+        const msg = await this.nc.request(subject, bytes, {
+          timeout: timeoutMs,
+          headers,
+          noMux: true,
+          reply: inbox,
+        });
+        reply = msg.data;
+      } finally {
+        this.pendingRequests.delete(pending);
+      }
     } catch (error) {
       const text = String(error);
       if (/503|no responders/i.test(text)) {
@@ -496,6 +537,71 @@ export class Bus {
     return this.nc.flush();
   }
 
+  /**
+   * A reply written just before the connection broke (its server died) is lost with the socket,
+   * and its caller would wait out its whole timeout. A flush after it tells: when the flush fails
+   * the connection broke first, so the reply goes again once the client has reconnected. A caller
+   * that had it already ignores the second.
+   */
+  private resendIfLost(subject: string, bytes: Uint8Array): void {
+    this.watchConnection();
+    this.nc.flush().catch(async () => {
+      if (this.nc.isClosed()) return;
+      if (!(await this.reconnected(RESEND_WAIT_MS))) return;
+      try {
+        this.nc.publish(subject, bytes);
+        this.log?.warn({ subject }, 'reply sent again after a reconnect');
+      } catch {
+        // Closed meanwhile: the caller times out and may ask again.
+      }
+    });
+  }
+
+  /**
+   * Follows the connection's status: at each reconnect every request still waiting for its reply
+   * is sent again, to the same inbox (the first answer wins), because the request or its reply may
+   * have been lost with the old connection: written into the dying socket, or answered while this
+   * client had no subscription anywhere. A request that did arrive is then handled twice, which
+   * every request handler allows (validation is a pure function; the executor answers a repeated
+   * call with the first one's outcome).
+   */
+  private watchConnection(): void {
+    if (this.watchingStatus) return;
+    this.watchingStatus = true;
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        if (status.type !== 'reconnect') continue;
+        for (const waiter of [...this.reconnectWaiters]) waiter(true);
+        if (this.pendingRequests.size === 0) continue;
+        this.log?.warn({ requests: this.pendingRequests.size }, 'requests sent again after a reconnect');
+        for (const r of this.pendingRequests) {
+          try {
+            this.nc.publish(r.subject, r.bytes, { reply: r.inbox, headers: r.headers });
+          } catch {
+            // Closed meanwhile: the request times out.
+          }
+        }
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        for (const waiter of [...this.reconnectWaiters]) waiter(false);
+      });
+  }
+
+  /** Resolves true at the connection's next reconnect, false after `timeoutMs` or when it closes. */
+  private reconnected(timeoutMs: number): Promise<boolean> {
+    const { promise, resolve } = Promise.withResolvers<boolean>();
+    const timer = setTimeout(() => done(false), timeoutMs);
+    const done = (value: boolean) => {
+      clearTimeout(timer);
+      this.reconnectWaiters.delete(done);
+      resolve(value);
+    };
+    this.reconnectWaiters.add(done);
+    return promise;
+  }
+
   /** Serves a request/reply subject in its queue group; a malformed request gets a MALFORMED_MESSAGE reply. */
   serve<N extends RequestSubjectName>(
     name: N,
@@ -517,7 +623,10 @@ export class Bus {
           const respond = (body: unknown) => {
             if (replied) return;
             replied = true;
-            if (msg.reply) msg.respond(encoder.encode(JSON.stringify(body)));
+            if (!msg.reply) return;
+            const bytes = encoder.encode(JSON.stringify(body));
+            msg.respond(bytes);
+            this.resendIfLost(msg.reply, bytes);
           };
           const reply = (data: ReplyOf<N>) => {
             if (replied) return;
@@ -662,7 +771,11 @@ export class Bus {
     const current =
       existing ?? (await jsApi(`${what}: info`, () => this.jsm.consumers.info(stream, opts.durable)));
     if (differs(current.config, update))
-      await jsApi(`${what}: update`, () => this.jsm.consumers.update(stream, opts.durable, update));
+      await jsApi(`${what}: update`, async () => {
+        // Read again before each try: another instance (or an unanswered try) may have done it.
+        const now = await this.jsm.consumers.info(stream, opts.durable);
+        if (differs(now.config, update)) await this.jsm.consumers.update(stream, opts.durable, update);
+      });
     return stream;
   }
 
@@ -792,6 +905,14 @@ export class Bus {
    * Follows the events of one request from the stream: the past ones first, then live,
    * ending after its `complete` or `error`. `afterSeq` resumes after an SSE `Last-Event-ID`.
    * `stop()` also deletes the ordered consumer, so a client that goes away leaves nothing behind.
+   *
+   * In a cluster the ordered consumer (one ephemeral copy, on one server) can fail it in two ways
+   * that nats.js does not notice: its server dies (nats.js then asks after the lost consumer for
+   * ever), or it lives on a server whose copy of the stream has fallen behind (it answers every
+   * pull, with nothing). So a follow that hears nothing from its consumer for a while makes a new
+   * one, and one that has handed nothing out for a while asks the stream's leader for the
+   * request's last event: when that is newer, it reads what it missed from the leader and makes a
+   * new consumer after it. Every event is handed out once, in stream order.
    */
   async follow(requestId: string, opts: { afterSeq?: number } = {}): Promise<Following> {
     const log = this.log;
@@ -799,16 +920,15 @@ export class Bus {
     const filter = this.subject('requestEvents', { requestId });
     /** Stream sequence of the last event handed out: a new consumer starts after it. */
     let after = opts.afterSeq ?? 0;
-    // An ordered consumer is one ephemeral copy on one server. When that server dies (or dies as
-    // the consumer is made) nats.js keeps asking after the lost consumer and never makes a new
-    // one: so a follow that hears nothing from its consumer for a while makes a new one itself,
-    // starting after the last event it handed out.
+    let stopped = false;
     const open = async () => {
-      // Looks the stream up first: retried while a cluster elects the stream's leader.
+      // Made again while unanswered: while a server is down, nats-server 2.9 places some new
+      // ephemeral consumers on it (and never answers), and while a stream elects its leader
+      // nothing answers. A short wait per try makes the next try, on another server, come soon.
       const consumer = await jsApi(
         `follow ${requestId}`,
         () =>
-          this.js.consumers.get(stream, {
+          this.followJs.consumers.get(stream, {
             filter_subjects: filter,
             ...(after
               ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 }
@@ -817,48 +937,103 @@ export class Bus {
         FAILOVER_RETRY_MS,
       );
       const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
-      const current = { consumer, messages, silent: false, heardAt: Date.now() };
+      const current = {
+        consumer,
+        messages,
+        /** Why this consumer was given up: it went silent, or it fell behind the stream. */
+        replaced: undefined as 'silent' | 'behind' | undefined,
+        heardAt: Date.now(),
+        handedAt: Date.now(),
+        checkedAt: Date.now(),
+        checking: false,
+      };
+      const replace = (why: 'silent' | 'behind') => {
+        if (current.replaced || stopped) return;
+        current.replaced = why;
+        messages.stop();
+      };
       void (async () => {
-        for await (const status of messages.status()) {
-          if (process.env.ZZ_DEBUG && !['next', 'heartbeat'].includes(status.type))
-            log?.warn({ requestId, status, cname: (await consumer.info(true)).name }, 'ZZ follow status');
+        for await (const status of messages.status())
           if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
-        }
       })().catch(() => undefined);
       const watchdog = setInterval(() => {
-        if (Date.now() - current.heardAt < FOLLOW_SILENCE_MS) return;
-        current.silent = true;
-        clearInterval(watchdog);
-        messages.stop();
+        const now = Date.now();
+        if (now - current.heardAt >= FOLLOW_SILENCE_MS) return replace('silent');
+        if (current.checking || now - Math.max(current.handedAt, current.checkedAt) < FOLLOW_CHECK_MS) return;
+        current.checking = true;
+        const seen = after;
+        this.jsm.streams
+          .getMessage(stream, { last_by_subj: filter })
+          .then((last) => {
+            // Stored a while ago and still not delivered (a consumer delivers in milliseconds).
+            const stale = last && Date.now() - last.time.getTime() >= FOLLOW_STALE_MS;
+            if (last && stale && last.seq > seen && after === seen) replace('behind');
+          })
+          .catch(() => undefined)
+          .finally(() => {
+            current.checking = false;
+            current.checkedAt = Date.now();
+          });
       }, 1_000);
       void messages.closed().finally(() => clearInterval(watchdog));
       return current;
     };
+    const jsm = this.jsm;
+    /** The request's events after `after`, read one by one from the stream's leader. */
+    async function* missed(): AsyncGenerator<JsStoredMsg> {
+      for (;;) {
+        // nats-server answers `next_by_subj` here since 2.9; nats.js types it for direct gets only.
+        const request = { next_by_subj: filter, seq: after + 1 } as unknown as MsgRequest;
+        const next = await jsApi(
+          `follow ${requestId}: event after ${after}`,
+          () => jsm.streams.getMessage(stream, request),
+          FAILOVER_RETRY_MS,
+        );
+        if (!next) return;
+        yield next;
+      }
+    }
     let current = await open();
-    let stopped = false;
     const parse = (bytes: Uint8Array) => this.parseEvent(bytes);
+    /** The event to hand out, or 'skip' for one handed out already (or malformed). */
+    const take = (seq: number, subject: string, data: Uint8Array): FollowedEvent | 'skip' => {
+      if (seq <= after) return 'skip';
+      after = seq;
+      current.handedAt = Date.now();
+      const message = parse(data);
+      if (!message) {
+        log?.warn({ subject, seq }, 'skipping malformed event');
+        return 'skip';
+      }
+      return { seq, message };
+    };
     async function* iterate(): AsyncGenerator<FollowedEvent> {
       for (;;) {
         for await (const msg of current.messages) {
-          // A consumer made again may repeat what its predecessor handed out.
           current.heardAt = Date.now();
-          if (msg.seq <= after) continue;
-          after = msg.seq;
-          const message = parse(msg.data);
-          if (!message) {
-            log?.warn({ subject: msg.subject, seq: msg.seq }, 'skipping malformed event');
-            continue;
-          }
-          yield { seq: msg.seq, message };
-          if (TERMINAL_EVENT_TYPES.includes(message.data.type)) return;
+          // A consumer made again may repeat what its predecessor (or the leader) handed out.
+          const event = take(msg.seq, msg.subject, msg.data);
+          if (event === 'skip') continue;
+          yield event;
+          if (TERMINAL_EVENT_TYPES.includes(event.message.data.type)) return;
         }
-        if (stopped || !current.silent) return;
+        if (stopped || !current.replaced) return;
         log?.warn(
-          { requestId, after },
-          'the follow consumer went silent (its server may be gone); following anew',
+          { requestId, after, why: current.replaced },
+          current.replaced === 'silent'
+            ? 'the follow consumer went silent (its server may be gone); following anew'
+            : 'the follow consumer fell behind the stream; reading from its leader and following anew',
         );
         void current.consumer.delete().catch(() => undefined);
         try {
+          if (current.replaced === 'behind') {
+            for await (const stored of missed()) {
+              const event = take(stored.seq, stored.subject, stored.data);
+              if (event === 'skip') continue;
+              yield event;
+              if (TERMINAL_EVENT_TYPES.includes(event.message.data.type)) return;
+            }
+          }
           current = await open();
         } catch (error) {
           // The end of the iteration, not of the request: the reader reports it, a client resumes.
@@ -955,6 +1130,21 @@ export const PULL_EXPIRES_MS = 5_000;
  */
 const FOLLOW_SILENCE_MS = PULL_EXPIRES_MS * 1.5;
 
+/** How long a reply that may have been lost waits for the connection to come back to go again. */
+const RESEND_WAIT_MS = 30_000;
+
+/**
+ * How long a follow may hand out nothing before it asks the stream's leader whether the request
+ * has newer events than its consumer delivered (one small request per idle follow this often).
+ */
+const FOLLOW_CHECK_MS = 5_000;
+
+/** How old a stored event its follow's consumer has not delivered must be to count as missed. */
+const FOLLOW_STALE_MS = 1_000;
+
+/** How long one try to make a follow's consumer may take (the JetStream default is 5 s). */
+const FOLLOW_CREATE_TIMEOUT_MS = 2_000;
+
 /** Consumer notifications that show the consumer is there (a pull answered, a heartbeat, a new consumer). */
 const SIGNS_OF_LIFE = new Set([
   'heartbeat',
@@ -970,6 +1160,9 @@ const SIGNS_OF_LIFE = new Set([
  */
 const FAILOVER_RETRY_MS = 20_000;
 
+/** How long a stream remembers message ids, so that a publish sent again is stored once. */
+const DUPLICATE_WINDOW_MS = 120_000;
+
 /** How long stream and consumer management may wait out a cluster's elections at start. */
 const STREAM_SETTLE_MS = 30_000;
 
@@ -983,15 +1176,22 @@ function differs(config: object, wanted: Record<string, unknown>): boolean {
 
 /**
  * A JetStream API call, made again while it goes unanswered or JetStream is briefly unavailable
- * (a cluster electing a stream, consumer or meta leader does not answer), up to a bound.
+ * (a cluster electing a stream, consumer or meta leader does not answer), or fails with an error
+ * matching `alsoTransient`, up to a bound.
  */
-async function jsApi<T>(what: string, call: () => Promise<T>, timeoutMs = STREAM_SETTLE_MS): Promise<T> {
+async function jsApi<T>(
+  what: string,
+  call: () => Promise<T>,
+  timeoutMs = STREAM_SETTLE_MS,
+  alsoTransient?: RegExp,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await call();
     } catch (error) {
-      if (!isTransient(error) || Date.now() > deadline) {
+      const transient = isTransient(error) || Boolean(alsoTransient?.test(String(error)));
+      if (!transient || Date.now() > deadline) {
         if (attempt > 1 && error instanceof Error)
           error.message = `${what}: ${error.message} (after ${attempt} tries)`;
         throw error;

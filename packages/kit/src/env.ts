@@ -31,7 +31,8 @@ export const BaseEnvSchema = z
     NATS_STREAM_MAX_AGE_MS: z.coerce
       .number({ error: 'must be a whole number of milliseconds' })
       .int('must be a whole number of milliseconds')
-      .nonnegative('must be 0 (no limit) or more')
+      // Shorter would drop queued work, and undercut the deduplication of retried publishes.
+      .refine((ms) => ms === 0 || ms >= 60_000, 'must be 0 (no limit) or at least 60000 (a minute)')
       .optional(),
     /** Most bytes WORK and EVENTS each keep; unset: no limit. */
     NATS_STREAM_MAX_BYTES: z.coerce

@@ -1,0 +1,271 @@
+/**
+ * The bus when a NATS server goes away (issue 18 item 4; test/e2e/cluster.test.ts runs the whole
+ * system through it). Each case failed before its fix:
+ * - a reply written into a connection that then broke was lost, and the caller waited out its
+ *   whole timeout (70 s for a tool call); so was a request, or a reply sent while the caller was
+ *   reconnecting;
+ * - a publish while its stream elected a new leader failed ("no responders");
+ * - a durable consumer whose leader died stalled for two missed heartbeats of a 30 s pull;
+ * - a follow whose ordered consumer lived on the dead server never heard of the request again;
+ * - instances starting together while a stream's replicas changed failed on unanswered calls.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AgentEvent, RequestScope } from '@munim/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bus, FollowedEvent } from '../src/bus.ts';
+import { connectBus } from '../src/connect.ts';
+import { type NatsCluster, startNatsCluster } from './nats-cluster.ts';
+import { freePort } from './nats-server.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const scope = (): RequestScope => ({
+  requestId: randomUUID(),
+  conversationId: 'c1',
+  entityId: 'e1',
+  orgId: 'o1',
+});
+const chunk = (text: string): AgentEvent => ({ type: 'response_chunk', payload: { text } });
+const buses: Bus[] = [];
+const bus = async (opts: Parameters<typeof connectBus>[0]) => {
+  const b = await connectBus(opts);
+  buses.push(b);
+  return b;
+};
+
+afterAll(async () => {
+  await Promise.all(buses.map((b) => b.nc.close().catch(() => {})));
+});
+
+/**
+ * A TCP proxy in front of a NATS server. `swallow()` drops what clients send from then on (their
+ * bytes are "in the dying socket"); `cut()` then closes every connection, as a server's death
+ * does. Connections made after the cut pass through.
+ */
+async function startProxy(
+  upstream: string,
+): Promise<{ url: string; swallow(): void; cut(): void; close(): Promise<void> }> {
+  const target = new URL(upstream.replace(/^nats:/, 'http:'));
+  const port = await freePort();
+  const live = new Set<{ client: Socket; server: Socket; swallowed: boolean }>();
+  const server: Server = createServer((client) => {
+    const upstreamSocket = tcpConnect(Number(target.port), target.hostname);
+    const pair = { client, server: upstreamSocket, swallowed: false };
+    live.add(pair);
+    client.on('data', (data) => {
+      if (!pair.swallowed) upstreamSocket.write(data);
+    });
+    upstreamSocket.on('data', (data) => client.write(data));
+    const end = () => {
+      live.delete(pair);
+      client.destroy();
+      upstreamSocket.destroy();
+    };
+    client.on('close', end);
+    upstreamSocket.on('close', end);
+    client.on('error', end);
+    upstreamSocket.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    swallow: () => {
+      for (const pair of live) pair.swallowed = true;
+    },
+    cut: () => {
+      for (const pair of live) {
+        pair.client.destroy();
+        pair.server.destroy();
+      }
+      live.clear();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('a request and its reply across a broken connection', () => {
+  const prefix = `t${randomUUID().slice(0, 8)}`;
+
+  it('sends a reply again when the connection it was written into breaks', async () => {
+    const proxy = await startProxy(NATS_URL);
+    try {
+      const executor = await bus({ servers: proxy.url, prefix, service: 'mcp-executor' });
+      const agent = await bus({ servers: NATS_URL, prefix, service: 'agent' });
+      executor.serve('toolsList', async () => {
+        // The reply is written, never arrives, and then the connection breaks.
+        proxy.swallow();
+        setTimeout(() => proxy.cut(), 100);
+        return { tools: [] };
+      });
+      await executor.flush();
+      const started = Date.now();
+      await expect(agent.request('toolsList', scope(), {}, { timeoutMs: 15_000 })).resolves.toEqual({
+        tools: [],
+      });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      proxy.cut();
+      await proxy.close();
+    }
+  });
+
+  it('sends a request again when the connection it was written into breaks', async () => {
+    const proxy = await startProxy(NATS_URL);
+    try {
+      const executor = await bus({ servers: NATS_URL, prefix: `${prefix}b`, service: 'mcp-executor' });
+      const agent = await bus({ servers: proxy.url, prefix: `${prefix}b`, service: 'agent' });
+      let calls = 0;
+      executor.serve('toolsList', async () => {
+        calls += 1;
+        return { tools: [] };
+      });
+      await executor.flush();
+      await agent.flush();
+      proxy.swallow();
+      const started = Date.now();
+      const answer = agent.request('toolsList', scope(), {}, { timeoutMs: 15_000 });
+      await sleep(100);
+      proxy.cut();
+      await expect(answer).resolves.toEqual({ tools: [] });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(calls).toBe(1);
+    } finally {
+      proxy.cut();
+      await proxy.close();
+    }
+  });
+});
+
+describe('a three-node JetStream cluster', () => {
+  let cluster: NatsCluster;
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+  }, 30_000);
+  afterAll(async () => {
+    await Promise.all(buses.map((b) => b.nc.close().catch(() => {})));
+    await cluster?.stop();
+  });
+
+  it('gives a single-copy stream and its durable consumer three copies in place, from instances starting together', async () => {
+    const prefix = `t${randomUUID().slice(0, 8)}`;
+    const one = await bus({ servers: cluster.url, prefix, service: 'agent', streams: { replicas: 1 } });
+    await one.ensureStreams();
+    await one.ensureConsumer('querySubmitted', { durable: 'agent' });
+    await one.publish('querySubmitted', scope(), { query: 'kept' });
+    const work = one.streamName('work');
+    const before = await one.jsm.streams.info(work);
+    expect(before.config.num_replicas).toBe(1);
+
+    // Every service runs this at start; while a stream changes its replicas its leader is being
+    // elected and calls go unanswered, so each instance waits that out instead of failing.
+    const instances = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        bus({ servers: cluster.url, prefix, service: 'agent', streams: { replicas: 3 } }),
+      ),
+    );
+    await Promise.all(
+      instances.map(async (b) => {
+        await b.ensureStreams();
+        await b.ensureConsumer('querySubmitted', { durable: 'agent' });
+      }),
+    );
+    const after = await one.jsm.streams.info(work);
+    expect(after.config.num_replicas).toBe(3);
+    expect(after.created).toBe(before.created);
+    expect(after.state.messages).toBe(1);
+    const copies = async () => {
+      const stream = (await one.jsm.streams.info(work)).cluster?.replicas ?? [];
+      const consumer = (await one.jsm.consumers.info(work, 'agent')).cluster?.replicas ?? [];
+      return [stream.filter((r) => r.current).length, consumer.length];
+    };
+    await expect.poll(copies, { timeout: 15_000 }).toEqual([2, 2]);
+    expect((await one.jsm.consumers.info(work, 'agent')).config.num_replicas).toBe(3);
+  }, 60_000);
+
+  it('publishes through the election, resumes its durable consumer and its follow, losing and repeating nothing', async () => {
+    const prefix = `t${randomUUID().slice(0, 8)}`;
+    const setup = await bus({ servers: cluster.url, prefix, service: 'gateway', streams: { replicas: 3 } });
+    await setup.ensureStreams();
+    const events = setup.streamName('events');
+    const work = setup.streamName('work');
+    // The victim leads the events stream; everyone else talks to another server, and stays there.
+    const victimName = (await setup.jsm.streams.info(events)).cluster?.leader;
+    const victim = cluster.nodes.findIndex((n) => n.name === victimName);
+    const safe = cluster.nodes.find((_, i) => i !== victim)?.url as string;
+    const agent = await bus({ servers: safe, prefix, service: 'agent', streams: { replicas: 3 } });
+    const gateway = await bus({ servers: safe, prefix, service: 'gateway', streams: { replicas: 3 } });
+
+    // The work stream's durable consumer is led by the victim too.
+    const handled: string[] = [];
+    const consumer = await agent.consume('querySubmitted', async (m) => void handled.push(m.data.query), {
+      durable: 'router',
+    });
+    await agent.ensureConsumer('querySubmitted', { durable: 'router' });
+    for (let i = 0; i < 20; i += 1) {
+      const leader = (await setup.jsm.consumers.info(work, 'router')).cluster?.leader;
+      if (leader === victimName) break;
+      await setup.nc
+        .request(`$JS.API.CONSUMER.LEADER.STEPDOWN.${work}.router`, '', { timeout: 2_000 })
+        .catch(() => {});
+      await sleep(500);
+    }
+    expect((await setup.jsm.consumers.info(work, 'router')).cluster?.leader).toBe(victimName);
+    await agent.publish('querySubmitted', scope(), { query: 'before' });
+    await expect.poll(() => handled).toEqual(['before']);
+
+    // A follow whose (one-copy, ephemeral) consumer lives on the victim.
+    let s = scope();
+    let following = await gateway.follow(s.requestId);
+    for (let i = 0; i < 20; i += 1) {
+      const host = await followHost(
+        setup,
+        events,
+        setup.subject('requestEvents', { requestId: s.requestId }),
+      );
+      if (host === victimName) break;
+      await following.stop();
+      s = scope();
+      following = await gateway.follow(s.requestId);
+    }
+    expect(await followHost(setup, events, setup.subject('requestEvents', { requestId: s.requestId }))).toBe(
+      victimName,
+    );
+    const got: FollowedEvent[] = [];
+    const reading = (async () => {
+      for await (const e of following) got.push(e);
+    })();
+    await agent.emit(s, chunk('one'));
+    await expect.poll(() => got.length).toBe(1);
+
+    await cluster.kill(victim);
+    // Published at once, while the events stream has no leader: retried until one is elected.
+    await agent.emit(s, chunk('two'));
+    await agent.emit(s, chunk('three'));
+    await agent.emit(s, { type: 'error', payload: { code: 'INTERNAL', message: 'the end' } });
+    await agent.publish('querySubmitted', scope(), { query: 'after' });
+
+    await expect.poll(() => handled, { timeout: 60_000 }).toEqual(['before', 'after']);
+    // The follow ends by itself, on the error event: a follow that lost its consumer for good never would.
+    await expect(Promise.race([reading.then(() => 'ended'), sleep(60_000)])).resolves.toBe('ended');
+    expect(
+      got.map((e) =>
+        e.message.data.type === 'error' ? 'end' : (e.message.data.payload as { text: string }).text,
+      ),
+    ).toEqual(['one', 'two', 'three', 'end']);
+    const seqs = got.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    // Each event is in the stream once: a retried publish that had landed was a duplicate.
+    const info = await setup.jsm.streams.info(events);
+    expect(info.state.messages).toBe(4);
+    await following.stop();
+    await consumer.stop();
+  }, 150_000);
+});
+
+/** The server an ephemeral consumer of `subject` lives on. */
+async function followHost(b: Bus, stream: string, subject: string): Promise<string | undefined> {
+  for await (const ci of b.jsm.consumers.list(stream))
+    if (!ci.config.durable_name && ci.config.filter_subject === subject) return ci.cluster?.leader;
+  return undefined;
+}
