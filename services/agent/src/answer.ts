@@ -1,0 +1,110 @@
+import type { ValidationResult } from '@munim/contracts';
+import { describeTool } from './confirm.ts';
+import { type Enrichment, planEnrichments } from './enrichments.ts';
+import { guardOutput, reverseGuardrails } from './guardrails.ts';
+import type { Run } from './run/run.ts';
+
+/** Removes fenced json blocks whose body does not parse (used only when the validator cannot be asked). */
+function dropBrokenBlocks(text: string): string {
+  return text.replace(
+    /```(params|clarification|card)\s*\n([\s\S]*?)(```|$)/g,
+    (block, _kind, body: string) => {
+      try {
+        JSON.parse(body);
+        return block;
+      } catch {
+        return '';
+      }
+    },
+  );
+}
+
+/** Splits an answer into stream-sized pieces at line ends. */
+function chunks(text: string, size = 400): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of text.split(/(?<=\n)/)) {
+    if (current.length + line.length > size && current) {
+      out.push(current);
+      current = '';
+    }
+    current += line;
+  }
+  if (current || out.length === 0) out.push(current);
+  return out;
+}
+
+/**
+ * The `params`, `clarification` and `card` blocks of an answer are validated (and repaired or
+ * removed) by the validator; if it cannot be asked, a block that is not JSON is dropped here.
+ */
+async function checkBlocks(run: Run, text: string): Promise<string> {
+  if (!text.includes('```')) return text;
+  try {
+    const checked = await run.ctx.bus.request(
+      'answerBlocks',
+      run.scope,
+      { text },
+      { timeoutMs: run.ctx.config.validateTimeoutMs * 4, traceparent: run.traceparent },
+    );
+    for (const g of checked.guardrails) run.guardrails.add(g);
+    return checked.text;
+  } catch (error) {
+    run.ctx.log.warn(
+      { err: error, requestId: run.scope.requestId },
+      'answer blocks not checked; dropping unparsable ones',
+    );
+    return dropBrokenBlocks(text);
+  }
+}
+
+/** Applies the output and reverse guardrails, then streams the answer in chunks. */
+export async function answer(run: Run, text: string): Promise<string> {
+  const { llm } = run.ctx;
+  const reversed = reverseGuardrails(text, run.writes, describeTool);
+  for (const g of reversed.guardrails) run.guardrails.add(g);
+  const safe = guardOutput(await checkBlocks(run, reversed.text));
+  await run.emit({ type: 'response_generating', payload: llm ? { model: llm.label } : {} });
+  for (const chunk of chunks(safe)) await run.emit({ type: 'response_chunk', payload: { text: chunk } });
+  return safe;
+}
+
+/** Plans the enrichments the results call for that are not applied yet, and announces them. */
+export async function enrich(run: Run, results: unknown[]): Promise<Enrichment[]> {
+  const applied = new Set(run.enrichments.map((e) => e.type));
+  const fresh = planEnrichments(results).filter((e) => !applied.has(e.type));
+  if (fresh.length === 0) return [];
+  await run.emit({
+    type: 'enrichments_planned',
+    payload: { enrichments: fresh.map(({ type, description }) => ({ type, description })) },
+  });
+  await run.emit({ type: 'enrichments_applying', payload: { enrichments: fresh.map((e) => e.type) } });
+  run.enrichments.push(...fresh);
+  return fresh;
+}
+
+function plainField(field: string): string {
+  const known: Record<string, string> = {
+    Amount: 'Please confirm the exact amount.',
+    Applications: 'Which invoice should this payment apply to?',
+    ContactId: 'Which customer or vendor is this for?',
+    Lines: 'What items or services should it include?',
+    InvoiceId: 'Which invoice do you mean?',
+    BillId: 'Which bill do you mean?',
+    AccountId: 'Which account should be used?',
+    PaymentId: 'Which payment do you mean?',
+  };
+  return (
+    known[field.replace(/\[\]$/, '')] ??
+    `What should ${field.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} be?`
+  );
+}
+
+/** Seed 000 §6.2: after the retries, ask the user for what is missing, in plain words. */
+export function needsInputMessage(v: ValidationResult): string {
+  const fields = v.missingFields.length > 0 ? v.missingFields : v.issues.map((i) => i.field);
+  const lines = v.questions?.length
+    ? v.questions.map((q) => `• ${q}`)
+    : fields.map((f) => `• ${plainField(f)}`);
+  return `I need a few more details to ${describeTool(v.tool)}:\n${lines.join('\n')}`;
+}

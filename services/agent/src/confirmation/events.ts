@@ -1,0 +1,85 @@
+import type { EventPayload } from '@munim/contracts';
+import { describeTool } from '../confirm.ts';
+import type { Run } from '../run/run.ts';
+import type { PendingAction } from '../store.ts';
+import type { LoopState } from './state.ts';
+
+type ConfirmationStep = EventPayload<'confirmation'>['step'];
+
+/**
+ * One step of a pending action's life, as a `confirmation` event bound to its argument hash. A step
+ * happens once in a request, whichever delivery takes it: one that finishes a write its dead
+ * predecessor approved says so again, and the stream keeps the first saying only.
+ */
+export function emitStep(run: Run, pending: PendingAction, step: ConfirmationStep, reason?: string) {
+  return run.emitOnce(
+    {
+      type: 'confirmation',
+      payload: {
+        actionId: pending.actionId,
+        step,
+        tool: pending.tool,
+        tier: pending.tier,
+        args_hash: pending.argsHash,
+        ...(reason ? { reason } : {}),
+      },
+    },
+    `${pending.actionId}:${step}`,
+  );
+}
+
+/** The confirmation card (`mcq` event) of a write put to the user. */
+export function emitMcq(
+  run: Run,
+  a: {
+    actionId: string;
+    tool: string;
+    args: Record<string, unknown>;
+    tier: number;
+    question: string;
+    confirmText: string | null;
+    /** The stored loop state: whether the change was unrequested, and the record's name. */
+    state?: Record<string, unknown> | LoopState;
+  },
+) {
+  return run.emit({
+    type: 'mcq',
+    payload: {
+      actionId: a.actionId,
+      mcq_type: 'write_confirmation',
+      tier: a.tier,
+      question: a.question,
+      ...(a.state && 'unrequested' in a.state && a.state.unrequested === true ? { unrequested: true } : {}),
+      ...(a.state && typeof a.state.record === 'string' ? { record: a.state.record } : {}),
+      options: [
+        { label: `✅ Yes, ${describeTool(a.tool)}`, value: 'confirm' },
+        { label: '❌ Cancel', value: 'cancel' },
+      ],
+      pending_tool: a.tool,
+      pending_args: a.args,
+      ...(a.confirmText ? { confirm_text: a.confirmText } : {}),
+    },
+  });
+}
+
+/** A new question: every change still awaiting an answer in the conversation is cancelled. */
+export async function supersede(run: Run) {
+  const cancelled = await run.ctx.store.cancelPending(run.scope);
+  for (const action of cancelled) {
+    run.ctx.log.info(
+      { requestId: run.scope.requestId, actionId: action.actionId, tool: action.tool },
+      'pending action cancelled by a new question',
+    );
+    await run.emit({
+      type: 'confirmation',
+      payload: {
+        actionId: action.actionId,
+        step: 'cancelled',
+        tool: action.tool,
+        tier: action.tier,
+        args_hash: action.argsHash,
+        reason: 'a new question was asked',
+      },
+    });
+  }
+}

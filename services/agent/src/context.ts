@@ -1,0 +1,52 @@
+import type { Bus } from '@munim/bus';
+import type { Logger, ToolCatalog } from '@munim/kit';
+import type { AttachmentSource, VisionMode } from './attachments.ts';
+import type { Llm } from './llm.ts';
+import type { Persona } from './prompts.ts';
+import type { TokenQuota } from './quota.ts';
+import type { AgentStore } from './store.ts';
+
+/** The agent's settings, from the environment. */
+export interface AgentConfig {
+  maxIterations: number;
+  maxWriteRetries: number;
+  maxTokens: { cheap: number; capable: number; chat: number };
+  validateTimeoutMs: number;
+  executeTimeoutMs: number;
+  concurrency: number;
+  /** Unacknowledged this long, a query goes to another instance (default 60 s). */
+  ackWaitMs?: number;
+  persona: Persona;
+  confirmTtlMs: number;
+  historyMessages: number;
+  /** Images go to the model: on, off, or by its name. */
+  vision?: VisionMode;
+  /** Characters of attachment text given to the model per query. */
+  attachmentMaxChars?: number;
+}
+
+/** What `buildAgent` is given. */
+export interface AgentDeps {
+  bus: Bus;
+  log: Logger;
+  /** The configured model, or null when none is (fast path still works). */
+  llm: Llm | null;
+  tools: ToolCatalog;
+  store: AgentStore;
+  config: AgentConfig;
+  /** Uploaded files (`attachmentIds` of a query); without it such queries end with an error. */
+  attachments?: AttachmentSource | undefined;
+  /** The per-tenant model token quota; without it model calls are not limited. */
+  tokenQuota?: TokenQuota | undefined;
+}
+
+/** What every request of one agent shares: its dependencies and the settings derived from them. */
+export interface AgentContext extends AgentDeps {
+  /** Characters of attachment text given to the model per query. */
+  attachmentMaxChars: number;
+}
+
+/** The shared context of an agent built from `deps`. */
+export function agentContext(deps: AgentDeps): AgentContext {
+  return { ...deps, attachmentMaxChars: deps.config.attachmentMaxChars ?? 30_000 };
+}

@@ -1,0 +1,55 @@
+import type { QueryRouted } from '@munim/contracts';
+import { answer, enrich } from './answer.ts';
+import { enrichmentMarkdown, enrichmentPrompt } from './enrichments.ts';
+import { AgentError } from './errors.ts';
+import { renderResults } from './format.ts';
+import { guardOutput } from './guardrails.ts';
+import { llmTurn } from './llm-turn.ts';
+import { fastPathPrompt } from './prompts.ts';
+import { complete } from './run/complete.ts';
+import type { Run } from './run/run.ts';
+import { toolStep } from './tool-step/tool-step.ts';
+
+/** A fast-path query: the routed pipeline of reads, then the model's words on them (or a table without one). */
+export async function runFastPath(run: Run, data: QueryRouted) {
+  const { llm, config } = run.ctx;
+  const steps = data.route.pipeline;
+  const pipelineSteps = steps.map(({ tool, description, purpose }) => ({ tool, description, purpose }));
+  await run.emit({ type: 'pipeline_planned', payload: { steps: pipelineSteps } });
+  const results: { title: string; result: unknown }[] = [];
+  for (const [index, step] of steps.entries()) {
+    await run.emit({
+      type: 'pipeline_executing',
+      payload: { step: index + 1, total: steps.length, tool: step.tool },
+    });
+    const outcome = await toolStep(run, step.tool, step.args, { mayConfirm: false });
+    if (outcome.kind !== 'executed')
+      throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
+    if (!outcome.success)
+      throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
+    results.push({ title: step.description, result: outcome.content });
+  }
+  const enrichments = await enrich(
+    run,
+    results.map((r) => r.result),
+  );
+  let response: string;
+  if (llm) {
+    await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+    const turn = await llmTurn(run, 'fast_path', {
+      messages: [
+        {
+          role: 'system',
+          content: `${fastPathPrompt(config.persona)}\n\n${enrichmentPrompt(enrichments)}`.trim(),
+        },
+        { role: 'user', content: `${data.query}\n\nData:\n${JSON.stringify(results)}` },
+      ],
+      maxTokens: config.maxTokens.cheap,
+      onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+    });
+    response = guardOutput(turn.content);
+  } else {
+    response = await answer(run, renderResults(results) + enrichmentMarkdown(enrichments));
+  }
+  await complete(run, data, data.query, response, 'answered', { pipelineSteps });
+}

@@ -1,0 +1,55 @@
+import type { QueryRouted } from '@munim/contracts';
+import { quickSuggestions } from '@munim/db';
+import { ATTACHMENT_RULES } from './attachments.ts';
+import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
+import { guardOutput } from './guardrails.ts';
+import { history } from './history.ts';
+import type { ChatCompletionMessageParam } from './llm.ts';
+import { llmTurn } from './llm-turn.ts';
+import { loop } from './loop.ts';
+import { generalChatPrompt, unifiedPrompt } from './prompts.ts';
+import { complete } from './run/complete.ts';
+import type { Run } from './run/run.ts';
+import { smallTalkAnswer } from './small-talk.ts';
+import { offerFor } from './tool-step/containers.ts';
+import { userTurn } from './user-turn.ts';
+
+/** An LLM-path query: small talk, general chat, or the tool-calling loop over the routed tools. */
+export async function runLlmPath(run: Run, data: QueryRouted) {
+  const { llm, config, store } = run.ctx;
+  const { route } = data;
+  if (
+    !llm &&
+    route.category === 'general_chat' &&
+    run.attachments.length === 0 &&
+    !data.attachmentIds?.length
+  ) {
+    // Greetings, thanks and "what can you do" need no model: what munim does and what to ask.
+    const { texts } = await quickSuggestions(store.db, run.scope, 6);
+    await complete(run, data, data.query, smallTalkAnswer(data.query, config.persona, texts), 'answered');
+    return;
+  }
+  if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+  const user = await userTurn(run, data);
+  const past = await history(run);
+  const rules: ChatCompletionMessageParam[] =
+    run.attachments.length > 0 ? [{ role: 'system', content: ATTACHMENT_RULES }] : [];
+  if (route.category === 'general_chat') {
+    await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+    const turn = await llmTurn(run, 'general_chat', {
+      messages: [{ role: 'system', content: generalChatPrompt(config.persona) }, ...rules, ...past, user],
+      maxTokens: config.maxTokens.chat,
+      onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+    });
+    await complete(run, data, data.query, guardOutput(turn.content), 'answered');
+    return;
+  }
+  const offer = await offerFor(run, route.tools);
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: unifiedPrompt(config.persona) },
+    ...rules,
+    ...past,
+    user,
+  ];
+  await loop(run, data, data.query, messages, offer);
+}

@@ -1,0 +1,77 @@
+import { lazyCounter, lazyHistogram, tracer } from '@munim/kit';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
+import type { Llm, LlmTurn } from './llm.ts';
+import type { Run } from './run/run.ts';
+
+/** LLM metrics with the GenAI semantic conventions' names. */
+const llmTokens = lazyCounter('gen_ai.client.token.usage', 'LLM tokens used', '{token}');
+const llmDuration = lazyHistogram('gen_ai.client.operation.duration', 'LLM call time', 's');
+
+/** One LLM call, its usage counted and logged per call site (seed 003 §1.4). */
+export async function llmTurn(
+  run: Run,
+  section: string,
+  input: Parameters<Llm['turn']>[0],
+): Promise<LlmTurn> {
+  const { llm, tokenQuota, store, log } = run.ctx;
+  if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+  const overQuota = await tokenQuota?.refusal(run.scope);
+  if (overQuota) throw new AgentError('RATE_LIMITED', overQuota);
+  const started = performance.now();
+  const [system, model] = llm.label.split('/', 2);
+  const span = tracer().startSpan(`chat ${model}`, {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.system': system ?? 'openai',
+      'gen_ai.request.model': model ?? llm.label,
+      'gen_ai.request.max_tokens': input.maxTokens,
+      'munim.request_id': run.scope.requestId,
+      'munim.llm.section': section,
+    },
+  });
+  try {
+    const turn = await llm.turn(input);
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': turn.usage.input_tokens,
+      'gen_ai.usage.output_tokens': turn.usage.output_tokens,
+    });
+    const attributes = { 'gen_ai.request.model': model ?? llm.label, 'munim.llm.section': section };
+    llmTokens().add(turn.usage.input_tokens, { ...attributes, 'gen_ai.token.type': 'input' });
+    llmTokens().add(turn.usage.output_tokens, { ...attributes, 'gen_ai.token.type': 'output' });
+    llmDuration().record((performance.now() - started) / 1000, attributes);
+    run.iterations += 1;
+    run.addUsage(turn.usage);
+    // Counted before the answer goes out, so the tenant's next query already sees it.
+    await tokenQuota?.record(run.scope, turn.usage.total_tokens);
+    void store
+      .logUsage({
+        scope: run.scope,
+        model: llm.label,
+        section,
+        usage: turn.usage,
+        latencyMs: performance.now() - started,
+        status: 'success',
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not log LLM usage'));
+    return turn;
+  } catch (error) {
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    void store
+      .logUsage({
+        scope: run.scope,
+        model: llm.label,
+        section,
+        usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+        latencyMs: performance.now() - started,
+        status: 'error',
+        error: error instanceof Error ? error.message.slice(0, 500) : String(error),
+      })
+      .catch(() => undefined);
+    throw error;
+  } finally {
+    span.end();
+  }
+}

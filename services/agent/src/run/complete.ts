@@ -1,0 +1,101 @@
+import { traceIdOf } from '@munim/bus';
+import type {
+  CompletionStatus,
+  EventPayload,
+  McpToolResult,
+  PipelineStep,
+  QueryRouted,
+} from '@munim/contracts';
+import type { ConversationMessage } from '@munim/db';
+import { isRecord } from '../util.ts';
+import type { Run } from './run.ts';
+
+/** The query a request answers and how it was routed. */
+export type Asked = Pick<QueryRouted, 'query' | 'route'>;
+
+/** The last paged list a request showed, for "show more". */
+function lastList(results: McpToolResult[]) {
+  const list = [...results].reverse().find((r) => r.success && isRecord(r.input) && 'Page' in r.input);
+  return list ? { tool: list.tool, args: list.input } : undefined;
+}
+
+/** Documents a request created, for follow-ups like "show that invoice" (seed 003 §6.6). */
+function createdDocuments(results: McpToolResult[]) {
+  return results
+    .filter((r) => r.success && r.tool.startsWith('create_') && isRecord(r.result))
+    .map((r) => {
+      const record = r.result as Record<string, unknown>;
+      const number = Object.entries(record).find(([k, v]) => /Number$/.test(k) && typeof v === 'string')?.[1];
+      const id = Object.entries(record).find(([k, v]) => /Id$/.test(k) && typeof v === 'string')?.[1];
+      return {
+        tool: r.tool,
+        ...(number ? { number: String(number) } : {}),
+        ...(id ? { id: String(id) } : {}),
+      };
+    });
+}
+
+/** Persists the turn, then emits `complete`: a follow-up sent right after sees this turn. */
+export async function complete(
+  run: Run,
+  data: Asked,
+  userText: string,
+  response: string,
+  status: CompletionStatus,
+  extra: { pipelineSteps?: PipelineStep[]; actionId?: string } = {},
+) {
+  const { llm, store, log } = run.ctx;
+  const turn: ConversationMessage[] = [
+    {
+      role: 'user',
+      content: userText,
+      requestId: run.scope.requestId,
+      ts: new Date().toISOString(),
+      ...(run.attachments.length > 0 ? { metadata: { attachments: run.attachments } } : {}),
+    },
+    {
+      role: 'assistant',
+      content: response,
+      requestId: run.scope.requestId,
+      ts: new Date().toISOString(),
+      metadata: {
+        status,
+        path: data.route.path,
+        category: data.route.category,
+        intent: data.route.intent?.name ?? null,
+        tools: run.toolResults.filter((r) => r.success).map((r) => r.tool),
+        createdDocuments: createdDocuments(run.toolResults),
+        lastList: lastList(run.toolResults),
+        model: llm?.label ?? null,
+        ...(extra.actionId ? { actionId: extra.actionId } : {}),
+      },
+    },
+  ];
+  await store
+    .appendTurn(run.scope, turn)
+    .catch((error: unknown) =>
+      log.warn({ err: error, requestId: run.scope.requestId }, 'could not save turn'),
+    );
+  const payload: EventPayload<'complete'> = {
+    query: data.query,
+    path: data.route.path,
+    category: data.route.category,
+    matchedIntent: data.route.intent,
+    extractedEntities: data.route.extractedEntities,
+    reasoning: data.route.reasoning,
+    pipelineSteps: extra.pipelineSteps ?? [],
+    enrichments: run.enrichments.map(({ type, description }) => ({ type, description })),
+    responseFormat: 'markdown',
+    response,
+    mcpToolResults: run.toolResults,
+    dataSources: [...new Set(run.toolResults.filter((r) => r.success).map((r) => r.tool))],
+    llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (llm?.label ?? '') : '',
+    iterationCount: run.iterations,
+    usage: run.usage,
+    status,
+    ...(run.guardrails.size > 0 ? { guardrails: [...run.guardrails] } : {}),
+    ...(extra.actionId ? { actionId: extra.actionId } : {}),
+    ...(traceIdOf(run.traceparent) ? { traceId: traceIdOf(run.traceparent) } : {}),
+  };
+  await run.emit({ type: 'complete', payload });
+}

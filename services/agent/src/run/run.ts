@@ -1,0 +1,85 @@
+import type { AgentEvent, McpToolResult, RequestScope, Usage, ValidationResult } from '@munim/contracts';
+import { primaryToolGroup } from '@munim/kit';
+import type { AttachmentRef } from '../attachments.ts';
+import type { AgentContext } from '../context.ts';
+import type { Enrichment } from '../enrichments.ts';
+import type { WriteOutcome } from '../guardrails.ts';
+
+/** Whether `tool` concerns the records `write` changed: the same tool group (any tool when the write is in none). */
+export function sameRecords(tool: string, write: string): boolean {
+  const group = primaryToolGroup(write);
+  return group === null || primaryToolGroup(tool) === group;
+}
+
+/** One request while the agent works on it: the agent's context, the request's scope, and its state so far. */
+export class Run {
+  usage: Usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  toolResults: McpToolResult[] = [];
+  readonly writes: WriteOutcome[] = [];
+  readonly guardrails = new Set<string>();
+  readonly enrichments: Enrichment[] = [];
+  readonly attempts = new Map<string, number>();
+  /** The last blocked validation of each tool and how many times in a row it was blocked. */
+  readonly blocked = new Map<string, ValidationResult>();
+  readonly blockedInARow = new Map<string, number>();
+  iterations = 0;
+  /** Files attached to this request, kept with its user message in the conversation. */
+  attachments: AttachmentRef[] = [];
+  private emitted = 0;
+  private callSeq = 0;
+  readonly ctx: AgentContext;
+  readonly scope: RequestScope;
+  readonly traceparent: string | undefined;
+  /** Which delivery of the request this is (1, or more when another instance died holding it). */
+  readonly delivery: number;
+
+  constructor(ctx: AgentContext, scope: RequestScope, traceparent: string | undefined, delivery = 1) {
+    this.ctx = ctx;
+    this.scope = scope;
+    this.traceparent = traceparent;
+    this.delivery = delivery;
+  }
+
+  /**
+   * Deterministic message ids within one delivery, so a publish repeated by it is stored once. A
+   * redelivery counts its own: it does not take the path its dead predecessor took (it finishes
+   * an approved write without approving it again; a model may answer it in other words), so its
+   * n-th event is not the first one's, and under the same id JetStream would drop it as a
+   * duplicate — its `complete` included.
+   */
+  emit(event: AgentEvent) {
+    this.emitted += 1;
+    const delivery = this.delivery > 1 ? `${this.delivery}:` : '';
+    return this.ctx.bus.emit(
+      this.scope,
+      event,
+      this.traceparent,
+      `${this.scope.requestId}:agent:${delivery}${this.emitted}`,
+    );
+  }
+
+  /** An event that happens once in the request whichever delivery emits it, `what` naming it. */
+  emitOnce(event: AgentEvent, what: string) {
+    return this.ctx.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${what}`);
+  }
+
+  /** Writes that may or may not have run and that no read has checked yet. */
+  uncheckedWrites(): WriteOutcome[] {
+    return this.writes.filter((w) => w.unknown && !w.checked);
+  }
+
+  /** A call id unique in the request. */
+  nextCallId(): string {
+    this.callSeq += 1;
+    return `${this.scope.requestId}:${this.callSeq}`;
+  }
+
+  /** Adds one model call's tokens to the request's. */
+  addUsage(u: Usage) {
+    this.usage = {
+      input_tokens: this.usage.input_tokens + u.input_tokens,
+      output_tokens: this.usage.output_tokens + u.output_tokens,
+      total_tokens: this.usage.total_tokens + u.total_tokens,
+    };
+  }
+}
