@@ -3,7 +3,7 @@ export * from './catalog.ts';
 export * from './envelope.ts';
 export * from './errors.ts';
 export * from './events.ts';
-export * from './http.ts';
+export * from './http/index.ts';
 export * from './subject.ts';
 export * from './subjects/conversations.ts';
 export * from './subjects/events.ts';

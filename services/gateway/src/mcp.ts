@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '@munim/bus';
 import {
@@ -11,30 +10,23 @@ import {
   type McqResponse,
   McqResponseSchema,
 } from '@munim/contracts';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Tenant } from './auth.ts';
 import type { SlotRefusal } from './limits.ts';
-import type { QuotaRefusal } from './quotas.ts';
 import { type OpenStreams, relay } from './relay.ts';
 import { SubmitError, submitQuery } from './submit.ts';
 
 /** Name of the one tool the gateway's MCP server offers. */
 export const QUERY_TOOL = 'query_cfo_agent';
 
+/** What the tool needs to run a query. */
 export interface McpDeps {
   bus: Bus;
   log: Logger;
   openStreams: OpenStreams;
   streamTimeoutMs: number;
   idleTimeoutMs?: number | undefined;
-  /** Takes one of the caller's stream slots for a tool call: its release, or the refusal. */
-  acquireSlot?: (request: FastifyRequest) => (() => void) | SlotRefusal;
-  /** The tenant of an authenticated request; null when the gateway runs without keys. */
-  tenantOf: (request: FastifyRequest) => Tenant | null;
-  /** Counts one query of the tenant against its quotas: the refusal, or null when admitted. */
-  admitQuery?: (tenant: Tenant) => Promise<QuotaRefusal | null>;
 }
 
 const QueryToolInput = {
@@ -181,7 +173,8 @@ async function runResolvedQuery(
   return result;
 }
 
-function createServer(
+/** An MCP server with the one tool {@link QUERY_TOOL}, for one request of `tenant` (null without auth). */
+export function createServer(
   deps: McpDeps,
   tenant: Tenant | null,
   acquire: () => (() => void) | SlotRefusal,
@@ -203,17 +196,6 @@ function createServer(
   return server;
 }
 
-function methodNotAllowed(reply: FastifyReply) {
-  return reply
-    .code(405)
-    .header('allow', 'POST')
-    .send({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: 'Method not allowed: this MCP server is stateless.' },
-      id: null,
-    });
-}
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -221,7 +203,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * The calls of {@link QUERY_TOOL} in a JSON-RPC message (one or a batch), each with the tenant it
  * would run for; calls whose tenant is not a valid one are left to the tool to refuse.
  */
-function queryCalls(body: unknown, tenant: Tenant | null): { id: unknown; tenant: Tenant }[] {
+export function queryCalls(body: unknown, tenant: Tenant | null): { id: unknown; tenant: Tenant }[] {
   return (Array.isArray(body) ? body : [body]).flatMap((message) => {
     if (!isRecord(message) || message.method !== 'tools/call' || !isRecord(message.params)) return [];
     if (message.params.name !== QUERY_TOOL) return [];
@@ -230,47 +212,4 @@ function queryCalls(body: unknown, tenant: Tenant | null): { id: unknown; tenant
     const resolved = resolveTenant({ query: '', entityId: id(args.entityId), orgId: id(args.orgId) }, tenant);
     return typeof resolved === 'string' ? [] : [{ id: message.id ?? null, tenant: resolved }];
   });
-}
-
-/**
- * Mounts the agent as an MCP server (Streamable HTTP, stateless: one server and transport per
- * POST) at `/mcp`, with the one tool {@link QUERY_TOOL}.
- */
-export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
-  // JSON-RPC over Streamable HTTP is described by MCP itself (tools/list), not by OpenAPI.
-  const hidden = { schema: { hide: true } };
-  app.post('/mcp', hidden, async (request, reply) => {
-    // Refused over HTTP (429 with Retry-After), as /v1/query is, before the MCP server sees the call.
-    for (const call of queryCalls(request.body, deps.tenantOf(request))) {
-      const refused = await deps.admitQuery?.(call.tenant);
-      if (!refused) continue;
-      return reply
-        .code(429)
-        .header('retry-after', String(refused.retryAfterSeconds))
-        .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
-    }
-    const server = createServer(deps, deps.tenantOf(request), () =>
-      deps.acquireSlot ? deps.acquireSlot(request) : () => undefined,
-    );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
-    } catch (error) {
-      deps.log.error({ err: error }, 'mcp request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
-        );
-      }
-    }
-  });
-  app.get('/mcp', hidden, async (_request, reply) => methodNotAllowed(reply));
-  app.delete('/mcp', hidden, async (_request, reply) => methodNotAllowed(reply));
 }

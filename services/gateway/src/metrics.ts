@@ -1,25 +1,7 @@
-import {
-  type HealthMetrics,
-  HealthMetricsQuerySchema,
-  HealthMetricsSchema,
-  type Rate,
-} from '@munim/contracts';
+import type { HealthMetrics, Rate } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import type { Tenant } from './auth.ts';
-import { resolveTenant } from './conversations.ts';
-import { httpError, validationError } from './http-errors.ts';
-import { errorResponses, jsonSchema, SECURITY } from './openapi.ts';
-
-export interface MetricsDeps {
-  db: Kysely<Database> | undefined;
-  tenantOf: (request: FastifyRequest) => Tenant | null;
-}
-
-const DAY_MS = 86_400_000;
-/** Longest window one call may ask for, so a call never scans years of events. */
-const MAX_WINDOW_MS = 93 * DAY_MS;
 
 function rate(numerator: number, denominator: number): Rate {
   return { value: denominator === 0 ? null : numerator / denominator, numerator, denominator };
@@ -161,43 +143,4 @@ export async function healthMetrics(db: Kysely<Database>, w: Window): Promise<He
       response: { p50: num(st.response_p50), p95: num(st.response_p95), count: n(st.response_count) },
     },
   };
-}
-
-/** `GET /v1/metrics/health?from=&to=`: the health monitor of the caller's tenant (seed 000 §9.3). */
-export function registerMetrics(app: FastifyInstance, deps: MetricsDeps): void {
-  const { db, tenantOf } = deps;
-  const schema: Record<string, unknown> = {
-    summary: 'Health monitor: validation, self-correction, path and cache rates, tokens, stage latency',
-    tags: ['metrics'],
-    security: SECURITY,
-    querystring: jsonSchema(HealthMetricsQuerySchema),
-    response: {
-      200: jsonSchema(HealthMetricsSchema, 'output'),
-      ...errorResponses(400, 401, 403, 429, 503),
-    },
-  };
-  app.get('/v1/metrics/health', { schema }, async (request, reply) => {
-    const parsed = HealthMetricsQuerySchema.safeParse(request.query ?? {});
-    if (!parsed.success) return reply.code(400).send(validationError(parsed.error.issues));
-    const tenant = resolveTenant(request, reply, parsed.data, tenantOf);
-    if (!tenant) return reply;
-    const to = parsed.data.to ? new Date(parsed.data.to) : new Date();
-    const from = parsed.data.from ? new Date(parsed.data.from) : new Date(to.getTime() - DAY_MS);
-    if (from >= to) {
-      return reply.code(400).send(httpError('BAD_REQUEST', 'from: must be before to', { field: 'from' }));
-    }
-    if (to.getTime() - from.getTime() > MAX_WINDOW_MS) {
-      return reply
-        .code(400)
-        .send(httpError('BAD_REQUEST', 'from: the window may span at most 93 days', { field: 'from' }));
-    }
-    if (!db) {
-      return reply
-        .code(503)
-        .send(
-          httpError('SERVICE_UNAVAILABLE', 'Health metrics are not available: no database is configured.'),
-        );
-    }
-    return healthMetrics(db, { tenant, from, to });
-  });
 }

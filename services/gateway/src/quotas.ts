@@ -1,6 +1,5 @@
 import type { TenantUsage, UsageTenant, UsageWindow } from '@munim/db';
 import { quotaMessage } from '@munim/kit';
-import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { HttpRefusal, httpError } from './http-errors.ts';
 
@@ -102,10 +101,4 @@ export function quotaRefusalError(refusal: QuotaRefusal): HttpRefusal {
   return new HttpRefusal(429, httpError('RATE_LIMITED', refusal.message), {
     headers: { 'retry-after': String(refusal.retryAfterSeconds) },
   });
-}
-
-/** Sends the 429 of a quota refusal. */
-export function sendQuotaRefusal(reply: FastifyReply, refusal: QuotaRefusal) {
-  const error = quotaRefusalError(refusal);
-  return reply.code(error.status).headers(error.headers).send(error.body);
 }

@@ -1,7 +1,7 @@
 import { FeedbackRequestSchema, QueryRequestSchema } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { jsonSchema } from '../src/openapi.ts';
+import { jsonSchema } from '../src/plugins/openapi.ts';
 import { startGateway, TestBus } from './helpers.ts';
 
 const testBus = new TestBus();

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { AttachmentIdsSchema } from './attachments.ts';
-import { IdSchema } from './envelope.ts';
-import { ErrorCodeSchema } from './errors.ts';
-import { MAX_QUERY_LENGTH, McqResponseSchema } from './subjects/query.ts';
+import { AttachmentIdsSchema } from '../attachments.ts';
+import { IdSchema, RequestIdSchema } from '../envelope.ts';
+import { MAX_QUERY_LENGTH, McqResponseSchema } from '../subjects/query.ts';
 
 /**
  * Body of `POST /v1/query` (DESIGN §3.2): either a new `query`, or an `mcqResponse`
@@ -35,14 +34,10 @@ export const QueryRequestSchema = z
   });
 export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 
-/** JSON error body of every 4xx/5xx HTTP answer. */
-export const HttpErrorSchema = z.object({
-  error: z.object({
-    code: ErrorCodeSchema,
-    message: z.string(),
-    /** The offending field, dotted (e.g. `mcqResponse.value`), when one field is at fault. */
-    field: z.string().optional(),
-    issues: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  }),
-});
-export type HttpError = z.infer<typeof HttpErrorSchema>;
+/** Path of `GET /v1/requests/:requestId/events`. */
+export const ReplayParamsSchema = z.object({ requestId: RequestIdSchema });
+
+/** `Last-Event-ID` (header, or `?lastEventId=`): the sequence number of the last event the client saw. */
+export const LastEventIdSchema = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be the id of an earlier event (a sequence number)');

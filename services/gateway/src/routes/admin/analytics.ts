@@ -1,32 +1,10 @@
-import { IdSchema } from '@munim/contracts';
-import type { FastifyInstance } from 'fastify';
+import { AnalyticsQuerySchema } from '@munim/contracts';
+import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
-import { z } from 'zod';
-import { validationError } from '../http-errors.ts';
-import { type AdminDeps, HIDDEN, noDatabase } from './shared.ts';
-
-const DEFAULT_WINDOW_MS = 7 * 24 * 3600_000;
-const MAX_WINDOW_MS = 366 * 24 * 3600_000;
-
-/** `?from=&to=` (ISO timestamps; default the last 7 days), an optional entity and an optional org. */
-export const AnalyticsQuerySchema = z
-  .object({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-    entityId: IdSchema.optional(),
-    orgId: IdSchema.optional(),
-  })
-  .strict()
-  .transform((q) => {
-    const to = q.to ? new Date(q.to) : new Date();
-    const from = q.from ? new Date(q.from) : new Date(to.getTime() - DEFAULT_WINDOW_MS);
-    return { from, to, entityId: q.entityId, orgId: q.orgId };
-  })
-  .refine((q) => q.from < q.to, { message: 'must be before to', path: ['from'] })
-  .refine((q) => q.to.getTime() - q.from.getTime() <= MAX_WINDOW_MS, {
-    message: 'the window must be at most 366 days',
-    path: ['from'],
-  });
+import type { GatewayContext } from '../../context.ts';
+import { HIDDEN } from '../../plugins/openapi.ts';
+import type { ZodTypeProvider } from '../../plugins/validation.ts';
+import { noDatabase } from '../../tenant.ts';
 
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
@@ -34,13 +12,11 @@ const num = (value: unknown) => (value === null || value === undefined ? null : 
  * `GET /v1/admin/analytics` (seed 003 §10 `get-tool-analytics`): per tool and per intent, usage,
  * failure and block rates and p50/p95 latency over a window, computed in SQL from the logged events.
  */
-export function registerAnalytics(admin: FastifyInstance, deps: AdminDeps): void {
-  const { db } = deps;
-  admin.get('/v1/admin/analytics', HIDDEN, async (request, reply) => {
-    const query = AnalyticsQuerySchema.safeParse(request.query ?? {});
-    if (!query.success) return reply.code(400).send(validationError(query.error.issues));
-    if (!db) return noDatabase(reply, 'Analytics');
-    const { from, to, entityId, orgId } = query.data;
+export const analyticsRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (admin, { db }) => {
+  const schema = { ...HIDDEN, querystring: AnalyticsQuerySchema };
+  admin.withTypeProvider<ZodTypeProvider>().get('/v1/admin/analytics', { schema }, async (request) => {
+    if (!db) throw noDatabase('Analytics');
+    const { from, to, entityId, orgId } = request.query;
     // An entity id alone may name several tenants (orgs share entity ids); with the org it names one.
     const entityFilter = sql`${entityId === undefined ? sql`true` : sql`entity_id = ${entityId}`}
       and ${orgId === undefined ? sql`true` : sql`org_id = ${orgId}`}`;
@@ -132,4 +108,4 @@ export function registerAnalytics(admin: FastifyInstance, deps: AdminDeps): void
       })),
     };
   });
-}
+};

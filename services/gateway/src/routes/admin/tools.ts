@@ -1,26 +1,21 @@
-import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
-import { validationError } from '../http-errors.ts';
-import { type AdminDeps, HIDDEN, iso, noDatabase } from './shared.ts';
-
-const ToolsQuerySchema = z.strictObject({
-  /** Only the tools of this MCP server (its configured name). */
-  server: z.string().min(1).max(64).optional(),
-  /** Only reads or only writes. */
-  kind: z.enum(['read', 'write']).optional(),
-});
+import { ToolRegistryQuerySchema } from '@munim/contracts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { GatewayContext } from '../../context.ts';
+import { HIDDEN } from '../../plugins/openapi.ts';
+import type { ZodTypeProvider } from '../../plugins/validation.ts';
+import { noDatabase } from '../../tenant.ts';
+import { iso } from './shared.ts';
 
 /**
  * `GET /v1/admin/tools`: the tool registry as the executor classified it — for each tool its
  * server, read or write, why (`verb`, `annotation`, `policy`, `default`, with the detail in words),
  * its confirmation tier, group, usage and when it was last listed.
  */
-export function registerTools(admin: FastifyInstance, deps: AdminDeps): void {
-  const { db } = deps;
-  admin.get('/v1/admin/tools', HIDDEN, async (request, reply) => {
-    const query = ToolsQuerySchema.safeParse(request.query ?? {});
-    if (!query.success) return reply.code(400).send(validationError(query.error.issues));
-    if (!db) return noDatabase(reply, 'The tool registry');
+export const toolRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (admin, { db }) => {
+  const schema = { ...HIDDEN, querystring: ToolRegistryQuerySchema };
+  admin.withTypeProvider<ZodTypeProvider>().get('/v1/admin/tools', { schema }, async (request) => {
+    const { query } = request;
+    if (!db) throw noDatabase('The tool registry');
     let select = db
       .selectFrom('tool_registry')
       .select([
@@ -37,8 +32,8 @@ export function registerTools(admin: FastifyInstance, deps: AdminDeps): void {
       ])
       .orderBy('server_name')
       .orderBy('tool_name');
-    if (query.data.server) select = select.where('server_name', '=', query.data.server);
-    if (query.data.kind) select = select.where('is_write', '=', query.data.kind === 'write');
+    if (query.server) select = select.where('server_name', '=', query.server);
+    if (query.kind) select = select.where('is_write', '=', query.kind === 'write');
     const rows = await select.execute();
     return {
       tools: rows.map((row) => ({
@@ -55,4 +50,4 @@ export function registerTools(admin: FastifyInstance, deps: AdminDeps): void {
       })),
     };
   });
-}
+};

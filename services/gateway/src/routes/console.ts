@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import { HIDDEN } from '../plugins/openapi.ts';
 
-const PUBLIC_DIR = fileURLToPath(new URL('../public/', import.meta.url));
+const PUBLIC_DIR = fileURLToPath(new URL('../../public/', import.meta.url));
 
 /** The browser modules the console imports, served from the installed packages (no build step). */
 const VENDOR: Record<string, string> = {
@@ -24,7 +25,7 @@ const CSP = [
 ].join('; ');
 
 /** Serves the web console (plain HTML, CSS and JS modules in `public/`) at `/`. */
-export async function registerConsole(app: FastifyInstance): Promise<void> {
+export const consoleRoutes: FastifyPluginAsync = async (app) => {
   await app.register(fastifyStatic, {
     root: PUBLIC_DIR,
     wildcard: false,
@@ -36,8 +37,8 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   });
   const vendor = new Map<string, Buffer>();
   for (const [name, url] of Object.entries(VENDOR)) vendor.set(name, await readFile(new URL(url)));
-  app.get('/vendor/:file', { schema: { hide: true } }, async (request, reply) => {
-    const file = (request.params as { file: string }).file;
+  app.get<{ Params: { file: string } }>('/vendor/:file', { schema: HIDDEN }, async (request, reply) => {
+    const { file } = request.params;
     const body = vendor.get(file);
     if (!body) return reply.callNotFound();
     return reply
@@ -46,4 +47,4 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
       .header('x-content-type-options', 'nosniff')
       .send(body);
   });
-}
+};

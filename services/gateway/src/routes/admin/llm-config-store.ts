@@ -1,0 +1,125 @@
+import { type Database, endpointOrigin, openLlmKey, SecretKeyError, sealLlmKey } from '@munim/db';
+import { type Kysely, sql } from 'kysely';
+import { iso } from './shared.ts';
+
+export const columns = [
+  'id',
+  'name',
+  'provider',
+  'model',
+  'endpoint',
+  'api_style',
+  'api_key_encrypted',
+  'temperature',
+  'max_tokens',
+  'is_default',
+  'total_input_tokens',
+  'total_output_tokens',
+  'total_requests',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type Row = {
+  id: number;
+  name: string;
+  provider: string;
+  model: string;
+  endpoint: string;
+  api_style: 'openai' | 'azure';
+  api_key_encrypted: string | null;
+  temperature: number | null;
+  max_tokens: number | null;
+  is_default: boolean;
+  total_input_tokens: number;
+  total_output_tokens: number;
+  total_requests: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The public view of a row: never the key, only whether one is stored. */
+export const toConfig = (row: Row) => ({
+  id: Number(row.id),
+  name: row.name,
+  provider: row.provider,
+  model: row.model,
+  endpoint: row.endpoint,
+  apiStyle: row.api_style,
+  hasApiKey: row.api_key_encrypted !== null,
+  temperature: row.temperature,
+  maxTokens: row.max_tokens,
+  isDefault: row.is_default,
+  usage: {
+    inputTokens: Number(row.total_input_tokens),
+    outputTokens: Number(row.total_output_tokens),
+    requests: Number(row.total_requests),
+  },
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+});
+
+/** Why a change of a stored configuration was refused inside its transaction. */
+export type Refused = 'not-found' | 'key-required' | 'key-unreadable' | 'no-secret-key';
+
+type KeyOwner = { id: number; provider: string; endpoint: string };
+
+/** What a change does to the stored key: keep it, store this (null: none), or refuse the change. */
+type KeyChange = { keep: true } | { store: string | null } | { refused: Refused };
+
+/**
+ * What a change does to `api_key_encrypted`: a new key is sealed to the row as changed; a stored
+ * key follows a change of provider, but never a move to another origin (the key must be sent again).
+ */
+export function keyChange(
+  current: Row,
+  next: KeyOwner,
+  apiKey: string | null | undefined,
+  secretKey: Buffer | null,
+): KeyChange {
+  if (apiKey === null) return { store: null };
+  if (typeof apiKey === 'string') {
+    return secretKey ? { store: sealLlmKey(secretKey, next, apiKey) } : { refused: 'no-secret-key' };
+  }
+  const stored = current.api_key_encrypted;
+  if (stored === null) return { keep: true };
+  if (endpointOrigin(next.endpoint) !== endpointOrigin(current.endpoint)) return { refused: 'key-required' };
+  if (next.provider === current.provider) return { keep: true };
+  if (!secretKey) return { refused: 'no-secret-key' };
+  try {
+    return { store: sealLlmKey(secretKey, next, openLlmKey(secretKey, current, stored)) };
+  } catch (error) {
+    if (error instanceof SecretKeyError) return { refused: 'key-unreadable' };
+    throw error;
+  }
+}
+
+/** A unique index refused the write (PostgreSQL 23505). */
+export const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
+
+/** Makes one configuration the default, clearing the flag elsewhere in the same transaction. */
+export async function makeDefault(db: Kysely<Database>, id: number): Promise<Row | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const target = await trx
+      .selectFrom('llm_configs')
+      .select('id')
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
+    // An unknown id must leave the current default in place.
+    if (!target) return undefined;
+    await trx
+      .updateTable('llm_configs')
+      .set({ is_default: false, updated_at: sql<Date>`now()` })
+      .where('is_default', '=', true)
+      .where('id', '!=', id)
+      .execute();
+    const row = await trx
+      .updateTable('llm_configs')
+      .set({ is_default: true, updated_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .returning(columns)
+      .executeTakeFirst();
+    return row as Row | undefined;
+  });
+}

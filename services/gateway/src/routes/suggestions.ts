@@ -1,0 +1,24 @@
+import { TenantScopeQuerySchema } from '@munim/contracts';
+import { quickSuggestions } from '@munim/db';
+import type { FastifyPluginAsync } from 'fastify';
+import type { GatewayContext } from '../context.ts';
+import { HIDDEN } from '../plugins/openapi.ts';
+import type { ZodTypeProvider } from '../plugins/validation.ts';
+import { noDatabase, resolveTenant } from '../tenant.ts';
+
+/** Most suggestions a client is shown. */
+export const MAX_SUGGESTIONS = 8;
+
+/**
+ * `GET /v1/suggestions`: the caller's tenant's active quick suggestions (seed 003 §6.1), or,
+ * when it has none, one training phrase of each active intent.
+ */
+export const suggestionRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (app, { db }) => {
+  const schema = { ...HIDDEN, querystring: TenantScopeQuerySchema };
+  app.withTypeProvider<ZodTypeProvider>().get('/v1/suggestions', { schema }, async (request) => {
+    const tenant = resolveTenant(request, request.query);
+    if (!db) throw noDatabase('Suggestions');
+    const { source, texts } = await quickSuggestions(db, tenant, MAX_SUGGESTIONS);
+    return { source, suggestions: texts.map((text) => ({ text })) };
+  });
+};
