@@ -9,8 +9,9 @@ import {
   usernamePasswordAuthenticator,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { Bus, type BusLogger, type StreamSettings } from './bus.ts';
+import { Bus, type BusLogger } from './bus.ts';
 import { inboxPrefix } from './nats-permissions.ts';
+import type { StreamSettings } from './streams.ts';
 
 /** How a service proves who it is to NATS (at most one way), and its TLS settings. */
 export interface NatsAuth {

@@ -10,8 +10,8 @@ import {
 } from '@munim/contracts';
 import { nkeys } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Bus } from '../src/bus.ts';
 import { connectBus, type NatsAuth } from '../src/connect.ts';
+import type { Bus } from '../src/index.ts';
 import { composeNatsConf, renderNatsConf } from '../src/nats-conf.ts';
 import { busPermissions } from '../src/nats-permissions.ts';
 import { createOperator } from './nats-jwt.ts';

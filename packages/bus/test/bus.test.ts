@@ -36,8 +36,16 @@ describe('bus', () => {
     await expect.poll(() => got.length).toBe(1);
     expect(got[0]).toEqual(message);
     expect(got[0]?.requestId).toBe(s.requestId);
+    // A second copy to the other consumer would come with the first, before a message sent after it.
+    const { message: marker } = await bus.publish('querySubmitted', scope(), { query: 'marker' });
+    await expect.poll(() => got.some((m) => m.id === marker.id)).toBe(true);
     await a.stop();
     await b.stop();
+    expect(got.map((m) => m.id)).toEqual([message.id, marker.id]);
+    // Acked, and never sent again.
+    const info = await bus.jsm.consumers.info(bus.streamName('work'), 'router');
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
   });
 
   it('dedupes a republished message id', async () => {
@@ -99,7 +107,7 @@ describe('bus', () => {
   it('serves request/reply with typed errors', async () => {
     const sub = bus.serve('toolsList', async () => ({ tools: [] }));
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).resolves.toEqual({ tools: [] });
-    sub.unsubscribe();
+    await sub.stop();
     // Nobody answered: a request safe to repeat may be sent again (`unanswered`).
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 500 })).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
@@ -109,7 +117,7 @@ describe('bus', () => {
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 2000 })).rejects.toBeInstanceOf(
       RequestFailedError,
     );
-    bad.unsubscribe();
+    await bad.stop();
     // An answer that is an error is not one to send again.
     const refusing = bus.serve('toolsList', async () => {
       throw new Error('no');
@@ -118,7 +126,7 @@ describe('bus', () => {
       code: 'INTERNAL',
       unanswered: false,
     });
-    refusing.unsubscribe();
+    await refusing.stop();
     // A responder that never answers: the patched nats-core (patches/) still rejects on timeout.
     const silent = bus.nc.subscribe(bus.subject('toolsList'), { callback: () => undefined });
     await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 200 })).rejects.toMatchObject({
@@ -126,6 +134,35 @@ describe('bus', () => {
       unanswered: true,
     });
     silent.unsubscribe();
+  });
+
+  it('stops serving only when the handlers running have answered', async () => {
+    let release: () => void = () => undefined;
+    let started = 0;
+    const served = bus.serve('toolsList', async () => {
+      started += 1;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { tools: [] };
+    });
+    await bus.flush();
+    const answer = bus.request('toolsList', scope(), {}, { timeoutMs: 5000 });
+    await expect.poll(() => started).toBe(1);
+    let stopped = false;
+    const stopping = served.stop().then(() => {
+      stopped = true;
+    });
+    // Draining: the handler still runs, so stop() has not resolved; a new request finds no one.
+    await expect(bus.request('toolsList', scope(), {}, { timeoutMs: 500 })).rejects.toMatchObject({
+      unanswered: true,
+    });
+    expect(stopped).toBe(false);
+    release();
+    await expect(answer).resolves.toEqual({ tools: [] });
+    await stopping;
+    expect(stopped).toBe(true);
+    expect(started).toBe(1);
   });
 
   it('answers early with ctx.reply: the event published just before it is in the stream first', async () => {
@@ -159,7 +196,7 @@ describe('bus', () => {
       }
       await Promise.all(acks);
     } finally {
-      sub.unsubscribe();
+      await sub.stop();
       await second.nc.drain();
     }
   });

@@ -14,8 +14,8 @@ import { createServer, type Server, type Socket, connect as tcpConnect } from 'n
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentEvent, RequestScope } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Bus, FollowedEvent } from '../src/bus.ts';
 import { connectBus } from '../src/connect.ts';
+import type { Bus, FollowedEvent } from '../src/index.ts';
 import { type NatsCluster, startNatsCluster } from './nats-cluster.ts';
 import { freePort } from './nats-server.ts';
 

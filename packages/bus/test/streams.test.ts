@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Bus, type BusLogger, DEFAULT_EVENTS_MAX_AGE_MS, type StreamSettings } from '../src/bus.ts';
+import { Bus, type BusLogger, DEFAULT_EVENTS_MAX_AGE_MS, type StreamSettings } from '../src/index.ts';
 
 const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
 const buses: Bus[] = [];

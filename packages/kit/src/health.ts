@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Bus } from '@munim/bus';
-import type { Subscription } from '@nats-io/nats-core';
+import type { Bus, Served } from '@munim/bus';
 import { z } from 'zod';
 import { ConfigError } from './env.ts';
 
@@ -17,7 +16,7 @@ export function healthChecks(bus: Bus, checks: HealthChecks = noChecks): HealthC
 }
 
 /** Answers the service's readiness probe with the state of its own dependencies. */
-export function serveHealth(bus: Bus, checks: HealthChecks = noChecks): Subscription {
+export function serveHealth(bus: Bus, checks: HealthChecks = noChecks): Served {
   const instanceId = randomUUID();
   const all = healthChecks(bus, checks);
   return bus.serve(

@@ -33,9 +33,9 @@ runMain('gateway', async (log) => {
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
-      health.unsubscribe();
+      await health.stop();
       await gateway.stop();
-      await bus.nc.drain();
+      await bus.close();
       await db?.destroy();
     },
   };

@@ -17,7 +17,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   try {
-    for (const sub of subscriptions) sub.unsubscribe();
+    for (const sub of subscriptions) await sub.stop();
     await gateway?.stop();
   } finally {
     await testBus.close();
@@ -60,7 +60,7 @@ describe('/readyz', () => {
   });
 
   it('is 200 when every service answers its health ping ok', async () => {
-    for (const sub of subscriptions.splice(0)) sub.unsubscribe();
+    for (const sub of subscriptions.splice(0)) await sub.stop();
     for (const service of PINGED_SERVICES) answer(service, true);
     await services.nc.flush();
     const response = await gateway.app.inject({ method: 'GET', url: '/readyz' });

@@ -150,6 +150,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     timers.push(timer);
   };
 
+  /** Calls made through `execute` (not the bus, whose handlers `stop()` waits for itself). */
   const track = <T>(work: Promise<T>): Promise<T> => {
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work)).catch(() => undefined);
@@ -171,7 +172,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
           return { tools: pool.registry.list() };
         }),
         bus.serve('toolExecute', (message, ctx) =>
-          track(executeCall(callDeps, message, ctx.traceparent, ctx.reply)),
+          executeCall(callDeps, message, ctx.traceparent, ctx.reply),
         ),
       );
       await bus.flush();
@@ -187,9 +188,10 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     },
     async stop() {
       for (const timer of timers) clearInterval(timer);
-      await Promise.allSettled(subscriptions.map((sub) => sub.drain()));
       // Calls this instance sent run to their end; waits on calls sent by others end now.
+      const draining = subscriptions.map((sub) => sub.stop());
       stopping.abort();
+      await Promise.allSettled(draining);
       await Promise.allSettled([...inFlight]);
       await pool.stop();
       await flushUsage();

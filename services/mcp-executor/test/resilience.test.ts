@@ -56,7 +56,7 @@ describe('mcp-executor resilience', () => {
     const port = await freePort();
     const { bus, app } = await startExecutor({ serverUrl: `http://127.0.0.1:${port}/mcp` });
     const health = serveHealth(bus, () => app.checks());
-    cleanups.push(async () => health.unsubscribe());
+    cleanups.push(() => health.stop());
 
     await expect(bus.request('toolsList', newScope(), {}, { timeoutMs: 5_000 })).rejects.toMatchObject({
       code: 'MCP_UNAVAILABLE',

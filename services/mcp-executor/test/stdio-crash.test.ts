@@ -103,7 +103,7 @@ describe('a stdio server that exits', () => {
       if (!stopped) await app.stop();
     });
     const health = serveHealth(bus, () => app.checks());
-    cleanups.push(async () => health.unsubscribe());
+    cleanups.push(() => health.stop());
     const agent = await nats.bus('agent');
     const ping = () =>
       agent.request('healthPing', newScope(), {}, { timeoutMs: 2_000, params: { service: 'mcp-executor' } });

@@ -4,6 +4,7 @@ import {
   type MessageContext,
   RequestFailedError,
   type ServeContext,
+  type Served,
 } from '@munim/bus';
 import type {
   AgentEvent,
@@ -120,8 +121,8 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
   const collapse = config.collapse ?? 'auto';
   const threshold = config.collapseThreshold ?? 40;
   const compiler = new SchemaCompiler();
-  const inFlight = new Set<Promise<unknown>>();
-  const subscriptions: ReturnType<Bus['serve']>[] = [];
+  const served: Served[] = [];
+  let toolsChanged: ReturnType<Bus['listen']> | undefined;
   // Containers and names are rebuilt only when the registry array changes (a refresh yields a new one).
   let derived:
     | {
@@ -314,40 +315,29 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     return { collapsed: out.collapsed, containers: out.containers.map(toWire), tools: out.tools };
   }
 
-  const tracked = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    void work.finally(() => inFlight.delete(work)).catch(() => undefined);
-    return work;
-  };
-
   return {
     async start() {
       // The executor's notice of a changed registry: refetch now rather than at the end of the TTL;
       // changed schemas then hash differently and are recompiled on their next call.
-      subscriptions.push(
-        bus.listen('toolsChanged', (message) => {
-          tools.invalidate();
-          log.info({ ...message.data }, 'tool registry changed; refetching');
+      toolsChanged = bus.listen('toolsChanged', (message) => {
+        tools.invalidate();
+        log.info({ ...message.data }, 'tool registry changed; refetching');
+      });
+      served.push(
+        bus.serve('toolValidate', validate),
+        bus.serve('toolsContainers', containers),
+        bus.serve('answerBlocks', async (message) => {
+          const out = await repairBlocks(message.data.text, { corrector });
+          if (out.guardrails.length > 0)
+            log.info({ requestId: message.requestId, blocks: out.blocks }, 'answer blocks corrected');
+          return out;
         }),
-      );
-      subscriptions.push(
-        bus.serve('toolValidate', (message, ctx) => tracked(validate(message, ctx))),
-        bus.serve('toolsContainers', (message, ctx) => tracked(containers(message, ctx))),
-        bus.serve('answerBlocks', (message) =>
-          tracked(
-            repairBlocks(message.data.text, { corrector }).then((out) => {
-              if (out.guardrails.length > 0)
-                log.info({ requestId: message.requestId, blocks: out.blocks }, 'answer blocks corrected');
-              return out;
-            }),
-          ),
-        ),
       );
       await bus.flush();
     },
     async stop() {
-      await Promise.all(subscriptions.map((s) => s.drain().catch(() => undefined)));
-      await Promise.allSettled([...inFlight]);
+      toolsChanged?.unsubscribe();
+      await Promise.all(served.map((s) => s.stop()));
     },
   };
 }

@@ -1,0 +1,179 @@
+import { catalog, STREAMS, type StreamKey, type StreamSubjectName } from '@munim/contracts';
+import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import type { Bus } from './bus.ts';
+import { differs, isAlreadyMade, isSubjectsOverlap, jsApi, orNotFound, STREAM_SETTLE_MS } from './js-api.ts';
+
+/**
+ * How munim's streams are stored (DESIGN §3.1): every instance of every service reads the same
+ * settings from its environment and applies them at start. Unset fields keep the defaults below.
+ */
+export interface StreamSettings {
+  /** Copies of each stream (and of each durable consumer) in a JetStream cluster: 1 to 5 (default 1). */
+  replicas?: number;
+  /** `file` (default) or `memory`. */
+  storage?: 'file' | 'memory';
+  /** Longest a message is kept, in ms, for WORK and EVENTS alike; 0 means no limit (default: EVENTS 7 days, WORK none). */
+  maxAgeMs?: number;
+  /** Most bytes each stream keeps (default: no limit); WORK then refuses new work, EVENTS drops its oldest. */
+  maxBytes?: number;
+}
+
+/** Age limit of the EVENTS stream when none is configured: a week of replay. */
+export const DEFAULT_EVENTS_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/** How long a stream remembers message ids, so that a publish sent again is stored once. */
+const DUPLICATE_WINDOW_MS = 120_000;
+
+/** The settings of a durable consumer that `ensureConsumer` applies. */
+export interface DurableOptions {
+  /** Durable consumer name shared by every instance of the service. */
+  durable: string;
+  ackWaitMs?: number;
+  /** Deliveries before giving up; -1 means never. */
+  maxDeliver?: number;
+  /** Messages delivered and not yet acked, across all instances (default 1000). */
+  maxAckPending?: number;
+  /** Where a durable created now starts: every stored message (default) or only new ones. */
+  startAt?: 'all' | 'new';
+}
+
+/** The concrete name of a stream: `<PREFIX>_<NAME>`. */
+export function streamNameOf(prefix: string, key: StreamKey): string {
+  return `${prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
+}
+
+/**
+ * Creates or updates munim's streams with `settings`; safe to call from every instance at start.
+ * An existing stream is updated in place, its messages kept: replicas and limits change, storage
+ * cannot (JetStream refuses), so a different storage is only reported. In a cluster a stream whose
+ * replicas change elects a new leader: this waits for it, and a call that went unanswered
+ * meanwhile is made again (bounded), so the next instance finds it settled.
+ */
+export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise<void> {
+  const { jsm, log } = bus;
+  const replicas = settings.replicas ?? 1;
+  const storage = settings.storage === 'memory' ? StorageType.Memory : StorageType.File;
+  for (const key of Object.keys(STREAMS) as StreamKey[]) {
+    const def = STREAMS[key];
+    const name = bus.streamName(key);
+    const maxAgeMs = settings.maxAgeMs ?? (key === 'events' ? DEFAULT_EVENTS_MAX_AGE_MS : 0);
+    const limits = {
+      subjects: def.subjects.map((s) => `${bus.prefix}.${s}`),
+      // Two minutes of deduplication, or the whole age limit when that is shorter (JetStream refuses more).
+      duplicate_window: Math.min(DUPLICATE_WINDOW_MS, maxAgeMs || DUPLICATE_WINDOW_MS) * 1_000_000,
+      max_age: maxAgeMs * 1_000_000,
+      max_bytes: settings.maxBytes ?? -1,
+      // Full WORK refuses a new query (its client gets an error); full EVENTS forgets the oldest.
+      discard: def.retention === 'workqueue' ? DiscardPolicy.New : DiscardPolicy.Old,
+      num_replicas: replicas,
+    };
+    const existing = await jsApi(`stream info ${name}`, () => orNotFound(() => jsm.streams.info(name)));
+    if (!existing) {
+      const added = await jsApi(`stream create ${name}`, async () => {
+        try {
+          await jsm.streams.add({
+            name,
+            retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+            storage,
+            ...limits,
+          });
+          return true;
+        } catch (error) {
+          // Another instance created it first: it may have done so with other settings.
+          if (isAlreadyMade(error)) return false;
+          throw error;
+        }
+      });
+      if (added) continue;
+    }
+    const current = existing ?? (await jsApi(`stream info ${name}`, () => jsm.streams.info(name)));
+    if (current.config.storage !== storage) {
+      log?.warn(
+        { stream: name, storage: current.config.storage, wanted: storage },
+        'stream keeps its storage: JetStream cannot change it in place (delete the stream to change it)',
+      );
+    }
+    if (!differs(current.config, limits)) continue;
+    // Read again before each try: another instance (or a try that went unanswered) may have
+    // made the change already.
+    await jsApi(
+      `stream update ${name}`,
+      async () => {
+        const now = await jsm.streams.info(name);
+        if (differs(now.config, limits)) await jsm.streams.update(name, limits);
+      },
+      STREAM_SETTLE_MS,
+      isSubjectsOverlap,
+    );
+    if (current.config.num_replicas !== replicas) {
+      log?.info({ stream: name, from: current.config.num_replicas, to: replicas }, 'stream replicas changed');
+      await awaitStreamLeader(bus, name);
+    }
+  }
+}
+
+/** Waits (bounded) until a clustered stream has a leader again, e.g. after its replicas changed. */
+async function awaitStreamLeader(bus: Bus, name: string, timeoutMs = STREAM_SETTLE_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await bus.jsm.streams.info(name).catch(() => undefined);
+    if (info && (!info.cluster || info.cluster.leader)) return;
+    if (Date.now() > deadline) throw new Error(`stream ${name} has no leader after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/**
+ * Makes sure the durable consumer of a stream subject exists with these settings (creating or
+ * updating it; safe from every instance at once), and returns its stream's name.
+ */
+export async function ensureDurable(
+  bus: Bus,
+  name: StreamSubjectName,
+  opts: DurableOptions,
+): Promise<string> {
+  const { jsm } = bus;
+  const def = catalog[name];
+  const stream = bus.streamName(def.stream);
+  const config = {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: opts.startAt === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+    filter_subject: `${bus.prefix}.${def.subject.replace(/\{\w+\}/g, '*').replace(/\.\*$/, '.>')}`,
+    ack_wait: (opts.ackWaitMs ?? 30_000) * 1_000_000,
+    max_deliver: opts.maxDeliver ?? 5,
+    max_ack_pending: opts.maxAckPending ?? 1000,
+    // As many copies as the stream, so a durable survives the servers its stream survives.
+    num_replicas: bus.streams.replicas ?? 1,
+  };
+  const update = {
+    ack_wait: config.ack_wait,
+    max_deliver: config.max_deliver,
+    max_ack_pending: config.max_ack_pending,
+    num_replicas: config.num_replicas,
+  };
+  const what = `consumer ${opts.durable} of ${stream}`;
+  const existing = await jsApi(`${what}: info`, () =>
+    orNotFound(() => jsm.consumers.info(stream, opts.durable)),
+  );
+  if (!existing) {
+    const added = await jsApi(`${what}: create`, async () => {
+      try {
+        await jsm.consumers.add(stream, config);
+        return true;
+      } catch (error) {
+        if (isAlreadyMade(error)) return false;
+        throw error;
+      }
+    });
+    if (added) return stream;
+  }
+  const current = existing ?? (await jsApi(`${what}: info`, () => jsm.consumers.info(stream, opts.durable)));
+  if (differs(current.config, update))
+    await jsApi(`${what}: update`, async () => {
+      // Read again before each try: another instance (or an unanswered try) may have done it.
+      const now = await jsm.consumers.info(stream, opts.durable);
+      if (differs(now.config, update)) await jsm.consumers.update(stream, opts.durable, update);
+    });
+  return stream;
+}
