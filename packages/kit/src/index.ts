@@ -5,6 +5,7 @@ export * from './health.ts';
 export * from './lifecycle.ts';
 export * from './log.ts';
 export * from './quotas.ts';
+export * from './service.ts';
 export * from './telemetry.ts';
 export * from './tool-catalog.ts';
 export * from './tool-groups.ts';

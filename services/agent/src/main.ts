@@ -1,16 +1,6 @@
 import { createAttachments } from '@munim/attachments';
-import { connectBus } from '@munim/bus';
 import { assertSchemaCurrent, createDb, parseSecretKey, pingDb, TenantUsage } from '@munim/db';
-import {
-  createToolCatalog,
-  healthChecks,
-  healthPortFromEnv,
-  natsAuthFromEnv,
-  runMain,
-  serveHealth,
-  serveHealthHttp,
-  streamSettingsFromEnv,
-} from '@munim/kit';
+import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
@@ -23,15 +13,7 @@ await runMain('agent', async (log) => {
   const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS, LLM_ENDPOINT_ALLOWLIST } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
   await assertSchemaCurrent(db);
-  const bus = await connectBus({
-    servers: env.NATS_URL,
-    prefix: env.NATS_PREFIX,
-    service: 'agent',
-    log,
-    auth: natsAuthFromEnv(env),
-    streams: streamSettingsFromEnv(env),
-  });
-  await bus.ensureStreams();
+  const bus = await connectService('agent', env, log);
   const envLlm =
     env.OPENAI_BASE_URL && env.LLM_MODEL
       ? createLlm({
@@ -106,8 +88,7 @@ await runMain('agent', async (log) => {
   await app.start();
   models.start();
   const checks = async () => ({ postgres: await pingDb(db) });
-  serveHealth(bus, checks);
-  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
+  const probes = await serveProbes(bus, checks);
   log.info({ model: llm?.label ?? null }, 'ready');
   return {
     probes,
@@ -115,7 +96,7 @@ await runMain('agent', async (log) => {
     stop: async () => {
       await models.stop();
       await app.stop();
-      await bus.nc.drain();
+      await bus.close();
       await db.destroy();
     },
   };

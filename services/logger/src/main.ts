@@ -1,29 +1,12 @@
-import { connectBus } from '@munim/bus';
 import { createDb } from '@munim/db';
-import {
-  healthChecks,
-  healthPortFromEnv,
-  natsAuthFromEnv,
-  runMain,
-  serveHealth,
-  serveHealthHttp,
-  streamSettingsFromEnv,
-} from '@munim/kit';
+import { connectService, runMain, serveProbes } from '@munim/kit';
 import { buildLogger } from './app.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('logger', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
-  const bus = await connectBus({
-    servers: env.NATS_URL,
-    prefix: env.NATS_PREFIX,
-    service: 'logger',
-    log,
-    auth: natsAuthFromEnv(env),
-    streams: streamSettingsFromEnv(env),
-  });
-  await bus.ensureStreams();
+  const bus = await connectService('logger', env, log);
   const app = await buildLogger({
     bus,
     log,
@@ -36,15 +19,14 @@ await runMain('logger', async (log) => {
     },
   });
   await app.start();
-  serveHealth(bus, app.health);
-  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, app.health));
+  const probes = await serveProbes(bus, app.health);
   log.info({ concurrency: env.LOGGER_CONCURRENCY }, 'ready');
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
-      await bus.nc.drain();
+      await bus.close();
       await db.destroy();
     },
   };

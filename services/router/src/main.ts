@@ -1,15 +1,5 @@
-import { connectBus } from '@munim/bus';
 import { assertSchemaCurrent, createDb } from '@munim/db';
-import {
-  createToolCatalog,
-  healthChecks,
-  healthPortFromEnv,
-  natsAuthFromEnv,
-  runMain,
-  serveHealth,
-  serveHealthHttp,
-  streamSettingsFromEnv,
-} from '@munim/kit';
+import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
 import { dbConversationSource } from './conversation.ts';
@@ -21,15 +11,7 @@ await runMain('router', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: 4 });
   await assertSchemaCurrent(db);
-  const bus = await connectBus({
-    servers: env.NATS_URL,
-    prefix: env.NATS_PREFIX,
-    service: 'router',
-    log,
-    auth: natsAuthFromEnv(env),
-    streams: streamSettingsFromEnv(env),
-  });
-  await bus.ensureStreams();
+  const bus = await connectService('router', env, log);
   const app = await buildRouter({
     bus,
     log,
@@ -61,15 +43,14 @@ await runMain('router', async (log) => {
       () => false,
     ),
   });
-  serveHealth(bus, checks);
-  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
+  const probes = await serveProbes(bus, checks);
   log.info({ intents: app.matcher.size }, 'ready');
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
-      await bus.nc.drain();
+      await bus.close();
       await db.destroy();
     },
   };

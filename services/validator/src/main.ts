@@ -1,28 +1,11 @@
-import { connectBus } from '@munim/bus';
-import {
-  healthChecks,
-  healthPortFromEnv,
-  natsAuthFromEnv,
-  runMain,
-  serveHealth,
-  serveHealthHttp,
-  streamSettingsFromEnv,
-} from '@munim/kit';
+import { connectService, runMain, serveProbes } from '@munim/kit';
 import { buildValidator } from './app.ts';
 import { createLlmCorrector } from './correct.ts';
 import { loadEnv } from './env.ts';
 
 await runMain('validator', async (log) => {
   const env = loadEnv();
-  const bus = await connectBus({
-    servers: env.NATS_URL,
-    prefix: env.NATS_PREFIX,
-    service: 'validator',
-    log,
-    auth: natsAuthFromEnv(env),
-    streams: streamSettingsFromEnv(env),
-  });
-  await bus.ensureStreams();
+  const bus = await connectService('validator', env, log);
   const corrector =
     env.OPENAI_BASE_URL && env.LLM_MODEL
       ? createLlmCorrector(
@@ -47,15 +30,14 @@ await runMain('validator', async (log) => {
     corrector,
   });
   await app.start();
-  serveHealth(bus);
-  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus));
+  const probes = await serveProbes(bus);
   log.info({ collapse: env.TOOL_COLLAPSE, jsonCorrection: corrector !== undefined }, 'ready');
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
-      await bus.nc.drain();
+      await bus.close();
     },
   };
 });
