@@ -30,6 +30,19 @@ export const ErrorCodeSchema = z.enum([
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 export const ErrorCode = ErrorCodeSchema.enum;
 
+/**
+ * An error that carries one of munim's error codes, so whoever catches it can report or act on
+ * the code; the services' coded errors extend it.
+ */
+export class CodedError extends Error {
+  override name = 'CodedError';
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
 /** An error as it travels: a code and a message fit for the reader (user or LLM). */
 export const ErrorInfoSchema = z.object({
   code: ErrorCodeSchema,

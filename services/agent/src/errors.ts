@@ -1,16 +1,11 @@
 import { RequestFailedError } from '@munim/bus';
-import type { ErrorCode } from '@munim/contracts';
+import { CodedError, type ErrorCode } from '@munim/contracts';
 import { LlmError } from './llm.ts';
 import { ConversationForbiddenError } from './store.ts';
 
 /** A failure that ends the request with an `error` event fit for the user. */
-export class AgentError extends Error {
+export class AgentError extends CodedError {
   override name = 'AgentError';
-  readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /** Why an LLM-path query cannot be answered without a model. */
