@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { Client } from 'pg';
 import { createDb } from './db.ts';
-import { migrateToLatest } from './migrate.ts';
+import { MIGRATIONS, migrateToLatest } from './migrate.ts';
 
 /** A throwaway database for one test file. */
 export interface TestDatabase {
@@ -76,20 +76,101 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** Advisory lock key held while the template database is made (any constant unique to munim). */
+const TEMPLATE_LOCK_ID = 4_242_002;
+
+/** PostgreSQL's "object in use": a template still has a session (a pool's last one closing). */
+const OBJECT_IN_USE = '55006';
+
+/**
+ * The name of the migrated template for the migrations as they are now: a digest of their
+ * names and code, so a changed or added migration makes a new template and never a stale clone.
+ */
+function templateName(): string {
+  const digest = createHash('sha256');
+  for (const [name, migration] of Object.entries(MIGRATIONS).sort(([a], [b]) => a.localeCompare(b)))
+    digest.update(`${name}\0${String(migration.up)}\0${String(migration.down)}\0`);
+  return `munim_tpl_${digest.digest('hex').slice(0, 16)}`;
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * The migrated template database, made once per machine and schema under an advisory lock (every
+ * test worker asks at once); templates of older schemas are dropped.
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = templateName();
+    const client = new Client({ connectionString: await adminUrl() });
+    await client.connect();
+    try {
+      await client.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK_ID]);
+      const found = await client.query<{ datname: string; datistemplate: boolean }>(
+        "select datname, datistemplate from pg_database where datname like 'munim\\_tpl\\_%'",
+      );
+      for (const row of found.rows) {
+        if (row.datname === name && row.datistemplate) continue;
+        // A template of an older schema, or one whose making was cut short.
+        await client.query(`alter database ${ident(row.datname)} with is_template false`);
+        await client.query(`drop database if exists ${ident(row.datname)} with (force)`);
+      }
+      if (!found.rows.some((row) => row.datname === name && row.datistemplate)) {
+        await client.query(`create database ${ident(name)}`);
+        const url = new URL(await adminUrl());
+        url.pathname = `/${name}`;
+        const db = createDb(url.toString(), { max: 1 });
+        try {
+          await migrateToLatest(db);
+        } finally {
+          await db.destroy();
+        }
+        await client.query(`alter database ${ident(name)} with is_template true allow_connections false`);
+      }
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK_ID]).catch(() => undefined);
+      await client.end();
+    }
+    return name;
+  })();
+  template.catch(() => {
+    template = undefined;
+  });
+  return template;
+}
+
+/** A quoted identifier (names here are made by this module, never by a user). */
+function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 /**
  * A throwaway database migrated to the latest schema, as `npm run migrate` leaves one: for tests
- * that start services, which only check the schema.
+ * that start services, which only check the schema. It is a copy of a template migrated once, so
+ * a test file pays for a file copy instead of every migration.
  */
 export async function createMigratedTestDatabase(): Promise<TestDatabase> {
-  const database = await createTestDatabase();
-  const db = createDb(database.url, { max: 1 });
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    await db.destroy();
-    await database.drop();
-    throw error;
-  }
-  await db.destroy();
-  return database;
+  const source = await migratedTemplate();
+  const name = `munim_t_${randomBytes(6).toString('hex')}`;
+  await asAdmin(async (admin) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await sql`create database ${sql.id(name)} template ${sql.id(source)}`.execute(admin);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  });
+  const url = new URL(await adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: () =>
+      asAdmin(async (admin) => {
+        await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
+      }),
+  };
 }

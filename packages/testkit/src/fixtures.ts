@@ -1,0 +1,39 @@
+import { TestNats } from '@munim/bus/testing';
+import { createDb } from '@munim/db';
+import { createMigratedTestDatabase } from '@munim/db/testing';
+import { test as base } from 'vitest';
+
+/**
+ * vitest's `test` with munim's fixtures, each made once per test file for the first test that
+ * asks for it and removed after the file's last test:
+ * - `nats`: a slice of the real NATS (a unique subject and stream prefix); `nats.bus(service)`;
+ * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
+ * - `db`: a kysely connection to it.
+ */
+export const test = base
+  .extend(
+    'nats',
+    { scope: 'file' }, // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, { onCleanup }) => {
+      const nats = new TestNats();
+      onCleanup(() => nats.cleanup());
+      return nats;
+    },
+  )
+  .extend(
+    'database',
+    { scope: 'file' }, // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, { onCleanup }) => {
+      const database = await createMigratedTestDatabase();
+      onCleanup(() => database.drop());
+      return database;
+    },
+  )
+  .extend('db', { scope: 'file' }, async ({ database }, { onCleanup }) => {
+    const db = createDb(database.url, { max: 4 });
+    onCleanup(() => db.destroy());
+    return db;
+  });
+
+/** The same as {@link test}. */
+export const it = test;
