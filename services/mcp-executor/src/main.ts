@@ -1,14 +1,5 @@
-import { connectBus } from '@munim/bus';
 import { assertSchemaCurrent, createDb, pingDb } from '@munim/db';
-import {
-  healthChecks,
-  healthPortFromEnv,
-  natsAuthFromEnv,
-  runMain,
-  serveHealth,
-  serveHealthHttp,
-  streamSettingsFromEnv,
-} from '@munim/kit';
+import { connectService, runMain, serveProbes } from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -16,15 +7,7 @@ await runMain('mcp-executor', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { log });
   await assertSchemaCurrent(db);
-  const bus = await connectBus({
-    servers: env.NATS_URL,
-    prefix: env.NATS_PREFIX,
-    service: 'mcp-executor',
-    log,
-    auth: natsAuthFromEnv(env),
-    streams: streamSettingsFromEnv(env),
-  });
-  await bus.ensureStreams();
+  const bus = await connectService('mcp-executor', env, log);
   const app = await buildMcpExecutor({
     bus,
     log,
@@ -46,15 +29,14 @@ await runMain('mcp-executor', async (log) => {
   });
   await app.start();
   const checks = async () => ({ ...(await app.checks()), db: await pingDb(db) });
-  serveHealth(bus, checks);
-  const probes = await serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
+  const probes = await serveProbes(bus, checks);
   log.info({}, 'ready');
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     stop: async () => {
       await app.stop();
-      await bus.nc.drain();
+      await bus.close();
       await db.destroy();
     },
   };
