@@ -17,6 +17,7 @@ COPY packages/db/package.json packages/db/
 COPY packages/devstack/package.json packages/devstack/
 COPY packages/kit/package.json packages/kit/
 COPY packages/scripted-llm/package.json packages/scripted-llm/
+COPY packages/testkit/package.json packages/testkit/
 COPY services/agent/package.json services/agent/
 COPY services/gateway/package.json services/gateway/
 COPY services/logger/package.json services/logger/
