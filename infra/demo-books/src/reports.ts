@@ -54,9 +54,9 @@ function taxSplit(books: Books, contactId: string | null, totalTax: number) {
 
 export interface ViewOptions {
   /** Date overdue days are counted to (default: the books' asOf). */
-  asOf?: string;
+  asOf?: string | undefined;
   /** Ignore payments and credits after this date (default: none). */
-  cutoff?: string;
+  cutoff?: string | undefined;
 }
 
 export function invoiceView(books: Books, inv: Invoice, opts: ViewOptions = {}) {

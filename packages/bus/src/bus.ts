@@ -337,7 +337,7 @@ export class Bus {
    * after its `complete` or `error`; `afterSeq` resumes after an SSE `Last-Event-ID`. Every event
    * is handed out once, in stream order, across a cluster's failovers (see follow.ts).
    */
-  follow(requestId: string, opts: { afterSeq?: number } = {}): Promise<Following> {
+  follow(requestId: string, opts: { afterSeq?: number | undefined } = {}): Promise<Following> {
     return follow(this, requestId, opts);
   }
 

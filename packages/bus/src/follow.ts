@@ -59,7 +59,7 @@ const SIGNS_OF_LIFE = new Set([
 export async function follow(
   bus: Bus,
   requestId: string,
-  opts: { afterSeq?: number } = {},
+  opts: { afterSeq?: number | undefined } = {},
 ): Promise<Following> {
   const { log, jsm } = bus;
   const stream = bus.streamName('events');

@@ -155,7 +155,7 @@ export interface ToolNameParts {
   /** The verb (phrasal verbs joined: `writeoff`), if a word of the name is a known verb where a verb goes. */
   verb?: string;
   /** What the verb does; undefined when no verb was found. */
-  verbClass?: VerbClass;
+  verbClass?: VerbClass | undefined;
   /** The words that are not the verb, in order. */
   nouns: string[];
   /** The nouns singular and joined with `_`: `create-credit-notes` → `credit_note`. */

@@ -85,7 +85,7 @@ export interface ToolPolicyDecision {
 export function classifyTool(
   name: string,
   annotations?: ToolAnnotations,
-  opts: { trustAnnotations?: boolean; policy?: ToolPolicyDecision; server?: string } = {},
+  opts: { trustAnnotations?: boolean; policy?: ToolPolicyDecision | undefined; server?: string } = {},
 ): ToolAccess {
   const parts = parseToolName(name);
   const { policy } = opts;

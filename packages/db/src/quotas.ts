@@ -20,7 +20,7 @@ export interface TenantUsageOptions {
   /** Length of a window; every instance must use the same, so they count in the same rows. */
   windowMs: number;
   /** The clock, in ms since the epoch (tests move it). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Rows of windows that ended longer ago than this are deleted. */

@@ -19,7 +19,7 @@ export interface StackOptions {
    */
   instanceEnv?: (service: ServiceName, index: number) => Record<string, string | undefined> | undefined;
   /** Instances per service; 1 when not given. */
-  scale?: Partial<Record<ServiceName, number>>;
+  scale?: Partial<Record<ServiceName, number>> | undefined;
   /** Every output line of every instance. */
   onLine?: (instance: string, line: string, stream: 'stdout' | 'stderr') => void;
   /** How long to wait for /readyz, in ms. */

@@ -176,7 +176,7 @@ export interface ModelSourceDeps {
   /** Period of the check for a change whose notice was missed; 0 or unset: notices only. */
   refreshMs?: number;
   /** Non-public endpoint hosts and ranges a row may use (`LLM_ENDPOINT_ALLOWLIST`); unset: none. */
-  allowlist?: EndpointAllowlist;
+  allowlist?: EndpointAllowlist | undefined;
   /** How endpoint hosts are resolved before use; the system resolver unless a test gives one. */
   resolve?: Resolver;
 }

@@ -18,11 +18,11 @@ export interface McpConnectionOptions {
   authToken?: string | undefined;
   log: Logger;
   /** Reconnect backoff: first wait and cap, in ms. */
-  backoff?: { initialMs: number; maxMs: number };
+  backoff?: { initialMs: number; maxMs: number } | undefined;
   /** Bound on the `initialize` handshake. */
   connectTimeoutMs?: number;
   /** Liveness ping period while connected (0 disables), so health notices a dead server. */
-  pingIntervalMs?: number;
+  pingIntervalMs?: number | undefined;
   /** Called with each new session, before calls may use it. */
   onConnected?: (client: Client) => Promise<void>;
   /** Called when the server says its tool list changed. */

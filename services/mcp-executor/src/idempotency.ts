@@ -44,7 +44,7 @@ export interface IdempotencyStoreOptions {
   /** Who claims rows (instance id), for diagnosis. */
   owner: string;
   /** How long finished keys are kept (default 24 h). */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** How often a waiter looks at a call still in flight elsewhere. */
   pollMs?: number;
 }
@@ -216,7 +216,7 @@ export class MemoryIdempotencyStore implements IdempotencyBackend {
   readonly #ttlMs: number;
   readonly #pollMs: number;
 
-  constructor(opts: { ttlMs?: number; pollMs?: number } = {}) {
+  constructor(opts: { ttlMs?: number | undefined; pollMs?: number } = {}) {
     this.#ttlMs = opts.ttlMs ?? DAY_MS;
     this.#pollMs = opts.pollMs ?? 50;
   }

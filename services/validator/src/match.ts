@@ -15,7 +15,7 @@ export interface CallRules {
   nonEmpty: string[];
   positive: string[];
   /** The lines field of a journal: at least two lines that balance. */
-  journal?: string;
+  journal?: string | undefined;
 }
 
 /** The value at a dotted path (`payment.amount`). */

@@ -42,7 +42,7 @@ export const mcpRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =>
         .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
     }
     const server = createServer(deps, tenant, () => ctx.slots.acquire(callerOf(request)));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StreamableHTTPServerTransport({}); // no session ids: stateless, one request per transport
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
