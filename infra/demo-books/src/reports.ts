@@ -94,7 +94,6 @@ export function invoiceView(books: Books, inv: Invoice, opts: ViewOptions = {}) 
     UpdatedAt: inv.UpdatedAt,
   };
 }
-export type InvoiceView = ReturnType<typeof invoiceView>;
 
 export function billView(books: Books, bill: Bill, opts: ViewOptions = {}) {
   const asOf = opts.asOf ?? books.asOf;
@@ -124,7 +123,6 @@ export function billView(books: Books, bill: Bill, opts: ViewOptions = {}) {
     UpdatedAt: bill.UpdatedAt,
   };
 }
-export type BillView = ReturnType<typeof billView>;
 
 export function paymentView(books: Books, p: Payment) {
   const appliedTotal = sum(p.Applications.map((a) => a.Amount));

@@ -34,6 +34,3 @@ export const test = base
     onCleanup(() => db.destroy());
     return db;
   });
-
-/** The same as {@link test}. */
-export const it = test;

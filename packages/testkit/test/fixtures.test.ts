@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { describe, expect } from 'vitest';
-import { freePort, it } from '../src/index.ts';
+import { freePort, test } from '../src/index.ts';
 
 let firstDatabase: string | undefined;
 
 describe('the test kit', () => {
-  it('gives a file one migrated database and one NATS prefix', async ({ database, db, nats }) => {
+  test('gives a file one migrated database and one NATS prefix', async ({ database, db, nats }) => {
     firstDatabase = database.name;
     expect(database.name).toMatch(/^munim_t_[0-9a-f]{12}$/);
     // Migrated: the bookkeeping table lists every migration, and a table of the schema exists.
@@ -17,11 +17,11 @@ describe('the test kit', () => {
     expect((await bus.jsm.streams.info(bus.streamName('events'))).config.name).toBe(bus.streamName('events'));
   });
 
-  it('hands the next test of the file the same database', async ({ database }) => {
+  test('hands the next test of the file the same database', async ({ database }) => {
     expect(database.name).toBe(firstDatabase);
   });
 
-  it('finds a port nothing listens on', async () => {
+  test('finds a port nothing listens on', async () => {
     const port = await freePort();
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
   });

@@ -62,5 +62,4 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** The per-tenant model token quota (the same settings as the gateway's). */
   ...QuotaEnvSchema.pick({ QUOTA_TOKENS_PER_WINDOW: true, QUOTA_WINDOW_MS: true }).shape,
 }).superRefine(checkS3Keys);
-export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -11,11 +11,6 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** The CLI was used wrongly; the message says how to use it. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 const USAGE = `usage: npm run ask -- [options] "your question"
   --url <url>            gateway URL (MUNIM_URL, default http://127.0.0.1:8080)
   --key <key>            API key or token (MUNIM_API_KEY)

@@ -12,7 +12,6 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Days `request_events` are kept; 0 keeps them forever. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
 });
-export type Env = z.infer<typeof EnvSchema>;
 
 /** Parses the logger's environment; a bad variable throws a ConfigError naming it. */
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -69,5 +69,4 @@ export const EnvSchema = BaseEnvSchema.extend({
     });
   }
 });
-export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -42,5 +42,4 @@ export const EnvSchema = BaseEnvSchema.extend({
     .positive()
     .default(60 * 60_000),
 });
-export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

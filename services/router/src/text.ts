@@ -60,8 +60,3 @@ export function typoBudget(length: number): number {
   if (length < 8) return 1;
   return 2;
 }
-
-/** True when `word` occurs in `text` as a whole word or phrase (both normalised). */
-export function hasPhrase(text: string, phrase: string): boolean {
-  return ` ${text} `.includes(` ${phrase} `);
-}

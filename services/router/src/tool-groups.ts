@@ -1,9 +1,7 @@
 import { type Category, parseToolName, type ToolDefinition } from '@munim/contracts';
-import { groupsOfToolName, TOOL_GROUPS, type ToolGroup } from '@munim/kit';
+import { groupsOfToolName, TOOL_GROUPS } from '@munim/kit';
 import { DOC_NUMBER } from './canonical.ts';
 import { normalize } from './text.ts';
-
-export { TOOL_GROUPS, type ToolGroup };
 
 const DOC_GROUPS: Readonly<Record<string, string>> = {
   inv: 'invoices',

@@ -16,5 +16,4 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Bound on one LLM JSON correction. */
   JSON_CORRECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
 });
-export type Env = z.infer<typeof EnvSchema>;
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);
