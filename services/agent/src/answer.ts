@@ -61,7 +61,8 @@ async function checkBlocks(run: Run, text: string): Promise<string> {
 /** Applies the output and reverse guardrails, then streams the answer in chunks. */
 export async function answer(run: Run, text: string): Promise<string> {
   const { llm } = run.ctx;
-  const reversed = reverseGuardrails(text, run.writes, describeTool);
+  // The turn's reads and the writes it tried but did not run tell a read answer from a false claim.
+  const reversed = reverseGuardrails(text, run.writes, describeTool, { results: run.toolResults });
   for (const g of reversed.guardrails) run.guardrails.add(g);
   const safe = guardOutput(await checkBlocks(run, reversed.text));
   await run.emit({ type: 'response_generating', payload: llm ? { model: llm.label } : {} });

@@ -95,3 +95,69 @@ describe('a failed write is never reported as done, whatever its verb', () => {
     expect(reverseGuardrails(honest, failed(tool), describeTool)).toEqual({ text: honest, guardrails: [] });
   });
 });
+
+describe('the reverse guardrail speaks only to writes the turn attempted or claimed (issue 20.4)', () => {
+  const read = (tool: string) => ({ results: [{ tool, success: true }] });
+
+  it.each([
+    'INV-0042 was sent to Acme on 12/03/2026.',
+    '✅ INV-0042 is fully paid.',
+    'Status: ✅ Paid',
+    'Bill BILL-0007 was approved last week and is due on 09/04/2026.',
+    'INV-0042 Acme ko 12/03/2026 ko bhej diya gaya tha.',
+    'पिछले महीने 3 बिल मंज़ूर किए गए थे।',
+  ])('a read answer passes untouched: %s', (text) => {
+    expect(reverseGuardrails(text, [], describeTool, read('get_invoice'))).toEqual({ text, guardrails: [] });
+  });
+
+  it("still replaces the assistant's own report of a change no write backs, next to a read", () => {
+    for (const claim of [
+      "I've voided INV-0042 as requested.",
+      'Maine INV-0042 void kar diya hai.',
+      'Payment recorded ✅',
+    ])
+      expect(reverseGuardrails(claim, [], describeTool, read('get_invoice')).guardrails, claim).toEqual([
+        'hallucinated_success_stripped',
+      ]);
+    // Without any read, an impersonal "has been created" has nothing it could describe.
+    expect(reverseGuardrails('The bill has been created.', [], describeTool).guardrails).toEqual([
+      'hallucinated_success_stripped',
+    ]);
+    expect(
+      reverseGuardrails('The bill has been created.', [], describeTool, read('get_bills')).guardrails,
+    ).toEqual([]);
+  });
+
+  it('names a write the validator stopped, or one waiting for confirmation, in the honest answer', () => {
+    const blocked = reverseGuardrails('Invoice INV-0060 created successfully!', [], describeTool, {
+      results: [{ tool: 'create_invoice', success: false }],
+    });
+    expect(blocked).toEqual({
+      text: expect.stringMatching(/^I couldn't create invoice, so nothing was changed/),
+      guardrails: ['hallucinated_success_stripped'],
+    });
+    const waiting = reverseGuardrails('INV-0042 has been voided.', [], describeTool, {
+      awaiting: ['void_invoice'],
+    });
+    expect(waiting.text).toMatch(/need your confirmation first/);
+    expect(
+      reverseGuardrails('I will void INV-0042 once you confirm.', [], describeTool, {
+        awaiting: ['void_invoice'],
+      }),
+    ).toEqual({ text: 'I will void INV-0042 once you confirm.', guardrails: [] });
+  });
+
+  it('corrects the part of an answer that claims a failed write when another write succeeded', () => {
+    const writes = [
+      { tool: 'create_invoice', success: true },
+      { tool: 'send_invoice', success: false },
+    ];
+    const r = reverseGuardrails('✅ Invoice INV-0060 created and sent to Acme.', writes, describeTool);
+    expect(r.guardrails).toEqual(['hallucinated_success_stripped']);
+    expect(r.text).toBe(
+      "✅ Done: I did create invoice.\nI couldn't send invoice, so that part was not done.",
+    );
+    const honest = "✅ Invoice INV-0060 created. I couldn't email it: Acme has no email on file.";
+    expect(reverseGuardrails(honest, writes, describeTool)).toEqual({ text: honest, guardrails: [] });
+  });
+});

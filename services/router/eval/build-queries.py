@@ -105,6 +105,62 @@ FOLLOW = [
  ('filter by Acme', ['invoices']), ('only unpaid ones', ['invoices']), ('what about last month?', ['reports_pnl']),
  ('and for Acme?', ['invoices']), ('same for vendors', ['vendors']), ('aage dikhao', ['invoices']),
 ]
+# Orders to change the books, phrased as orders or as questions: never the fast path to a read intent.
+ORDERS = [
+ ('Please void the invoice', ['invoices']), ('void the invoice', ['invoices']), ('can you void INV-0042?', ['invoices']),
+ ('could you please cancel invoice INV-0042', ['invoices']), ('cancel the invoice', ['invoices']),
+ ('cancel all draft invoices', ['invoices']), ('delete the draft invoices', ['invoices']),
+ ('delete all voided invoices', ['invoices']), ('I want to void INV-0042', ['invoices']),
+ ('void it', ['invoices']), ('INV-0042 needs to be voided, do it now', ['invoices']),
+ ('approve the bills awaiting approval', ['bills']), ('approve all pending bills', ['bills']),
+ ('can you approve the bills that need approval?', ['bills']), ('would you approve bill BILL-0007', ['bills']),
+ ('Approve BILL-0007 please', ['bills']), ('is it possible to delete the draft bills?', ['bills']),
+ ('remove the cancelled bills', ['bills']), ('pay the unpaid bills', ['bills']), ('pay all overdue bills', ['bills']),
+ ('settle the bill from Sharma Traders', ['bills']), ('mark BILL-0005 as paid', ['bills']),
+ ('send the overdue invoices to customers', ['invoices']), ('email all unpaid invoices to the customers', ['invoices']),
+ ('send INV-0042 to Acme again', ['invoices']), ('record a payment for the unpaid invoices', ['payments', 'invoices']),
+ ('please record the payments received today', ['payments']), ('update the draft invoices to 18% GST', ['invoices']),
+ ('write off the overdue invoices of Acme', ['invoices']), ('create a credit note for the voided invoice', ['credit_notes']),
+ ('hey munim, cancel the paid invoice INV-0031', ['invoices']), ('ok now void INV-0042 and INV-0043', ['invoices']),
+ ('show me INV-0042 and then void it', ['invoices']), ('go ahead and approve the submitted bills', ['bills']),
+ ('we need to pay Gupta Steel today', ['payments']), ('add a new vendor called Om Logistics', ['vendors']),
+ ('bill ka payment kar do', ['bills']), ('saare pending bills approve kar do', ['bills']), ('invoice void kar do', ['invoices']),
+ ('INV-0042 cancel karo', ['invoices']), ('draft invoices bhej do', ['invoices']), ('Acme ka invoice delete kar dijiye', ['invoices']),
+ ('voided invoices hata do', ['invoices']), ('unpaid bills ka bhugtan karo', ['bills']),
+ ('kya aap INV-0042 void kar sakte ho?', ['invoices']), ('payment record kar do Acme ka', ['payments']),
+ ('overdue invoices ke customers ko reminder bhejo', ['invoices']), ('approval wale bills approve karna hai', ['bills']),
+ ('इनवॉइस रद्द करो', ['invoices']), ('सभी बिल मंज़ूर करो', ['bills']), ('बकाया बिलों का भुगतान कर दो', ['bills']),
+ ('INV-0042 हटाओ', ['invoices']), ('ड्राफ्ट इनवॉइस भेज दो', ['invoices']),
+]
+# Questions with a filter (a party, a period, an amount, a ranking, a second document): the intent's
+# fixed pipeline would drop it, so the model answers (at any adaptive threshold).
+FILTERED = [
+ ('show overdue invoices for Acme Corp', ['aging_reports']), ('show overdue invoices from last quarter', ['aging_reports']),
+ ('unpaid invoices of Sharma Traders', ['invoices']), ('paid bills from March', ['bills']),
+ ('payments received from Acme this month', ['payments']), ('voided invoices in 2025', ['invoices']),
+ ('draft invoices above ₹50,000', ['invoices']), ('top 5 overdue invoices', ['aging_reports']),
+ ('largest unpaid bill', ['bills']), ('show P&L for Q1', ['reports_pnl']), ('cash flow for FY 2024-25', ['reports_cashflow']),
+ ('customers in Mumbai', ['customers']), ('journal entries posted yesterday', ['journal']),
+ ('gst summary for february', ['reports_gst']), ('invoices over 1 lakh that are unpaid', ['invoices']),
+ ('Acme ke overdue invoices dikhao', ['aging_reports']), ('pichhle mahine ke paid bills', ['bills']),
+ ('March ka profit and loss dikhao', ['reports_pnl']), ('sabse bada unpaid invoice kaunsa hai', ['invoices']),
+ ('₹10,000 se zyada ke bills', ['bills']), ('show invoice INV-0042 and INV-0043', ['invoices']),
+ ('who are my top 10 customers by revenue', ['customers']), ('show all invoices of Tata', ['invoices']),
+ ('list bills from Bata', ['bills']), ('overdue invoices as of 31/03/2026', ['aging_reports']),
+ ('recent invoices for Zen Labs', ['invoices']), ('payments made to Gupta Steel last week', ['payments']),
+ ('cancelled invoices of Acme', ['invoices']), ('bills awaiting approval above 1 lakh', ['bills']),
+ ('trial balance for last year', ['reports_balance']),
+]
+# Reads that use a change word as a status, a noun or a question: they keep the fast path.
+STATUS_READS = [
+ ('list of cancelled invoices', 'voided_invoices'), ('which invoices were voided?', 'voided_invoices'),
+ ('show the void invoices', 'voided_invoices'), ('cancelled bills dikhao', 'voided_bills'),
+ ('bills that are paid', 'paid_bills'), ('which bills need approval', 'bills_awaiting_approval'),
+ ('bills waiting for approval', 'bills_awaiting_approval'), ('kaunse bill approve karne hain?', 'bills_awaiting_approval'),
+ ('payments we made to suppliers', 'payments_made'), ('bills to pay', 'unpaid_bills'),
+ ('jin bill ka payment ho gaya', 'paid_bills'), ('send me the balance sheet', 'balance_sheet'),
+ ('email me the P&L', 'profit_and_loss'), ('can you show me the voided invoices?', 'voided_invoices'),
+]
 CONFIRM = ['yes', 'haan', 'kar do', 'theek hai', 'yes go ahead', 'haan kar do', 'confirm', 'ok do it', 'bilkul', 'ji haan']
 
 rows = []
@@ -123,6 +179,14 @@ for q, g in FOLLOW:
   rows.append({'q': q, 'category': 'unified', 'intent': None, 'groups': g, 'kind': 'follow_up', 'history': {'groups': g, 'pendingAction': False}})
 for q in CONFIRM:
   rows.append({'q': q, 'category': 'unified', 'intent': None, 'groups': ['invoices'], 'kind': 'confirmation', 'history': {'groups': ['invoices'], 'pendingAction': True}})
+for q, g in ORDERS:
+  rows.append({'q': q, 'category': 'unified', 'intent': None, 'groups': g, 'kind': 'order'})
+for q, g in FILTERED:
+  rows.append({'q': q, 'category': 'unified', 'intent': None, 'groups': g, 'kind': 'filter'})
+for q, intent in STATUS_READS:
+  rows.append({'q': q, 'category': 'unified', 'intent': intent, 'groups': G[intent], 'kind': 'intent'})
+rows.append({'q': 'INV-0099 dikhao', 'category': 'unified', 'intent': 'invoice_details', 'groups': ['invoices'], 'kind': 'intent', 'args': {'InvoiceNumber': 'INV-0099'}})
+rows.append({'q': 'bill-0012 ki details batao', 'category': 'unified', 'intent': 'bill_details', 'groups': ['bills'], 'kind': 'intent', 'args': {'BillNumber': 'BILL-0012'}})
 with open('queries.jsonl', 'w') as f:
   for r in rows:
     f.write(json.dumps(r, ensure_ascii=False) + '\n')

@@ -13,6 +13,8 @@ export interface LabelledQuery {
   groups: string[];
   kind: string;
   history?: { groups: string[]; pendingAction: boolean };
+  /** The arguments the fast path must fill from the query, when it takes it. */
+  args?: Record<string, unknown>;
 }
 
 export interface Scores {
@@ -23,6 +25,12 @@ export interface Scores {
   fastSent: number;
   fastCorrect: number;
   intentQueries: number;
+  /** Fast-path threshold every intent was given. */
+  threshold: number;
+  /** Orders to change the books (kind `order`) answered by a read intent's fast path. */
+  ordersFast: number;
+  /** Filtered questions (kind `filter`) answered by a fast path that dropped the filter. */
+  filtersDropped: number;
   /** Tool-definition tokens (≈ 4 characters a token) offered across the set. */
   tokens: {
     selected: number;
@@ -77,14 +85,12 @@ export function evaluate(
   queries = loadQueries(),
   registry = demoRegistry(),
   intents = seededIntents(),
+  threshold = 0.85,
 ): Scores {
   const matcher = new IntentMatcher();
   matcher.replace(intents);
   const byName = new Map(registry.map((t) => [t.name, t]));
   const allTokens = registry.reduce((n, t) => n + toolTokens(t), 0);
-  const groupTools = (groups: string[]) =>
-    routeQuery({ query: groups.join(' '), matcher, registry, thresholdFor: () => 0.85, strategy: 'dynamic' });
-  void groupTools;
   let categoryOk = 0;
   let fastSent = 0;
   let fastCorrect = 0;
@@ -94,13 +100,15 @@ export function evaluate(
   let all = 0;
   let needed = 0;
   let covered = 0;
+  let ordersFast = 0;
+  let filtersDropped = 0;
   const misses: string[] = [];
   for (const item of queries) {
     const { decision } = routeQuery({
       query: item.q,
       matcher,
       registry,
-      thresholdFor: () => 0.85,
+      thresholdFor: () => threshold,
       strategy: 'dynamic',
       ...(item.history && {
         conversation: {
@@ -115,7 +123,10 @@ export function evaluate(
     if (item.intent) intentQueries++;
     if (decision.path === 'fast') {
       fastSent++;
-      if (decision.intent?.name === item.intent) {
+      if (item.kind === 'order') ordersFast++;
+      if (item.kind === 'filter') filtersDropped++;
+      const argsOk = !item.args || JSON.stringify(decision.pipeline[0]?.args) === JSON.stringify(item.args);
+      if (decision.intent?.name === item.intent && argsOk) {
         fastCorrect++;
         if (item.intent) intentHit++;
       } else misses.push(`wrong fast path ${item.q} → ${decision.intent?.name}`);
@@ -155,6 +166,9 @@ export function evaluate(
     fastSent,
     fastCorrect,
     intentQueries,
+    threshold,
+    ordersFast,
+    filtersDropped,
     tokens: {
       selected,
       all,

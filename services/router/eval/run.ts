@@ -1,7 +1,10 @@
-import { evaluate } from './evaluate.ts';
+import { DEFAULT_RULES } from '../src/learning.ts';
+import { evaluate, loadQueries } from './evaluate.ts';
 
-const s = evaluate();
+const queries = loadQueries();
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const count = (kind: string) => queries.filter((q) => q.kind === kind).length;
+const s = evaluate(queries);
 console.log(`router evaluation on ${s.total} labelled queries`);
 console.log(`  category accuracy     ${pct(s.categoryAccuracy)}   (goal ≥ 98 %)`);
 console.log(
@@ -9,6 +12,17 @@ console.log(
 );
 console.log(
   `  fast-path recall      ${pct(s.fastRecall)}   (of ${s.intentQueries} intent queries, goal ≥ 85 %)`,
+);
+// Seed 003 §8.2: an intent with a good record gets a lower threshold (0.80), never below the minimum.
+for (const threshold of [s.threshold - DEFAULT_RULES.step, DEFAULT_RULES.min]) {
+  const a = evaluate(queries, undefined, undefined, threshold);
+  console.log(
+    `  at threshold ${threshold.toFixed(2)}: precision ${pct(a.fastPrecision)} (${a.fastCorrect}/${a.fastSent}), recall ${pct(a.fastRecall)}, ` +
+      `orders on a read fast path ${a.ordersFast}/${count('order')}, filters dropped ${a.filtersDropped}/${count('filter')}`,
+  );
+}
+console.log(
+  `  orders on a read fast path ${s.ordersFast}/${count('order')}, filtered questions answered without their filter ${s.filtersDropped}/${count('filter')}`,
 );
 console.log('token budget (tool definitions, ~4 chars/token, unified queries)');
 console.log(`  every tool, every query   ${s.tokens.all}`);

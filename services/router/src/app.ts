@@ -128,7 +128,7 @@ export async function buildRouter(deps: RouterDeps) {
     });
     await emit({ type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } });
 
-    const { classification, match, entities, selection, decision } = routeQuery({
+    const { classification, match, entities, selection, decision, order } = routeQuery({
       query,
       matcher,
       registry,
@@ -146,7 +146,8 @@ export async function buildRouter(deps: RouterDeps) {
       decision.category === 'unified' &&
       decision.path !== 'cached' &&
       !CONVERSATION_STRATEGIES.has(decision.strategy) &&
-      !expressesWrite(queryNormalized);
+      !expressesWrite(queryNormalized) &&
+      !order;
 
     if (config.cacheEnabled && cacheable) {
       const cached = await store

@@ -42,6 +42,10 @@ const PHRASES: readonly [RegExp, string][] = (
     ['e invoice', 'einvoice'],
     ['net worth', 'networth'],
     ['how much', ''],
+    // "send me the P&L" asks to see it.
+    ['send me', ''],
+    ['email me', ''],
+    ['mail me', ''],
     ['kitna paisa', 'paisa'],
     ['owe me', 'owesme'],
     ['owes me', 'owesme'],
@@ -156,6 +160,9 @@ const STOPWORDS = new Set(
   kitna kitne kitni where did how who whom whose kaun kaunse kaunsa konse kahan kab`.split(/\s+/),
 );
 
+/** Whether a word carries no meaning for intent matching. */
+export const isStopword = (word: string): boolean => STOPWORDS.has(word);
+
 /** Words the canonical form knows besides the catalog's: stopwords, synonyms and multi-word expressions. */
 export function knownWords(): Set<string> {
   const words = new Set<string>([...STOPWORDS, ...Object.keys(SYNONYMS)]);
@@ -221,6 +228,9 @@ export class Speller {
     let bestDistance = Number.POSITIVE_INFINITY;
     let tie = false;
     for (const candidate of this.vocabulary) {
+      // A word spelled into a stopword is dropped from the match: "invoices of Tata" would lose its
+      // party as "invoices of data". Typos rarely touch the first letter, names turn into stopwords by it.
+      if (STOPWORDS.has(candidate) && candidate[0] !== word[0]) continue;
       const budget = Math.min(typoBudget(candidate.length), typoBudget(word.length + 1));
       if (budget === 0 || Math.abs(candidate.length - word.length) > budget) continue;
       const d = editDistance(word, candidate, budget);

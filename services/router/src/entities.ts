@@ -56,6 +56,9 @@ export function fillArgs(
     }
     const filled = entities[slot];
     if (filled === undefined) return undefined;
+    // One slot and several values ("INV-0042 and INV-0043"): the pipeline would answer for one.
+    const all = entities[`${slot}s`];
+    if (Array.isArray(all) && all.length > 1) return undefined;
     out[key] = filled;
   }
   return out;

@@ -1,5 +1,5 @@
 import type { MatchedIntent, PlannedCall } from '@munim/contracts';
-import { canonicalWords, knownWords, Speller } from './canonical.ts';
+import { canonicalWords, isStopword, knownWords, Speller } from './canonical.ts';
 import { normalize } from './text.ts';
 
 /** An intent as the router uses it (from the `intents` table). */
@@ -22,6 +22,11 @@ export interface IntentMatch {
   flow: PlannedCall[];
   /** How the best phrase matched. */
   kind: 'exact' | 'substring' | 'name';
+  /**
+   * The query holds words the intent does not explain, or another intent claims it as well: the
+   * fixed pipeline would answer another question, so it never runs, whatever the threshold.
+   */
+  capped: boolean;
 }
 
 /** Highest confidence a match may have while the query holds words the intent does not explain. */
@@ -93,7 +98,7 @@ export class IntentMatcher {
       .split(' ')
       .map((w) => this.speller.correct(w))
       .join(' ');
-    return [...new Set(canonicalWords(spelled))];
+    return [...new Set([...canonicalWords(spelled), ...names(query)])];
   }
 
   match(query: string, opts: { ignore?: readonly string[] } = {}): IntentMatch | null {
@@ -106,21 +111,24 @@ export class IntentMatcher {
     const best = candidates[0] as (typeof candidates)[number];
     const rival = candidates.find((c) => c.intent !== best.intent);
     // Two intents claim the query equally: the fixed pipeline of either may be the wrong one.
-    const confidence =
-      rival && rival.confidence === best.confidence
-        ? Math.min(best.confidence, UNEXPLAINED_CAP)
-        : best.confidence;
-    return this.result(best.intent, confidence, best.kind);
+    const tie = rival !== undefined && rival.confidence === best.confidence;
+    const confidence = tie ? Math.min(best.confidence, UNEXPLAINED_CAP) : best.confidence;
+    return this.result(best.intent, confidence, best.kind, tie || best.unexplained);
   }
 
   private score(words: string[]) {
     const querySet = new Set(words);
     const queryChars = charsOf(words);
-    const out: { intent: number; confidence: number; kind: IntentMatch['kind'] }[] = [];
+    const out: { intent: number; confidence: number; kind: IntentMatch['kind']; unexplained: boolean }[] = [];
     const exact = this.exact.get(keyOf(words));
     if (exact) {
       for (const id of exact)
-        out.push({ intent: (this.phrases[id] as Phrase).intent, confidence: 0.95, kind: 'exact' });
+        out.push({
+          intent: (this.phrases[id] as Phrase).intent,
+          confidence: 0.95,
+          kind: 'exact',
+          unexplained: false,
+        });
       return dedupe(out);
     }
     const overlap = new Map<number, number>();
@@ -131,13 +139,19 @@ export class IntentMatcher {
       if (shared === phrase.words.size) {
         // The phrase is inside the query: the rest of the query is unexplained.
         const c = 0.7 + 0.25 * (phrase.chars / queryChars);
-        out.push({ intent: phrase.intent, confidence: Math.min(c, UNEXPLAINED_CAP), kind: 'substring' });
+        out.push({
+          intent: phrase.intent,
+          confidence: Math.min(c, UNEXPLAINED_CAP),
+          kind: 'substring',
+          unexplained: true,
+        });
       } else if (shared === querySet.size) {
         // The query is inside the phrase: everything the user said is explained, less was said.
         out.push({
           intent: phrase.intent,
           confidence: 0.7 + 0.25 * (queryChars / phrase.chars),
           kind: 'substring',
+          unexplained: false,
         });
       }
     }
@@ -147,10 +161,11 @@ export class IntentMatcher {
   private nameMatch(words: string[]): IntentMatch | null {
     const set = new Set(words);
     const hit = this.names.find((n) => n.words.length > 0 && n.words.every((w) => set.has(w)));
-    return hit ? this.result(hit.intent, 0.6, 'name') : null;
+    // The name is in the query; the rest of it is unexplained.
+    return hit ? this.result(hit.intent, 0.6, 'name', true) : null;
   }
 
-  private result(index: number, confidence: number, kind: IntentMatch['kind']): IntentMatch {
+  private result(index: number, confidence: number, kind: IntentMatch['kind'], capped: boolean): IntentMatch {
     const intent = this.intents[index] as Intent;
     return {
       intent: {
@@ -162,15 +177,32 @@ export class IntentMatcher {
       },
       flow: intent.resolutionFlow,
       kind,
+      capped,
     };
   }
 }
 
-function dedupe<T extends { intent: number; confidence: number }>(items: T[]): T[] {
+/**
+ * Names that read as stopwords ("bills from Bata", "invoices of Do Pvt"): a capitalised word after a
+ * preposition names a party, and the query asks about that party.
+ */
+function names(query: string): string[] {
+  return [...query.matchAll(/(?:^|\s)(?:of|from|for|by|to|with)\s+(\p{Lu}[\p{L}\p{M}]*)/gu)]
+    .map((m) => (m[1] as string).toLowerCase())
+    .filter((w) => isStopword(w))
+    .map((w) => `name:${w}`);
+}
+
+/** The best match of each intent: one of its phrases that explains the whole query first, then the most confident. */
+function dedupe<T extends { intent: number; confidence: number; unexplained: boolean }>(items: T[]): T[] {
   const best = new Map<number, T>();
   for (const item of items) {
     const prev = best.get(item.intent);
-    if (!prev || item.confidence > prev.confidence) best.set(item.intent, item);
+    const better =
+      !prev ||
+      (prev.unexplained && !item.unexplained) ||
+      (prev.unexplained === item.unexplained && item.confidence > prev.confidence);
+    if (better) best.set(item.intent, item);
   }
   return [...best.values()];
 }

@@ -2,6 +2,7 @@ import type { PlannedCall, RouteDecision, ToolDefinition } from '@munim/contract
 import { type Classification, classify } from './classifier.ts';
 import { extractEntities, fillArgs } from './entities.ts';
 import type { IntentMatch, IntentMatcher } from './intents.ts';
+import { ordersChange } from './orders.ts';
 import { normalize } from './text.ts';
 import { selectTier } from './tier.ts';
 import { selectTools, type ToolSelection, type ToolStrategy } from './tool-groups.ts';
@@ -36,6 +37,8 @@ export interface RouteResult {
   entities: Record<string, unknown>;
   selection: ToolSelection;
   decision: RouteDecision;
+  /** The query orders a change to the books. */
+  order: boolean;
 }
 
 const CONFIRMATION =
@@ -76,8 +79,13 @@ export function routeQuery(input: RouteInput): RouteResult {
   // "What does this show?" about a file is a question about the books, with the tools at hand.
   if (input.attachments) classification = { ...classification, category: 'unified' };
 
+  // An order to change the books is the model's to carry out: a read intent would answer
+  // "void the invoice" with the list of voided invoices.
+  const order = classification.category === 'unified' && !special && ordersChange(query);
   const found =
-    classification.category === 'unified' && !special && !input.attachments ? matcher.match(query) : null;
+    classification.category === 'unified' && !special && !input.attachments && !order
+      ? matcher.match(query)
+      : null;
   // An intent holding a write (added by hand to the table, or a tool reclassified since) is skipped.
   const match = found && !holdsWrite(found, registry) ? found : null;
   const pipeline = match ? fastPipeline(match, input, entities) : undefined;
@@ -119,15 +127,19 @@ export function routeQuery(input: RouteInput): RouteResult {
 
   const reasoning = input.attachments
     ? 'attached files: the model reads them'
-    : pipeline && match
-      ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
-      : special
-        ? special.reasoning
-        : classification.category === 'general_chat'
-          ? 'no financial keywords: general chat'
-          : match
-            ? `best intent ${match.intent.name} at ${match.intent.confidence} below the fast path`
-            : 'no intent matched';
+    : order
+      ? 'an order to change the books: the model carries it out'
+      : pipeline && match
+        ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
+        : special
+          ? special.reasoning
+          : classification.category === 'general_chat'
+            ? 'no financial keywords: general chat'
+            : match?.capped
+              ? `best intent ${match.intent.name} at ${match.intent.confidence}: the query asks more than its pipeline answers`
+              : match
+                ? `best intent ${match.intent.name} at ${match.intent.confidence} below the fast path`
+                : 'no intent matched';
 
   const decision: RouteDecision = {
     path: pipeline ? 'fast' : 'llm',
@@ -144,7 +156,7 @@ export function routeQuery(input: RouteInput): RouteResult {
     pipeline: pipeline ?? [],
     reasoning,
   };
-  return { classification, match, entities, selection, decision };
+  return { classification, match, entities, selection, decision, order };
 }
 
 /** Whether an intent's flow names a tool the registry knows as a write. */
@@ -163,7 +175,12 @@ function fastPipeline(
   input: RouteInput,
   entities: Record<string, unknown>,
 ): PlannedCall[] | undefined {
-  if (match.intent.confidence < input.thresholdFor(match.intent.id) || match.flow.length === 0)
+  // A capped match stays off the fast path even where a good record lowered the threshold below the cap.
+  if (
+    match.capped ||
+    match.intent.confidence < input.thresholdFor(match.intent.id) ||
+    match.flow.length === 0
+  )
     return undefined;
   const reads = new Set(input.registry.filter((t) => !t.isWrite).map((t) => t.name));
   const out: PlannedCall[] = [];
