@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MORE_INTENTS, STARTER_INTENTS } from '@munim/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
@@ -37,7 +39,10 @@ describe('without a model configured', () => {
     expect(order.indexOf('enrichments_planned')).toBeLessThan(order.indexOf('enrichments_applying'));
     expect(order.indexOf('enrichments_applying')).toBeLessThan(order.indexOf('complete'));
     const complete = events.at(-1)?.data;
-    expect(String(complete?.response)).toMatch(/\*\*Highlights\*\*[\s\S]*⚠️ \d+ overdue item/);
+    // One page of the invoices: the alert counts the overdue invoices on it and says so.
+    expect(String(complete?.response)).toMatch(
+      /\*\*Highlights\*\*[\s\S]*⚠️ \d+ of the 50 invoices on page 1 of \d+ \(\d+ in all\) are overdue/,
+    );
     expect(complete?.enrichments).toEqual(planned.map((e) => expect.objectContaining({ type: e.type })));
   });
 
@@ -114,4 +119,103 @@ describe('without a model, the first questions a newcomer asks (issue 18)', () =
       expect(events.at(-1), phrase).toMatchObject({ event: 'complete', data: { status: 'answered' } });
     },
   );
+});
+
+describe('without a model, reports keep what they exist to show (issue 20)', () => {
+  interface Account {
+    Type: string;
+    SubType: string;
+    Balance: number;
+  }
+  interface Invoice {
+    InvoiceNumber: string;
+    Status: string;
+    IsOverdue: boolean;
+    AmountDue: number;
+  }
+  let accounts: Account[];
+  let invoices: Invoice[];
+  const inr = (n: number, locale = 'en-IN') =>
+    new Intl.NumberFormat(locale, { style: 'currency', currency: 'INR', minimumFractionDigits: 2 }).format(n);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const total = (keep: (a: Account) => boolean) =>
+    round(accounts.filter(keep).reduce((s, a) => s + a.Balance, 0));
+  const answer = async (query: string, entityId: string, orgId = tenant.orgId) => {
+    const { events } = await ask(sys.gatewayUrl, { query, entityId, orgId });
+    expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({ path: 'fast' });
+    expect(events.at(-1)?.event).toBe('complete');
+    return String(events.at(-1)?.data.response);
+  };
+
+  beforeAll(async () => {
+    // The same books the system reads, through a server of their own: the expected figures.
+    const server = await sys.books.listen(0, '127.0.0.1');
+    const client = new Client({ name: 'no-model-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    const call = async (name: string, args = {}) =>
+      (await client.callTool({ name, arguments: args })).structuredContent as Record<string, unknown>;
+    accounts = (await call('get_charts_of_accounts')).Accounts as Account[];
+    invoices = (await call('get_all_invoices', { PageSize: 200 })).Invoices as Invoice[];
+    await client.close();
+    await server.close();
+  });
+
+  it('"profit and loss" shows income, cost of sales, gross and net profit, not expense rows alone', async () => {
+    const response = await answer('profit and loss', 'ent-pnl');
+    const income = total((a) => a.Type === 'REVENUE');
+    const cogs = total((a) => a.SubType === 'COST_OF_SALES');
+    const opex = total((a) => a.Type === 'EXPENSE' && a.SubType !== 'COST_OF_SALES');
+    expect(response).toMatch(/^### Profit and loss/);
+    expect(response).toContain(`| **Total income** | **${inr(income)}** |`);
+    expect(response).toContain(`| **Gross profit** | **${inr(round(income - cogs))}** |`);
+    expect(response).toContain(`| **Net profit** | **${inr(round(income - cogs - opex))}** |`);
+    expect(response).not.toMatch(/Fetch the|record\(s\)/);
+  });
+
+  it('"balance sheet" shows assets, liabilities and equity with their totals and that they balance', async () => {
+    const response = await answer('balance sheet', 'ent-bs');
+    const assets = total((a) => a.Type === 'ASSET');
+    expect(response).toContain(`| **Total assets** | **${inr(assets)}** |`);
+    expect(response).toContain(
+      `| **Total liabilities** | **${inr(total((a) => a.Type === 'LIABILITY'))}** |`,
+    );
+    expect(response).toContain('| **Total liabilities and equity** |');
+    expect(response).toContain(
+      `✓ Balanced: total assets equal total liabilities and equity (${inr(assets)}).`,
+    );
+  });
+
+  it('"show overdue invoices" lists the overdue ones only, with the aging buckets', async () => {
+    const response = await answer('show overdue invoices', 'ent-overdue');
+    const open = invoices.filter((i) => i.AmountDue > 0 && !['DRAFT', 'VOIDED'].includes(i.Status));
+    expect(response).toMatch(/^### Overdue invoices/);
+    expect(response).not.toMatch(/Fetch the aged receivables report/);
+    for (const i of open) {
+      if (i.IsOverdue) expect(response).toContain(`| ${i.InvoiceNumber} |`);
+      else expect(response).not.toContain(i.InvoiceNumber);
+    }
+    expect(response).toContain('| Current | 1–30 days | 31–60 days | 61–90 days | Over 90 days | Total |');
+    const overdue = round(open.filter((i) => i.IsOverdue).reduce((s, i) => s + i.AmountDue, 0));
+    expect(response).toContain(`**${inr(overdue)}**`);
+  });
+
+  it('writes a tenant’s answers in the locale of its business context, read from the database', async () => {
+    const entityId = 'ent-us-locale';
+    await sys.db.query(
+      "insert into business_contexts (entity_id, org_id, country_code, timezone) values ($1, $2, 'US', 'UTC')",
+      [entityId, tenant.orgId],
+    );
+    const response = await answer('balance sheet', entityId);
+    // The books keep rupees; the business writes them with international grouping and US dates.
+    expect(response).toContain(
+      `| **Total assets** | **${inr(
+        total((a) => a.Type === 'ASSET'),
+        'en-US',
+      )}** |`,
+    );
+    expect(response).toMatch(/as of [A-Z][a-z]{2} \d{1,2}, \d{4}/);
+    // The same entity id in another org is another tenant, not that business.
+    const other = await answer('balance sheet', entityId, 'org-elsewhere');
+    expect(other).toContain(`| **Total assets** | **${inr(total((a) => a.Type === 'ASSET'))}** |`);
+  });
 });

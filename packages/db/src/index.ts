@@ -1,3 +1,4 @@
+export * from './business-context.ts';
 export * from './db.ts';
 export * from './llm-config-keys.ts';
 export * from './migrate.ts';

@@ -16,6 +16,7 @@ import * as toolAccess from './migrations/0015_tool_access.ts';
 import * as writeApprovals from './migrations/0016_write_approvals.ts';
 import * as orgTenantKeys from './migrations/0017_org_tenant_keys.ts';
 import * as tenantUsage from './migrations/0018_tenant_usage.ts';
+import * as businessContext from './migrations/0019_business_context.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -39,6 +40,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0016_write_approvals': writeApprovals,
   '0017_org_tenant_keys': orgTenantKeys,
   '0018_tenant_usage': tenantUsage,
+  '0019_business_context': businessContext,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

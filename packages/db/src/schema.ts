@@ -413,6 +413,43 @@ export interface TenantUsageTable {
   updated_at: GeneratedTimestamp;
 }
 
+/** Whose figures are written how: the large-number words and grouping of a country. */
+export type NumberSystem = 'indian' | 'international';
+
+/** Country settings (seed 003 §11); see migration 0019. */
+export interface CountryConfigsTable {
+  country_code: string;
+  country_name: string;
+  currency_code: string;
+  currency_symbol: string;
+  locale: string;
+  number_system: NumberSystem;
+  date_format: string;
+  fy_start_month: number;
+  tax_name: string;
+  timezone: string;
+  thresholds: GeneratedJson<Record<string, number>>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** A tenant's business (seed 003 §11): its country and any overrides of the country's settings; see migration 0019. */
+export interface BusinessContextsTable {
+  entity_id: string;
+  org_id: string;
+  company_name: string | null;
+  country_code: Generated<string>;
+  currency_code: string | null;
+  locale: string | null;
+  number_system: NumberSystem | null;
+  fy_start_month: number | null;
+  timezone: string | null;
+  industry: string | null;
+  entity_size: string | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
 export interface Database {
   pending_actions: PendingActionsTable;
   request_events: RequestEventsTable;
@@ -432,6 +469,8 @@ export interface Database {
   llm_configs: LlmConfigsTable;
   attachments: AttachmentsTable;
   tenant_usage: TenantUsageTable;
+  country_configs: CountryConfigsTable;
+  business_contexts: BusinessContextsTable;
 }
 
 /** Every table the migrations create. */
@@ -454,6 +493,8 @@ export const TABLE_NAMES = [
   'llm_configs',
   'attachments',
   'tenant_usage',
+  'country_configs',
+  'business_contexts',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

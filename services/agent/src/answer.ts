@@ -1,6 +1,7 @@
 import type { ValidationResult } from '@munim/contracts';
 import { describeTool } from './confirm.ts';
 import { type Enrichment, planEnrichments } from './enrichments.ts';
+import type { FetchedResult } from './format.ts';
 import { guardOutput, reverseGuardrails } from './guardrails.ts';
 import type { Run } from './run/run.ts';
 
@@ -71,9 +72,9 @@ export async function answer(run: Run, text: string): Promise<string> {
 }
 
 /** Plans the enrichments the results call for that are not applied yet, and announces them. */
-export async function enrich(run: Run, results: unknown[]): Promise<Enrichment[]> {
+export async function enrich(run: Run, results: FetchedResult[]): Promise<Enrichment[]> {
   const applied = new Set(run.enrichments.map((e) => e.type));
-  const fresh = planEnrichments(results).filter((e) => !applied.has(e.type));
+  const fresh = planEnrichments(results, await run.formats()).filter((e) => !applied.has(e.type));
   if (fresh.length === 0) return [];
   await run.emit({
     type: 'enrichments_planned',

@@ -1,4 +1,5 @@
 import { parseToolName, singular } from '@munim/contracts';
+import { type Formats, formatsFor } from './render/locale.ts';
 
 /** Words for tools and fields in what users read: questions, confirmations, fallbacks. */
 
@@ -20,10 +21,10 @@ export function confirmWord(tool: string): string {
   return verb ? (VERB_WORDS[verb] ?? verb).toUpperCase() : 'CONFIRM';
 }
 
-const inr = new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR', maximumFractionDigits: 2 });
-
-function show(key: string, value: unknown): string {
-  if (typeof value === 'number' && /amount|total|price|balance/i.test(key)) return inr.format(value);
+/** A value as the business writes it: money in its currency, dates in its format. */
+function show(key: string, value: unknown, fmt: Formats): string {
+  if (typeof value === 'number' && /amount|total|price|balance/i.test(key)) return fmt.money(value);
+  if (typeof value === 'string' && /date/i.test(key)) return fmt.date(value) ?? value;
   if (Array.isArray(value)) return `${value.length} item(s)`;
   if (value && typeof value === 'object') return JSON.stringify(value);
   return String(value);
@@ -32,18 +33,22 @@ function show(key: string, value: unknown): string {
 const ID_FIELD = /(^id$|Id$|ID$|_id$)/;
 
 /** A one-line summary of a call's arguments, without internal ids. */
-export function summarizeArgs(args: Record<string, unknown>): string {
+export function summarizeArgs(args: Record<string, unknown>, fmt: Formats = formatsFor()): string {
   const parts = Object.entries(args)
     .filter(([k, v]) => !ID_FIELD.test(k) && v !== undefined && v !== null && v !== '')
-    .map(([k, v]) => `${k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}: ${show(k, v)}`);
+    .map(([k, v]) => `${k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}: ${show(k, v, fmt)}`);
   return parts.join(', ');
 }
 
 /** Tier 2: exactly what changes, before → after, for the fields the call sets. */
-export function describeChanges(before: Record<string, unknown>, args: Record<string, unknown>): string[] {
+export function describeChanges(
+  before: Record<string, unknown>,
+  args: Record<string, unknown>,
+  fmt: Formats = formatsFor(),
+): string[] {
   return Object.entries(args)
     .filter(([k]) => !ID_FIELD.test(k))
-    .map(([k, after]) => `• ${k}: ${show(k, before[k] ?? '—')} → ${show(k, after)}`);
+    .map(([k, after]) => `• ${k}: ${show(k, before[k] ?? '—', fmt)} → ${show(k, after, fmt)}`);
 }
 
 /** The question of the confirmation card for a tier (seed 000 §7.1). */
@@ -52,10 +57,10 @@ export function confirmationQuestion(
   args: Record<string, unknown>,
   tier: number,
   changes: string[] | undefined,
-  opts: { record?: string | undefined; unrequested?: boolean } = {},
+  opts: { record?: string | undefined; unrequested?: boolean; formats?: Formats } = {},
 ): string {
   const what = `${describeTool(tool)}${opts.record ? ` ${opts.record}` : ''}`;
-  const summary = summarizeArgs(args);
+  const summary = summarizeArgs(args, opts.formats);
   const warning = opts.unrequested
     ? '⚠️ You did not ask for this change: it was proposed from something I read, not by you. '
     : '';

@@ -2,7 +2,7 @@ import type { QueryRouted } from '@munim/contracts';
 import { answer, enrich } from './answer.ts';
 import { enrichmentMarkdown, enrichmentPrompt } from './enrichments.ts';
 import { AgentError } from './errors.ts';
-import { renderResults } from './format.ts';
+import { type FetchedResult, renderResults } from './format.ts';
 import { guardOutput } from './guardrails.ts';
 import { llmTurn } from './llm-turn.ts';
 import { fastPathPrompt } from './prompts.ts';
@@ -16,7 +16,7 @@ export async function runFastPath(run: Run, data: QueryRouted) {
   const steps = data.route.pipeline;
   const pipelineSteps = steps.map(({ tool, description, purpose }) => ({ tool, description, purpose }));
   await run.emit({ type: 'pipeline_planned', payload: { steps: pipelineSteps } });
-  const results: { title: string; result: unknown }[] = [];
+  const results: FetchedResult[] = [];
   for (const [index, step] of steps.entries()) {
     await run.emit({
       type: 'pipeline_executing',
@@ -27,12 +27,9 @@ export async function runFastPath(run: Run, data: QueryRouted) {
       throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
     if (!outcome.success)
       throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
-    results.push({ title: step.description, result: outcome.content });
+    results.push({ tool: step.tool, args: step.args, result: outcome.content });
   }
-  const enrichments = await enrich(
-    run,
-    results.map((r) => r.result),
-  );
+  const enrichments = await enrich(run, results);
   let response: string;
   if (llm) {
     await run.emit({ type: 'response_generating', payload: { model: llm.label } });
@@ -40,7 +37,8 @@ export async function runFastPath(run: Run, data: QueryRouted) {
       messages: [
         {
           role: 'system',
-          content: `${fastPathPrompt(config.persona)}\n\n${enrichmentPrompt(enrichments)}`.trim(),
+          content:
+            `${fastPathPrompt(config.persona, await run.business())}\n\n${enrichmentPrompt(enrichments)}`.trim(),
         },
         { role: 'user', content: `${data.query}\n\nData:\n${JSON.stringify(results)}` },
       ],
@@ -49,7 +47,9 @@ export async function runFastPath(run: Run, data: QueryRouted) {
     });
     response = guardOutput(turn.content);
   } else {
-    response = await answer(run, renderResults(results) + enrichmentMarkdown(enrichments));
+    const formats = await run.formats();
+    const rendered = renderResults(results, { formats, query: data.query, intent: data.route.intent?.name });
+    response = await answer(run, rendered + enrichmentMarkdown(enrichments));
   }
   await complete(run, data, data.query, response, 'answered', { pipelineSteps });
 }

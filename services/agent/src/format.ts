@@ -1,99 +1,90 @@
-/** Columns worth showing in a list, in this order, with the names users see. */
-const COLUMNS: [key: string, label: string][] = [
-  ['InvoiceNumber', 'Invoice #'],
-  ['BillNumber', 'Bill #'],
-  ['PaymentNumber', 'Payment #'],
-  ['CreditNoteNumber', 'Credit note #'],
-  ['Code', 'Code'],
-  ['Name', 'Name'],
-  ['ContactName', 'Contact'],
-  ['Type', 'Type'],
-  ['Date', 'Date'],
-  ['DueDate', 'Due date'],
-  ['Status', 'Status'],
-  ['PaymentStatus', 'Payment'],
-  ['Email', 'Email'],
-  ['Phone', 'Phone'],
-  ['GSTIN', 'GSTIN'],
-  ['Total', 'Total'],
-  ['Amount', 'Amount'],
-  ['AmountPaid', 'Paid'],
-  ['AmountDue', 'Due'],
-  ['Balance', 'Balance'],
-  ['DaysOverdue', 'Days overdue'],
+import { renderAging } from './render/aging.ts';
+import { renderBalanceSheet } from './render/balance-sheet.ts';
+import { renderCashFlow } from './render/cash-flow.ts';
+import { renderDocument } from './render/document.ts';
+import { renderGeneric } from './render/generic.ts';
+import { renderGst } from './render/gst.ts';
+import type { Renderer, RenderInput } from './render/input.ts';
+import { renderList } from './render/list.ts';
+import { type Formats, formatsFor } from './render/locale.ts';
+import { renderProfitAndLoss } from './render/pnl.ts';
+import { renderRowReport } from './render/row-report.ts';
+import { isRec, type Rec, unwrap } from './render/shape.ts';
+import { renderTrialBalance } from './render/trial-balance.ts';
+
+/** One fetched result: the tool that gave it and the arguments it was called with. */
+export interface FetchedResult {
+  tool: string;
+  args?: Record<string, unknown>;
+  result: unknown;
+}
+
+export interface RenderOptions {
+  formats?: Formats;
+  /** The user's question: "overdue" in it puts the overdue part of a list or aging first. */
+  query?: string;
+  /** The matched intent's name, when the question was routed to one. */
+  intent?: string | undefined;
+}
+
+/** The kinds of result there are renderers for, in the order they are tried. */
+export type ResultKind =
+  | 'row-report'
+  | 'profit-and-loss'
+  | 'balance-sheet'
+  | 'trial-balance'
+  | 'cash-flow'
+  | 'aging'
+  | 'gst'
+  | 'document'
+  | 'list'
+  | 'other';
+
+/**
+ * Reports first, most specific shape first; then one document, then lists; anything else is shown
+ * whole by the generic renderer.
+ */
+const RENDERERS: [ResultKind, Renderer][] = [
+  ['row-report', renderRowReport],
+  ['profit-and-loss', renderProfitAndLoss],
+  ['balance-sheet', renderBalanceSheet],
+  ['trial-balance', renderTrialBalance],
+  ['cash-flow', renderCashFlow],
+  ['aging', renderAging],
+  ['gst', renderGst],
+  ['document', renderDocument],
+  ['list', renderList],
 ];
-const LABELS = new Map(COLUMNS);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const OVERDUE = /overdue|past due|late pay|\bbaaki\b|बकाया/i;
 
-/** A column holding ids is dropped whole (seed 003 §6.10: no internal ids reach the user). */
-function isIdColumn(key: string, values: unknown[]): boolean {
-  if (/(^id$|Id$|_id$|^uuid$)/.test(key)) return true;
-  return values.some((v) => typeof v === 'string' && UUID.test(v));
+/** What a renderer is given for one fetched result. */
+export function renderInput(fetched: FetchedResult, opts: RenderOptions = {}): RenderInput {
+  const { value, under } = unwrap(fetched.result);
+  return {
+    tool: fetched.tool,
+    args: isRec(fetched.args) ? (fetched.args as Rec) : {},
+    result: value,
+    under,
+    fmt: opts.formats ?? formatsFor(),
+    overdue: OVERDUE.test(`${opts.query ?? ''} ${opts.intent ?? ''}`),
+  };
 }
 
-const inr = new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR', maximumFractionDigits: 2 });
-
-function cell(key: string, value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number' && isMoney(key)) return inr.format(value);
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value)) {
-    const [y, m, d] = value.slice(0, 10).split('-');
-    return `${d}/${m}/${y}`;
+/** A result's kind and its markdown, by the first renderer that knows its shape. */
+export function classify(
+  fetched: FetchedResult,
+  opts: RenderOptions = {},
+): { kind: ResultKind; text: string; input: RenderInput } {
+  const input = renderInput(fetched, opts);
+  for (const [kind, render] of RENDERERS) {
+    const text = render(input);
+    if (text !== undefined) return { kind, text, input };
   }
-  if (typeof value === 'object') return '';
-  return String(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
-
-function isMoney(key: string): boolean {
-  return (
-    /amount|total|balance|price|paid|tax|gst|value|due$/i.test(key) && !/days|count|rate|quantity/i.test(key)
-  );
-}
-
-function table(rows: Record<string, unknown>[]): string {
-  const shown = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => {
-    const values = rows.map((r) => r[k]);
-    return (
-      !isIdColumn(k, values) && values.some((v) => v !== null && v !== undefined && typeof v !== 'object')
-    );
-  });
-  // Known record shapes show their curated columns; unknown ones show every plain column.
-  const curated = COLUMNS.map(([k]) => k).filter((k) => shown.includes(k));
-  const keys = curated.length >= 2 ? curated : shown;
-  if (keys.length === 0) return '';
-  const head = `| ${keys.map((k) => LABELS.get(k) ?? k).join(' | ')} |`;
-  const rule = `| ${keys.map(() => '---').join(' | ')} |`;
-  const body = rows.map((r) => `| ${keys.map((k) => cell(k, r[k])).join(' | ')} |`);
-  return [head, rule, ...body].join('\n');
-}
-
-/** The largest array of records inside a tool result (results are often `{ items: [...] }`). */
-function records(result: unknown): Record<string, unknown>[] | undefined {
-  if (Array.isArray(result))
-    return result.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object');
-  if (result && typeof result === 'object') {
-    const arrays = Object.values(result).filter(Array.isArray) as unknown[][];
-    const biggest = arrays.sort((a, b) => b.length - a.length)[0];
-    if (biggest) return records(biggest);
-  }
-  return undefined;
+  return { kind: 'other', text: renderGeneric(input), input };
 }
 
 /** Deterministic markdown for fast-path results when no model is configured. */
-export function renderResults(results: { title: string; result: unknown }[]): string {
-  return results
-    .map(({ title, result }) => {
-      const rows = records(result);
-      if (rows && rows.length > 0) return `### ${title}\n\n${table(rows)}\n\n${rows.length} record(s).`;
-      if (rows) return `### ${title}\n\nNo records found.`;
-      if (result && typeof result === 'object') {
-        const flat = Object.entries(result as Record<string, unknown>).filter(
-          ([k, v]) => !isIdColumn(k, [v]) && (typeof v !== 'object' || v === null),
-        );
-        return `### ${title}\n\n${table([Object.fromEntries(flat)])}`;
-      }
-      return `### ${title}\n\n${String(result ?? '')}`;
-    })
-    .join('\n\n');
+export function renderResults(results: FetchedResult[], opts: RenderOptions = {}): string {
+  return results.map((r) => classify(r, opts).text).join('\n\n');
 }

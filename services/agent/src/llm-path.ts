@@ -46,7 +46,7 @@ export async function runLlmPath(run: Run, data: QueryRouted) {
   }
   const offer = await offerFor(run, route.tools);
   const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: unifiedPrompt(config.persona) },
+    { role: 'system', content: unifiedPrompt(config.persona, await run.business()) },
     ...rules,
     ...past,
     user,

@@ -9,6 +9,7 @@ import type { Run } from './run/run.ts';
 import { containerCall, type Offer, offeredTools } from './tool-step/containers.ts';
 import { notRun, toolContent, toolStep } from './tool-step/tool-step.ts';
 import { askToCheckFirst, checkedAnswer, refuseUnsettled } from './unknown-outcome.ts';
+import { isRecord } from './util.ts';
 
 /** The tool-calling loop, from wherever it stands, to an answer or a confirmation. */
 export async function loop(
@@ -80,7 +81,9 @@ export async function loop(
     }
     const fresh = await enrich(
       run,
-      run.toolResults.filter((r) => r.success).map((r) => r.result),
+      run.toolResults
+        .filter((r) => r.success)
+        .map((r) => ({ tool: r.tool, args: isRecord(r.input) ? r.input : {}, result: r.result })),
     );
     if (fresh.length > 0) messages.push({ role: 'system', content: enrichmentPrompt(fresh) });
     const exhausted = [...run.blocked.values()].find(

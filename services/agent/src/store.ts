@@ -1,5 +1,10 @@
 import type { RequestScope } from '@munim/contracts';
-import type { ConversationMessage, Database } from '@munim/db';
+import {
+  type BusinessContext,
+  type ConversationMessage,
+  type Database,
+  loadBusinessContext,
+} from '@munim/db';
 import { type Kysely, sql } from 'kysely';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
@@ -35,6 +40,11 @@ export class AgentStore {
   readonly db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.db = db;
+  }
+
+  /** The tenant's business context: currency, locale, number system, financial year. */
+  businessContext(scope: RequestScope): Promise<BusinessContext> {
+    return loadBusinessContext(this.db, scope);
   }
 
   /** A conversation's messages and summary, checking it is the caller's; undefined when new. */

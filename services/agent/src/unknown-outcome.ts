@@ -75,9 +75,10 @@ export async function checkUnknown(run: Run, write: Pick<WriteOutcome, 'tool' | 
   });
   if (step.kind !== 'executed' || !step.success) return unknownOutcomeText(describeTool, write.tool);
   const next = 'Here is what your books show now; check whether it is there before trying again:';
-  return `${unknownOutcomeText(describeTool, write.tool, next)}\n\n${renderResults([
-    { title: reader.description ?? reader.name, result: step.content },
-  ])}`;
+  return `${unknownOutcomeText(describeTool, write.tool, next)}\n\n${renderResults(
+    [{ tool: reader.name, args: searchArgs(reader, write.args ?? {}), result: step.content }],
+    { formats: await run.formats() },
+  )}`;
 }
 
 /**

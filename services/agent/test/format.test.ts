@@ -7,7 +7,7 @@ describe('deterministic fast-path rendering', () => {
   it('renders a list as a markdown table of curated columns without ids', () => {
     const md = renderResults([
       {
-        title: 'Invoices',
+        tool: 'get_all_invoices',
         result: {
           Invoices: [
             {
@@ -33,16 +33,18 @@ describe('deterministic fast-path rendering', () => {
         },
       },
     ]);
-    expect(md).toContain('| Invoice # | Contact | Date | Due | Days overdue |');
+    // Invoices are to customers; "Amount due" is not "Due date".
+    expect(md).toContain('| Invoice # | Customer | Date | Amount due | Days overdue |');
     expect(md).toContain('| INV-0001 | Acme Corp | 01/11/2026 | ₹1,25,000.50 | 3 |');
-    expect(md).toContain('2 record(s).');
+    // The count says what the records are.
+    expect(md).toContain('2 invoices.');
     expect(md).not.toContain(uuid);
   });
 
   it('drops any column holding a UUID and says when a list is empty', () => {
     const md = renderResults([
-      { title: 'Odd', result: [{ Ref: uuid, Label: 'x', Other: 'y' }] },
-      { title: 'Empty', result: { Items: [] } },
+      { tool: 'get_odd', result: [{ Ref: uuid, Label: 'x', Other: 'y' }] },
+      { tool: 'get_items', result: { Items: [] } },
     ]);
     expect(md).not.toContain(uuid);
     expect(md).toContain('| Label | Other |');

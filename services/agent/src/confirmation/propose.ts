@@ -80,10 +80,11 @@ async function currentValues(run: Run, tool: string, args: Record<string, unknow
   const reader = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
     (t) => t.name === `get_${entity}`,
   );
-  if (!idField || !reader) return describeChanges({}, args);
+  const formats = await run.formats();
+  if (!idField || !reader) return describeChanges({}, args, formats);
   const step = await toolStep(run, reader.name, { [idField]: args[idField] }, { mayConfirm: false });
   const before = step.kind === 'executed' && step.success && isRecord(step.content) ? step.content : {};
-  return describeChanges(before, args);
+  return describeChanges(before, args, formats);
 }
 
 /** Puts a validated write to the user (seed 000 §7) and ends the request awaiting the answer. */
@@ -104,7 +105,11 @@ export async function propose(
   const tier = unrequested ? 3 : validation.tier;
   const changes = tier === 2 ? await currentValues(run, validation.tool, args) : undefined;
   const record = await recordName(run, validation.tool, args, unrequested);
-  const question = confirmationQuestion(validation.tool, args, tier, changes, { record, unrequested });
+  const question = confirmationQuestion(validation.tool, args, tier, changes, {
+    record,
+    unrequested,
+    formats: await run.formats(),
+  });
   const actionId = randomUUID();
   const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
   const state: LoopState = {

@@ -1,9 +1,11 @@
 import type { AgentEvent, McpToolResult, RequestScope, Usage, ValidationResult } from '@munim/contracts';
+import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { primaryToolGroup } from '@munim/kit';
 import type { AttachmentRef } from '../attachments.ts';
 import type { AgentContext } from '../context.ts';
 import type { Enrichment } from '../enrichments.ts';
 import type { WriteOutcome } from '../guardrails.ts';
+import { type Formats, formatsFor } from '../render/locale.ts';
 
 /** Whether `tool` concerns the records `write` changed: the same tool group (any tool when the write is in none). */
 export function sameRecords(tool: string, write: string): boolean {
@@ -25,6 +27,8 @@ export class Run {
   iterations = 0;
   /** Files attached to this request, kept with its user message in the conversation. */
   attachments: AttachmentRef[] = [];
+  private businessContext: Promise<BusinessContext> | undefined;
+  private formatsOf: Promise<Formats> | undefined;
   private emitted = 0;
   private callSeq = 0;
   readonly ctx: AgentContext;
@@ -61,6 +65,29 @@ export class Run {
   /** An event that happens once in the request whichever delivery emits it, `what` naming it. */
   emitOnce(event: AgentEvent, what: string) {
     return this.ctx.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${what}`);
+  }
+
+  /**
+   * The tenant's business context (currency, locale, financial year), read once per request; an
+   * unreadable one is the default, so a database hiccup costs the formatting, not the answer.
+   */
+  business(): Promise<BusinessContext> {
+    this.businessContext ??= Promise.resolve()
+      .then(() => this.ctx.store.businessContext(this.scope))
+      .catch((error: unknown) => {
+        this.ctx.log.warn(
+          { err: error, requestId: this.scope.requestId },
+          'business context not read; using the default',
+        );
+        return { ...DEFAULT_BUSINESS_CONTEXT };
+      });
+    return this.businessContext;
+  }
+
+  /** Money, numbers and dates as the tenant's business writes them. */
+  formats(): Promise<Formats> {
+    this.formatsOf ??= this.business().then(formatsFor);
+    return this.formatsOf;
   }
 
   /** Writes that may or may not have run and that no read has checked yet. */
