@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createDb, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
+import { freePort } from '@munim/testkit';
 import { newScope, TestNats } from '../../packages/bus/src/testing.ts';
 import { createLogger } from '../../packages/kit/src/index.ts';
 import { buildMcpExecutor, McpConnection, ToolPolicy } from '../../services/mcp-executor/src/app.ts';
@@ -24,14 +24,6 @@ const EVERYTHING = join(
   'dist',
   'index.js',
 );
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address ? address.port : 0;
-}
 
 /** The reference server, in its own process so its memory is not counted as ours. */
 async function startEverything(port: number): Promise<ChildProcess> {

@@ -6,27 +6,15 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const COLD = 5;
 const WARM = 3;
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
-      );
-    });
-  });
-}
 
 let clone: string;
 let env: NodeJS.ProcessEnv;

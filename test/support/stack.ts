@@ -1,22 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
+import { freePort } from '@munim/testkit';
 import pg from 'pg';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+export { freePort };
 
 export interface TestSystem {
   stack: RunningStack;

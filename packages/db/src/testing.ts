@@ -95,9 +95,13 @@ function templateName(): string {
 
 let template: Promise<string> | undefined;
 
+/** How long an unused template of another schema is kept (another checkout may still use it). */
+const STALE_TEMPLATE_MS = 24 * 3600 * 1000;
+
 /**
  * The migrated template database, made once per machine and schema under an advisory lock (every
- * test worker asks at once); templates of older schemas are dropped.
+ * test worker asks at once). Templates of other schemas belong to other checkouts or older
+ * commits: each is dropped once it has not been made or used for a day (its comment says when).
  */
 function migratedTemplate(): Promise<string> {
   template ??= (async () => {
@@ -106,16 +110,23 @@ function migratedTemplate(): Promise<string> {
     await client.connect();
     try {
       await client.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK_ID]);
-      const found = await client.query<{ datname: string; datistemplate: boolean }>(
-        "select datname, datistemplate from pg_database where datname like 'munim\\_tpl\\_%'",
+      const found = await client.query<{ datname: string; datistemplate: boolean; used: string | null }>(
+        `select datname, datistemplate, shobj_description(oid, 'pg_database') as used
+           from pg_database where datname like 'munim\\_tpl\\_%'`,
       );
       for (const row of found.rows) {
-        if (row.datname === name && row.datistemplate) continue;
-        // A template of an older schema, or one whose making was cut short.
+        if (row.datname === name) continue;
+        const used = Date.parse(row.used ?? '');
+        if (row.datistemplate && Date.now() - used < STALE_TEMPLATE_MS) continue;
         await client.query(`alter database ${ident(row.datname)} with is_template false`);
         await client.query(`drop database if exists ${ident(row.datname)} with (force)`);
       }
-      if (!found.rows.some((row) => row.datname === name && row.datistemplate)) {
+      const current = found.rows.find((row) => row.datname === name);
+      if (current && !current.datistemplate) {
+        // Its making was cut short.
+        await client.query(`drop database if exists ${ident(name)} with (force)`);
+      }
+      if (!current?.datistemplate) {
         await client.query(`create database ${ident(name)}`);
         const url = new URL(await adminUrl());
         url.pathname = `/${name}`;
@@ -127,6 +138,7 @@ function migratedTemplate(): Promise<string> {
         }
         await client.query(`alter database ${ident(name)} with is_template true allow_connections false`);
       }
+      await client.query(`comment on database ${ident(name)} is '${new Date().toISOString()}'`);
     } finally {
       await client.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK_ID]).catch(() => undefined);
       await client.end();

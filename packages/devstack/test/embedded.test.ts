@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNats, NO_NATS } from '../src/embedded.ts';
 
@@ -12,15 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-const freePort = () =>
-  new Promise<number>((done) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => done(port));
-    });
-  });
 
 describe('a newcomer without NATS', () => {
   it('is told in one message how to get one: the distribution package, or NATS_URL', async () => {

@@ -1,30 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { Bus } from '@munim/bus';
-import type { AgentEvent, EventPayload, Message, QuerySubmitted, ServiceName } from '@munim/contracts';
-import { type ConversationMessage, createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase } from '@munim/db/testing';
-import { connect } from '@nats-io/transport-node';
+import type { Bus } from '@munim/bus';
+import { TestNats } from '@munim/bus/testing';
+import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
+import { type ConversationMessage, createDb, type Database } from '@munim/db';
+import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 
-const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
-
-/** One test file's slice of NATS: a unique prefix, its buses, and cleanup of its streams. */
-export class TestBus {
-  readonly prefix = `t${randomBytes(6).toString('hex')}`;
-  readonly #buses: Bus[] = [];
-
-  async bus(service: ServiceName): Promise<Bus> {
-    const nc = await connect({ servers: NATS_URL });
-    const bus = await Bus.create({ nc, prefix: this.prefix, service });
-    await bus.ensureStreams();
-    this.#buses.push(bus);
-    return bus;
-  }
-
+/** One test file's slice of NATS (the test kit's), with what the gateway's tests ask of its streams. */
+export class TestBus extends TestNats {
   /** Last sequence of a stream: grows with every publish, whatever was consumed since. */
   async lastSeq(bus: Bus, key: 'work' | 'events'): Promise<number> {
     return (await bus.jsm.streams.info(bus.streamName(key))).state.last_seq;
@@ -34,14 +20,8 @@ export class TestBus {
     return (await bus.jsm.streams.info(bus.streamName(key))).state.consumer_count;
   }
 
-  async close(): Promise<void> {
-    const first = this.#buses[0];
-    if (first) {
-      for (const key of ['work', 'events'] as const) {
-        await first.jsm.streams.delete(first.streamName(key)).catch(() => undefined);
-      }
-    }
-    for (const bus of this.#buses) await bus.nc.close().catch(() => undefined);
+  close(): Promise<void> {
+    return this.cleanup();
   }
 }
 
@@ -193,15 +173,8 @@ export function gate(): { promise: Promise<void>; open: () => void } {
 
 /** A migrated throwaway database for one test file, and a kysely handle on it. */
 export async function testDatabase(): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
-  const database = await createTestDatabase();
+  const database = await createMigratedTestDatabase();
   const db = createDb(database.url, { max: 3 });
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    await db.destroy();
-    await database.drop();
-    throw error;
-  }
   return {
     db,
     close: async () => {

@@ -10,8 +10,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase } from '@munim/db/testing';
+import { createDb, type Database } from '@munim/db';
+import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import { hashArgs, ToolPolicy } from '../src/app.ts';
@@ -19,15 +19,7 @@ import { hashArgs, ToolPolicy } from '../src/app.ts';
 export const log = createLogger('test', 'silent');
 
 export { newScope, recordEvents, testBus } from '@munim/bus/testing';
-
-/** A port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from '@munim/testkit';
 
 export interface SdkTool {
   tool: Tool;
@@ -128,9 +120,8 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
 
 /** A fresh, migrated database for one test file; `drop` closes it and removes it. */
 export async function testDatabase(): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
-  const database = await createTestDatabase();
+  const database = await createMigratedTestDatabase();
   const db = createDb(database.url, { max: 4 });
-  await migrateToLatest(db);
   return {
     db,
     url: database.url,
