@@ -179,9 +179,10 @@ describe('a three-node JetStream cluster', () => {
       const consumer = (await one.jsm.consumers.info(work, 'agent')).cluster?.replicas ?? [];
       return [stream.filter((r) => r.current).length, consumer.length];
     };
-    await expect.poll(copies, { timeout: 15_000 }).toEqual([2, 2]);
+    // The copies are made after the change is accepted: on a loaded machine that takes a while.
     expect((await one.jsm.consumers.info(work, 'agent')).config.num_replicas).toBe(3);
-  }, 60_000);
+    await expect.poll(copies, { timeout: 60_000, interval: 500 }).toEqual([2, 2]);
+  }, 120_000);
 
   it('publishes through the election, resumes its durable consumer and its follow, losing and repeating nothing', async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
