@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createDb, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
-import { freePort } from '@munim/testkit';
+import { freePort } from '@munim/testkit/ports';
 import { newScope, TestNats } from '../../packages/bus/src/testing.ts';
 import { createLogger } from '../../packages/kit/src/index.ts';
 import { buildMcpExecutor, McpConnection, ToolPolicy } from '../../services/mcp-executor/src/app.ts';

@@ -22,7 +22,11 @@ const ROUNDS = 5;
 const WARM_UP_REQUESTS = 200;
 const COPIES = 3;
 /** The service's defaults unless BENCH_LOGGER_PARTITIONS / BENCH_LOGGER_BATCH say otherwise. */
-const defaults = EnvSchema.pick({ LOGGER_CONCURRENCY: true, LOGGER_BATCH_SIZE: true }).parse({});
+// (From the fields: the schema's cross-field checks forbid pick().)
+const defaults = {
+  LOGGER_CONCURRENCY: EnvSchema.shape.LOGGER_CONCURRENCY.parse(undefined),
+  LOGGER_BATCH_SIZE: EnvSchema.shape.LOGGER_BATCH_SIZE.parse(undefined),
+};
 const PARTITIONS = Number(process.env.BENCH_LOGGER_PARTITIONS ?? defaults.LOGGER_CONCURRENCY);
 const BATCH = Number(process.env.BENCH_LOGGER_BATCH ?? defaults.LOGGER_BATCH_SIZE);
 

@@ -3,7 +3,8 @@ import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { freePort } from '@munim/testkit';
+// The ports entry: the package's index holds vitest fixtures, which load only inside vitest (the benches use this file).
+import { freePort } from '@munim/testkit/ports';
 import pg from 'pg';
 
 export { freePort };

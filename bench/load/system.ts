@@ -1,0 +1,159 @@
+/**
+ * The system under load, started as `npm start` starts it (scripts/start.ts): a database migrated
+ * once before any service starts, the demo books MCP server, and the six services through
+ * @munim/devstack's `startStack`, on the machine's NATS under a prefix of its own. Unlike
+ * `npm start`, the demo books (and the scripted model, when asked for) run in processes of their
+ * own, so their CPU time is theirs; and the database is a fresh one, dropped at the end.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { createDb, migrateToLatest } from '@munim/db';
+import { createTestDatabase } from '@munim/db/testing';
+import { type RunningStack, startStack } from '@munim/devstack';
+// Not from @munim/testkit's index: that one holds vitest fixtures, which only load inside vitest.
+import { freePort } from '@munim/testkit/ports';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { forkScriptedLlm } from './llm.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const LLM_KEY = 'sk-bench';
+
+export interface LoadSystem {
+  gatewayUrl: string;
+  prefix: string;
+  databaseUrl: string;
+  databaseName: string;
+  /** Every process of the system but NATS and PostgreSQL, by the name it is reported under. */
+  processes(): Map<number, string>;
+  /** The last lines each process wrote (for a failure's explanation), and the error lines. */
+  tail(): string[];
+  errorLines(): number;
+  stop(): Promise<void>;
+}
+
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (!running(child)) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The demo books MCP server (infra/demo-books, as `npm start` serves it) in its own process. */
+async function startBooks(lines: (line: string) => void): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['infra/demo-books/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MCP_AUTH_TOKEN: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (b: Buffer) => lines(b.toString()));
+  child.stderr?.on('data', (b: Buffer) => lines(b.toString()));
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && running(child)) {
+    if (
+      await fetch(`${origin}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { url: `${origin}/mcp`, child };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stopChild(child);
+  throw new Error('the demo books MCP server did not start');
+}
+
+/** Starts the whole system; `env` goes to every service over the launcher's settings. */
+export async function startLoadSystem(opts: {
+  llm: boolean;
+  env: Record<string, string>;
+}): Promise<LoadSystem> {
+  const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const prefix = `bench${randomBytes(4).toString('hex')}`;
+  const tails = new Map<string, string[]>();
+  let errors = 0;
+  const onLine = (instance: string, line: string) => {
+    const tail = tails.get(instance) ?? [];
+    tail.push(line.slice(0, 500));
+    tails.set(instance, tail.slice(-20));
+    if (/"level":(5|6)\d/.test(line)) errors += 1;
+  };
+  const cleanup: (() => Promise<void>)[] = [];
+  const unwind = async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => {});
+  };
+  try {
+    const database = await createTestDatabase();
+    cleanup.push(() => database.drop());
+    const db = createDb(database.url, { max: 1 });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      await db.destroy();
+    }
+    cleanup.push(() => deleteStreams(natsUrl, prefix));
+    const books = await startBooks((text) => {
+      for (const line of text.split('\n')) if (line) onLine('demo-books', line);
+    });
+    cleanup.push(() => stopChild(books.child));
+    const llm = opts.llm ? await forkScriptedLlm(LLM_KEY) : undefined;
+    if (llm) cleanup.push(() => llm.stop());
+    const stack: RunningStack = await startStack({
+      env: {
+        NATS_URL: natsUrl,
+        NATS_PREFIX: prefix,
+        DATABASE_URL: database.url,
+        MCP_SERVER_URL: books.url,
+        MCP_AUTH_TOKEN: undefined,
+        PORT: String(await freePort()),
+        HOST: '127.0.0.1',
+        // The model is the scripted one or none, whatever this shell says.
+        OPENAI_BASE_URL: llm?.baseURL,
+        OPENAI_API_KEY: llm ? LLM_KEY : undefined,
+        LLM_MODEL: llm ? 'scripted-model' : undefined,
+        ...opts.env,
+      },
+      onLine,
+    });
+    cleanup.push(() => stack.stop());
+    return {
+      gatewayUrl: stack.gatewayUrl,
+      prefix,
+      databaseUrl: database.url,
+      databaseName: database.name,
+      processes: () => {
+        const out = new Map<number, string>();
+        for (const p of stack.processes) if (p.child.pid && running(p.child)) out.set(p.child.pid, p.service);
+        if (books.child.pid) out.set(books.child.pid, 'demo-books');
+        if (llm?.child.pid) out.set(llm.child.pid, 'scripted-llm');
+        return out;
+      },
+      tail: () => [...tails].flatMap(([instance, lines]) => lines.map((l) => `[${instance}] ${l}`)),
+      errorLines: () => errors,
+      stop: unwind,
+    };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+/** The system's JetStream streams on the shared NATS. */
+async function deleteStreams(natsUrl: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl.split(',').map((s) => s.trim()) });
+  try {
+    const jsm = await jetstreamManager(nc);
+    for (const name of ['WORK', 'EVENTS'])
+      await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});
+  } finally {
+    await nc.close();
+  }
+}
