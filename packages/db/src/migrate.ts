@@ -17,6 +17,7 @@ import * as writeApprovals from './migrations/0016_write_approvals.ts';
 import * as orgTenantKeys from './migrations/0017_org_tenant_keys.ts';
 import * as tenantUsage from './migrations/0018_tenant_usage.ts';
 import * as businessContext from './migrations/0019_business_context.ts';
+import * as feedbackLearning from './migrations/0020_feedback_learning.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -41,6 +42,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0017_org_tenant_keys': orgTenantKeys,
   '0018_tenant_usage': tenantUsage,
   '0019_business_context': businessContext,
+  '0020_feedback_learning': feedbackLearning,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -217,6 +217,8 @@ export interface FeedbackLogTable {
   latency_ms: number | null;
   comment: string | null;
   created_at: GeneratedTimestamp;
+  /** When the logger applied it to the routing stats (migration 0020); null: not yet. */
+  learned_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** Cached answers by tenant (entity + org) and SHA-256 of normalized query + path, with a TTL (seed 003 §6.13). */
@@ -335,6 +337,23 @@ export interface RouterRoutesTable {
   cacheable: boolean;
   intent_id: string | null;
   confidence: number | null;
+  created_at: GeneratedTimestamp;
+}
+
+/**
+ * What the router counted for one request (the intent's fast-path outcome, the LLM-path pattern)
+ * and the feedback score since applied to those counts (migration 0020).
+ */
+export interface RoutingOutcomesTable {
+  request_id: string;
+  entity_id: string;
+  org_id: string;
+  intent_id: string | null;
+  /** numeric(3,2); set exactly when `intent_id` is. */
+  confidence_bucket: number | null;
+  answered: boolean;
+  pattern_hash: string | null;
+  feedback_score: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: GeneratedTimestamp;
 }
 
@@ -465,6 +484,7 @@ export interface Database {
   suggested_intents: SuggestedIntentsTable;
   tool_idempotency: ToolIdempotencyTable;
   router_routes: RouterRoutesTable;
+  routing_outcomes: RoutingOutcomesTable;
   quick_suggestions: QuickSuggestionsTable;
   llm_configs: LlmConfigsTable;
   attachments: AttachmentsTable;
@@ -489,6 +509,7 @@ export const TABLE_NAMES = [
   'pending_actions',
   'tool_idempotency',
   'router_routes',
+  'routing_outcomes',
   'quick_suggestions',
   'llm_configs',
   'attachments',

@@ -3,6 +3,7 @@ import { assertSchemaCurrent, type Database, pingDb } from '@munim/db';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Ingest, startIngest } from './ingest.ts';
+import { type Learner, startLearner } from './learn.ts';
 import { deleteOldEvents } from './retention.ts';
 import type { BatchResult } from './store.ts';
 
@@ -25,6 +26,8 @@ export interface LoggerConfig {
   retentionDays?: number;
   /** How often old events are deleted (default hourly). */
   retentionIntervalMs?: number;
+  /** How often feedback not yet learnt is looked for (default 2 s); new implicit feedback is learnt at once. */
+  learnIntervalMs?: number;
   /** Called after each committed batch. */
   onBatch?: (result: BatchResult, size: number) => void;
 }
@@ -45,10 +48,14 @@ export interface LoggerApp {
   health(): Promise<Record<string, boolean>>;
 }
 
-/** The logger: every event of every request into `request_events`, folded into `query_routing_logs`. */
+/**
+ * The logger: every event of every request into `request_events`, folded into `query_routing_logs`;
+ * the feedback on each answer learnt into the routing stats.
+ */
 export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
   const { bus, log, db, config } = deps;
   let ingest: Ingest | undefined;
+  let learner: Learner | undefined;
   let retention: NodeJS.Timeout | undefined;
   let pruning: Promise<unknown> = Promise.resolve();
 
@@ -66,13 +73,18 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
   return {
     async start() {
       await assertSchemaCurrent(db);
+      const started = startLearner(db, log, config.learnIntervalMs ?? 2000);
+      learner = started;
       ingest = await startIngest(bus, db, log, {
         durable: LOGGER_DURABLE,
         batchSize: config.batchSize ?? 1000,
         partitions: config.concurrency,
         maxAckPending: config.maxAckPending ?? 10_000,
         ackWaitMs: config.ackWaitMs ?? 30_000,
-        ...(config.onBatch && { onBatch: config.onBatch }),
+        onBatch: (result, size) => {
+          if (result.feedback > 0) started.kick();
+          config.onBatch?.(result, size);
+        },
       });
       prune();
       retention = setInterval(prune, config.retentionIntervalMs ?? 3_600_000);
@@ -83,6 +95,8 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
       await pruning;
       await ingest?.stop();
       ingest = undefined;
+      await learner?.stop();
+      learner = undefined;
     },
     health: async () => ({ postgres: await pingDb(db) }),
   };

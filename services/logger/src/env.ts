@@ -11,6 +11,8 @@ export const EnvSchema = BaseEnvSchema.extend({
   LOGGER_ACK_WAIT_MS: z.coerce.number().int().min(500).default(30_000),
   /** Days `request_events` are kept; 0 keeps them forever. */
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /** How often feedback not yet learnt (a thumbs up or down) is applied to the routing stats. */
+  LOGGER_LEARN_INTERVAL_MS: z.coerce.number().int().min(100).default(2000),
 });
 
 /** Parses the logger's environment; a bad variable throws a ConfigError naming it. */

@@ -1,6 +1,6 @@
 /** An implicit feedback signal about a request's answer, read from the user's next query (seed 003 §8.5). */
 export interface ImplicitSignal {
-  signal: 'rephrase' | 'follow_up' | 'action_taken';
+  signal: 'rephrase' | 'correction' | 'follow_up' | 'action_taken';
   score: number;
 }
 
@@ -32,11 +32,39 @@ const WRITE_VERBS = new Set(
   ).split(' '),
 );
 
+// Marks (\p{M}) belong to their word: a Devanagari vowel sign is not a word break.
 function words(text: string): string[] {
   return text
     .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter(Boolean);
+}
+
+/**
+ * How users say the answer was wrong, in English, Hinglish and Hindi, matched on the query's
+ * words single-spaced and padded with a space. Each cue needs more than a lone negative word, so
+ * "no of invoices" (number of), "no thanks" or "what is wrong with INV-5" are not corrections.
+ */
+const CORRECTION_CUES: readonly RegExp[] = [
+  /^ (no|nope|nah) (?!(of|thanks|thank|thx|need|worries|problem) )\S/,
+  / (is|are|was|were|looks?|seems?|thats|its|all) (wrong|incorrect|inaccurate) (?!with )/,
+  / (wrong|incorrect|inaccurate) (answer|number|numbers|total|totals|amount|amounts|figures?|data|results?|balance|report)s? /,
+  / (not|isnt|arent|wasnt) (right|correct|accurate) /,
+  / not what i (asked|meant|wanted|need|needed|was looking for) /,
+  /^ (but )?i (meant|asked|said|wanted|was asking) /,
+  / (doesnt|does not|dont|do not) (add up|match|tally) /,
+  / (galat|galath|galt|ghalat) /,
+  / (sahi|sahee|thik|theek) (nahi|nahin|nai) /,
+  / (maine|mene|meine) .*(pucha|poocha|puchha|maanga|manga|kaha) tha /,
+  / ग\u093C?लत /,
+  / (सही|ठीक) (नहीं|नही) /,
+  / मैंने .*(पूछा|माँगा|मांगा|कहा) था /,
+];
+
+/** Whether the query says the answer before it was wrong ("that's wrong", "no, I meant March", "galat hai"). */
+export function saysWrong(query: string): boolean {
+  const text = ` ${words(query.normalize('NFC').replace(/['’`]/g, '')).join(' ')} `;
+  return CORRECTION_CUES.some((cue) => cue.test(text));
 }
 
 /** The query's keywords: its words without stopwords and single letters. */
@@ -57,14 +85,16 @@ export function keywordOverlap(a: string, b: string): number {
 
 /**
  * The signal the next query gives about the previous answer, or null:
- * asking again in other words (rephrase, −1) says the answer missed; ordering a write after a
- * read answer (action taken, +2) says it was acted on; a short query building on it (follow-up,
- * +1) says it was useful. One signal per query, in that order of precedence.
+ * asking again in other words (rephrase, −1) says the answer missed; saying it was wrong
+ * (correction, −1) says so outright; ordering a write after a read answer (action taken, +2) says
+ * it was acted on; a short query building on it (follow-up, +1) says it was useful. One signal per
+ * query, in that order of precedence.
  */
 export function implicitSignal(previous: PreviousRequest, next: string): ImplicitSignal | null {
   if (!previous.query) return null;
   if (keywordOverlap(previous.query, next) > REPHRASE_OVERLAP) return { signal: 'rephrase', score: -1 };
   if (previous.status !== 'answered') return null;
+  if (saysWrong(next)) return { signal: 'correction', score: -1 };
   const leading = words(next).slice(0, 3);
   if (!previous.is_write_operation && leading.some((w) => WRITE_VERBS.has(w))) {
     return { signal: 'action_taken', score: 2 };

@@ -16,6 +16,7 @@ await runMain('logger', async (log) => {
       batchSize: env.LOGGER_BATCH_SIZE,
       ackWaitMs: env.LOGGER_ACK_WAIT_MS,
       retentionDays: env.EVENTS_RETENTION_DAYS,
+      learnIntervalMs: env.LOGGER_LEARN_INTERVAL_MS,
     },
   });
   await app.start();

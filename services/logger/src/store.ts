@@ -36,6 +36,8 @@ export interface BatchResult {
   stored: IncomingEvent[];
   /** Requests whose row was rebuilt from every stored event because an event arrived out of order. */
   refolded: number;
+  /** Implicit feedback signals recorded (each at most once per request and signal). */
+  feedback: number;
 }
 
 /** How JSON.stringify writes a NUL or a lone surrogate; any other text is stored as it is. */
@@ -183,7 +185,7 @@ export async function storeBatch(
     if (!held || item.seq < held.seq) unique.set(item.message.id, item);
   }
   const events = [...unique.values()].sort((a, b) => a.seq - b.seq);
-  if (events.length === 0) return { inserted: 0, stored: [], refolded: 0 };
+  if (events.length === 0) return { inserted: 0, stored: [], refolded: 0, feedback: 0 };
   const records = eventRecords(events);
   const byRequest = new Map<string, IncomingEvent[]>();
   for (const e of events) {
@@ -297,11 +299,11 @@ export async function storeBatch(
             ${sql.join(UPDATED.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))},
             updated_at = now()`.execute(trx);
       }
-      await recordImplicitFeedback(
+      const feedback = await recordImplicitFeedback(
         trx,
         stored.map((e) => e.message).filter((m) => m.data.type === 'understanding_started'),
       );
-      return { inserted: fresh ? fresh.size : events.length, stored, refolded };
+      return { inserted: fresh ? fresh.size : events.length, stored, refolded, feedback };
     });
 
   try {
@@ -392,8 +394,8 @@ export function previousQueries(queries: Message<AgentEvent>[]) {
 async function recordImplicitFeedback(
   trx: Transaction<Database>,
   queries: Message<AgentEvent>[],
-): Promise<void> {
-  if (queries.length === 0) return;
+): Promise<number> {
+  if (queries.length === 0) return 0;
   const { rows } = await previousQueries(queries).execute(trx);
   const values = rows.flatMap((previous) => {
     const next = queries.find((m) => m.requestId === previous.next_request_id);
@@ -420,10 +422,11 @@ async function recordImplicitFeedback(
       },
     ];
   });
-  if (values.length === 0) return;
-  await trx
+  if (values.length === 0) return 0;
+  const inserted = await trx
     .insertInto('feedback_log')
     .values(values)
     .onConflict((oc) => oc.columns(['request_id', 'signal']).where('kind', '=', 'implicit').doNothing())
-    .execute();
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0);
 }

@@ -18,6 +18,14 @@ export const DEFAULT_RULES: Omit<ThresholdRules, 'defaultThreshold'> = { min: 0.
 export const SUGGEST_AFTER = 10;
 
 /**
+ * Whether an LLM-path pattern is worth suggesting as an intent: asked often enough (seed 003 §8.4),
+ * and not a question whose answers users rejected (a mean feedback score below zero).
+ */
+export function worthSuggesting(pattern: { occurrences: number; avgFeedbackScore: number | null }): boolean {
+  return pattern.occurrences >= SUGGEST_AFTER && (pattern.avgFeedbackScore ?? 0) >= 0;
+}
+
+/**
  * Seed 003 §8.2: more than 90 % success over 20+ attempts lowers the threshold by a step (not
  * below `min`); under 70 % over 10+ attempts raises it (not above `max`); else the default.
  */

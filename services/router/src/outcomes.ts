@@ -1,4 +1,4 @@
-import { type AgentEvent, isWriteTool, type Message } from '@munim/contracts';
+import { type AgentEvent, type EventPayload, isWriteTool, type Message } from '@munim/contracts';
 import type { Logger } from '@munim/kit';
 import {
   type CacheTtls,
@@ -10,8 +10,8 @@ import {
   toCachedAnswer,
   ttlFor,
 } from './cache.ts';
-import { confidenceBucket, SUGGEST_AFTER, suggestedIntentName } from './learning.ts';
-import type { RouterStore } from './store.ts';
+import { confidenceBucket, suggestedIntentName, worthSuggesting } from './learning.ts';
+import type { CountedOutcome, RouteRow, RouterStore, Tenant } from './store.ts';
 
 export interface OutcomeConfig {
   cacheEnabled: boolean;
@@ -21,8 +21,9 @@ export interface OutcomeConfig {
 /**
  * What the router learns when a request ends (its `complete` or `error` event): it caches an
  * answered read, drops the tenant's cached answers after a write, counts the intent's fast-path
- * outcome and the LLM-path pattern. The request's route row is removed in the same transaction
- * as the counting, so a redelivered event counts once.
+ * outcome and the LLM-path pattern, and keeps what it counted for the feedback still to come. The
+ * request's route row is removed in the same transaction as the counting, so a redelivered event
+ * counts once.
  */
 export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeConfig) {
   return async (message: Message<AgentEvent>): Promise<void> => {
@@ -45,52 +46,76 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       const route = await tx.settleRoute(requestId);
       if (!route) return;
       const ms = Math.max(0, Date.now() - route.created_at.getTime());
+      const answered = event.type === 'complete' && event.payload.status === 'answered';
+      const counted: CountedOutcome = { requestId, tenant, answered, intent: null, patternHash: null };
       if (route.path === 'fast' && route.intent_id !== null && route.confidence !== null) {
-        const answered = event.type === 'complete' && event.payload.status === 'answered';
         if (answered || event.type === 'error') {
-          await tx.recordIntentOutcome(route.intent_id, confidenceBucket(route.confidence), answered, ms);
+          counted.intent = { id: route.intent_id, bucket: confidenceBucket(route.confidence) };
+          await tx.recordIntentOutcome(counted.intent.id, counted.intent.bucket, answered, ms);
         }
       }
-      if (event.type !== 'complete') return;
-      const complete = event.payload;
-      if (route.cacheable && config.cacheEnabled && isCacheableAnswer(complete)) {
-        await tx.lockTenant(tenant);
-        const lastStale = await tx.lastInvalidation(tenant);
-        // Computed before a write to the same books finished, it may show them as they were; routed
-        // before the intents changed, it may follow an old flow: either way, not cached.
-        if (!lastStale || lastStale < route.created_at) {
-          const dataKind = dataKindOf(complete.dataSources);
-          await tx.writeCache({
-            tenant,
-            key: cacheKey(route.query_normalized, complete.path),
-            path: complete.path,
-            queryNormalized: route.query_normalized,
-            answer: toCachedAnswer(complete, requestId),
-            dataKind,
-            ttlMs: ttlFor(dataKind, config.ttls),
-          });
+      if (event.type === 'complete') {
+        if (route.cacheable && config.cacheEnabled && isCacheableAnswer(event.payload)) {
+          await cacheAnswer(tx, { tenant, route, requestId }, event.payload, config.ttls);
+        }
+        if (route.path === 'llm' && route.category === 'unified' && route.cacheable) {
+          counted.patternHash = await countPattern(tx, route, event.payload, ms);
         }
       }
-      if (route.path === 'llm' && route.category === 'unified' && route.cacheable) {
-        const hash = patternHash(route.query_normalized);
-        const tools = [...new Set(complete.mcpToolResults.map((r) => r.tool))];
-        const occurrences = await tx.recordLlmPattern({
-          hash,
-          queryText: route.query_normalized,
-          tools,
-          strategy: route.strategy,
-          ms,
-        });
-        // Intents run without confirmation, so a question answered with a write never becomes one.
-        if (occurrences >= SUGGEST_AFTER && tools.length > 0 && !tools.some((tool) => isWriteTool(tool))) {
-          await tx.suggestIntent({
-            hash,
-            name: suggestedIntentName(route.query_normalized, hash),
-            phrases: [route.query_normalized],
-            tools,
-          });
-        }
-      }
+      // Feedback on the answer, arriving later, turns what was counted here around (the logger applies it).
+      if (counted.intent || counted.patternHash) await tx.recordOutcome(counted);
     });
   };
+}
+
+/** Caches an answered read for its tenant, unless the tenant's books or the intents changed since it was routed. */
+async function cacheAnswer(
+  tx: RouterStore,
+  { tenant, route, requestId }: { tenant: Tenant; route: RouteRow; requestId: string },
+  complete: EventPayload<'complete'>,
+  ttls: CacheTtls,
+): Promise<void> {
+  await tx.lockTenant(tenant);
+  const lastStale = await tx.lastInvalidation(tenant);
+  // Computed before a write to the same books finished, it may show them as they were; routed
+  // before the intents changed, it may follow an old flow: either way, not cached.
+  if (lastStale && lastStale >= route.created_at) return;
+  const dataKind = dataKindOf(complete.dataSources);
+  await tx.writeCache({
+    tenant,
+    key: cacheKey(route.query_normalized, complete.path),
+    path: complete.path,
+    queryNormalized: route.query_normalized,
+    answer: toCachedAnswer(complete, requestId),
+    dataKind,
+    ttlMs: ttlFor(dataKind, ttls),
+  });
+}
+
+/** Counts one more occurrence of an LLM-path query and suggests an intent for it when it is worth one; returns its hash. */
+async function countPattern(
+  tx: RouterStore,
+  route: RouteRow,
+  complete: EventPayload<'complete'>,
+  ms: number,
+): Promise<string> {
+  const hash = patternHash(route.query_normalized);
+  const tools = [...new Set(complete.mcpToolResults.map((r) => r.tool))];
+  const pattern = await tx.recordLlmPattern({
+    hash,
+    queryText: route.query_normalized,
+    tools,
+    strategy: route.strategy,
+    ms,
+  });
+  // Intents run without confirmation, so a question answered with a write never becomes one.
+  if (worthSuggesting(pattern) && tools.length > 0 && !tools.some((tool) => isWriteTool(tool))) {
+    await tx.suggestIntent({
+      hash,
+      name: suggestedIntentName(route.query_normalized, hash),
+      phrases: [route.query_normalized],
+      tools,
+    });
+  }
+  return hash;
 }

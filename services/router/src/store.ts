@@ -18,6 +18,24 @@ const EVERY_TENANT_LOCK = [CACHE_LOCK_SPACE + 1, 0] as const;
 export type RouteRow = Selectable<Database['router_routes']>;
 export type NewRoute = Omit<RouteRow, 'created_at'>;
 
+/** What was counted for one request: the feedback on its answer may change it later (see the logger). */
+export interface CountedOutcome {
+  requestId: string;
+  tenant: Tenant;
+  answered: boolean;
+  /** The fast-path intent and confidence bucket whose attempt it was. */
+  intent: { id: string; bucket: number } | null;
+  /** The LLM-path pattern it was one occurrence of. */
+  patternHash: string | null;
+}
+
+/** An LLM-path pattern after one more occurrence. */
+export interface PatternCount {
+  occurrences: number;
+  /** Mean feedback score of its answers that got feedback; null: none yet. */
+  avgFeedbackScore: number | null;
+}
+
 /** What the router keeps in PostgreSQL: open routes, the response cache and what it learns (seed 003 §6.13, §8). */
 export class RouterStore {
   readonly db: Kysely<Database>;
@@ -212,6 +230,23 @@ export class RouterStore {
       .execute();
   }
 
+  /** Keeps what was counted for a request, once, in the transaction that counted it. */
+  async recordOutcome(outcome: CountedOutcome): Promise<void> {
+    await this.db
+      .insertInto('routing_outcomes')
+      .values({
+        request_id: outcome.requestId,
+        entity_id: outcome.tenant.entityId,
+        org_id: outcome.tenant.orgId,
+        intent_id: outcome.intent?.id ?? null,
+        confidence_bucket: outcome.intent?.bucket ?? null,
+        answered: outcome.answered,
+        pattern_hash: outcome.patternHash,
+      })
+      .onConflict((oc) => oc.column('request_id').doNothing())
+      .execute();
+  }
+
   /** Attempts and successes per intent over all its buckets. */
   async intentOutcomes(): Promise<Map<string, IntentOutcomes>> {
     const rows = await this.db
@@ -228,14 +263,14 @@ export class RouterStore {
     );
   }
 
-  /** Counts one more occurrence of an LLM-path query (seed 003 §8.3); returns the new count. */
+  /** Counts one more occurrence of an LLM-path query (seed 003 §8.3). */
   async recordLlmPattern(entry: {
     hash: string;
     queryText: string;
     tools: string[];
     strategy: string;
     ms: number;
-  }): Promise<number> {
+  }): Promise<PatternCount> {
     const row = await this.db
       .insertInto('llm_path_patterns')
       .values({
@@ -257,9 +292,9 @@ export class RouterStore {
           last_seen_at: sql<Date>`now()`,
         }),
       )
-      .returning(['occurrence_count'])
+      .returning(['occurrence_count', 'avg_feedback_score'])
       .executeTakeFirstOrThrow();
-    return row.occurrence_count;
+    return { occurrences: row.occurrence_count, avgFeedbackScore: row.avg_feedback_score };
   }
 
   /** A pending suggestion for a frequent pattern (seed 003 §8.4); one per pattern. */
