@@ -99,6 +99,8 @@ export const EventPayloads = {
     callId: z.string().optional(),
     duration_ms: z.number().nonnegative().optional(),
     truncated: z.boolean().optional(),
+    /** How many records the result holds (a list's items, or 1), when it is a read that succeeded. */
+    recordCount: z.number().int().nonnegative().optional(),
   }),
   mode_switch: z.object({ from: CategorySchema, to: CategorySchema, reason: z.string() }),
   write_validation: z.object({

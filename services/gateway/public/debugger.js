@@ -24,6 +24,14 @@ const LABELS = {
   error: 'Error',
 };
 
+/** What a tool returned: its record count, and the result itself when it was streamed (debug). */
+function toolOutcome(p) {
+  const count =
+    typeof p.recordCount === 'number' ? `${p.recordCount} record${p.recordCount === 1 ? '' : 's'}` : '';
+  const truncated = p.truncated ? ' (truncated)' : '';
+  return p.result === undefined ? `${count}${truncated}` : `${count}${truncated} ${short(p.result)}`.trim();
+}
+
 function short(value, max = 160) {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text && text.length > max ? `${text.slice(0, max)}…` : (text ?? '');
@@ -45,7 +53,7 @@ export function describeStep(type, p) {
       return { status: 'info', detail: `${p.tool} ${short(p.args ?? {})}` };
     case 'tool_result':
       return p.success
-        ? { status: 'pass', detail: `${p.tool} ✓ ${short(p.result ?? '')}`, ms: p.duration_ms }
+        ? { status: 'pass', detail: `${p.tool} ✓ ${toolOutcome(p)}`, ms: p.duration_ms }
         : { status: 'fail', detail: `${p.tool} ✗ ${p.error ?? ''}`, ms: p.duration_ms };
     case 'write_validation':
       return {

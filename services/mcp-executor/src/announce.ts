@@ -1,6 +1,7 @@
 import type { AgentEvent, ExecuteRequest } from '@munim/contracts';
 import type { Logger } from '@munim/kit';
 import type { Emit, Outcome } from './call.ts';
+import { recordCount } from './result.ts';
 
 /**
  * A read still running after this long is announced (`executing_tool`); one answered sooner is
@@ -65,8 +66,10 @@ export class CallAnnouncement {
       payload: {
         tool,
         success: outcome.success,
+        // The result itself goes to the agent in the reply, and into `complete`; the event says
+        // what it held, which is all a client needs (DESIGN §3.3).
         ...(outcome.success
-          ? { result: outcome.result }
+          ? { recordCount: recordCount(outcome.result) }
           : { error: outcome.error?.message, ...(outcome.error ? { code: outcome.error.code } : {}) }),
         callId,
         duration_ms: durationMs,

@@ -96,6 +96,16 @@ function largestArrayPath(
   return best;
 }
 
+/**
+ * How many records a result holds: a list's items (the largest array in it, as truncation finds
+ * it; a truncated list counts what was shown), else one record; nothing for an empty result.
+ */
+export function recordCount(value: unknown): number {
+  if (value === undefined || value === null || value === '') return 0;
+  const list = largestArrayPath(value);
+  return list ? (getAt(value, list.path) as unknown[]).length : 1;
+}
+
 function getAt(value: unknown, path: Path): unknown {
   return path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value);
 }

@@ -107,7 +107,9 @@ describe('mcp-executor against the demo books', () => {
       type: 'tool_result',
       payload: { tool: 'get_all_invoices', success: true, callId: 'call-get_all_invoices', truncated: false },
     });
-    expect(recorder.events[1]?.payload).toHaveProperty('result', reply.result);
+    // The event says what the result held; the data itself went to the caller in the reply (issue 21).
+    expect(recorder.events[1]?.payload).not.toHaveProperty('result');
+    expect(recorder.events[1]?.payload).toHaveProperty('recordCount', 5);
     expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');
   });
 
@@ -192,6 +194,9 @@ describe('mcp-executor against the demo books', () => {
     expect(result.TotalCount).toBe(books.store.invoices.length);
     await expect.poll(() => recorder.events.length).toBe(2);
     recorder.stop();
-    expect(recorder.events[1]).toMatchObject({ type: 'tool_result', payload: { truncated: true } });
+    expect(recorder.events[1]).toMatchObject({
+      type: 'tool_result',
+      payload: { truncated: true, recordCount: result.shown_items },
+    });
   });
 });

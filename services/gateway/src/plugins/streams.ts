@@ -5,6 +5,7 @@ import type { Following } from '@munim/bus';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../context.ts';
+import { forClient } from '../detail.ts';
 import { relay } from '../relay.ts';
 
 /** A client went away; nothing is written for it. */
@@ -44,6 +45,8 @@ export async function streamEvents(
   ctx: Pick<GatewayContext, 'openStreams' | 'config'>,
   reply: FastifyReply,
   following: Following,
+  /** Whether tool results go out in full (see detail.ts). */
+  detail = false,
 ): Promise<void> {
   // The follow is stopped by relay(); a client that left before it started still frees it.
   await ctx.openStreams.track(async (shutdown) => {
@@ -60,7 +63,11 @@ export async function streamEvents(
       idleTimeoutMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
       onEvent: async ({ seq, message }) => {
         if (!reply.sse.isConnected) return gone.abort(DISCONNECTED);
-        await reply.sse.send({ id: String(seq), event: message.data.type, data: message.data.payload });
+        await reply.sse.send({
+          id: String(seq),
+          event: message.data.type,
+          data: forClient(message.data.type, message.data.payload, detail),
+        });
       },
     });
     // A gateway-side end has no id: the client's Last-Event-ID stays on the last real event.

@@ -1,8 +1,9 @@
-import { type QueryRequest, QueryRequestSchema } from '@munim/contracts';
+import { QueryOptionsSchema, type QueryRequest, QueryRequestSchema } from '@munim/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkQueryAttachments } from '../attachment-checks.ts';
 import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
+import { streamsDetail } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
@@ -38,6 +39,7 @@ export async function answerQuery(
   if (body.attachmentIds) {
     await checkQueryAttachments(ctx.attachments, body.attachmentIds, body, body.conversationId);
   }
+  const detail = streamsDetail(ctx, request);
   const release = acquireStream(ctx, request);
   try {
     const refused = await ctx.quotas.admit(body);
@@ -62,7 +64,7 @@ export async function answerQuery(
           request.log.warn({ err: error }, 'attachments not bound to the conversation'),
         );
     }
-    await streamEvents(ctx, reply, submission.following);
+    await streamEvents(ctx, reply, submission.following, detail);
   } finally {
     release();
   }
@@ -80,6 +82,7 @@ export const queryRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) 
         tags: ['query'],
         security: SECURITY,
         body: QueryRequestSchema,
+        querystring: QueryOptionsSchema,
         response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },

@@ -3,6 +3,7 @@ import { LastEventIdSchema, ReplayParamsSchema, TERMINAL_EVENT_TYPES } from '@mu
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
+import { streamsDetail } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
@@ -49,18 +50,24 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
           type: 'object',
           properties: {
             lastEventId: { type: 'string', description: 'Instead of the Last-Event-ID header.' },
+            debug: {
+              type: 'string',
+              enum: ['true', '1', 'false', '0'],
+              description: 'Stream the tools’ full results (an admin credential, or no authentication).',
+            },
           },
         },
         headers: {
           type: 'object',
           properties: { 'last-event-id': { type: 'string', pattern: '^\\d{1,15}$' } },
         },
-        response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 404, 429, 503) },
+        response: { 200: SSE_RESPONSE, ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request, reply) => {
       const { requestId } = request.params;
       const afterSeq = afterSeqOf(request);
+      const detail = streamsDetail(ctx, request);
       let last: Awaited<ReturnType<Bus['lastEvent']>>;
       try {
         last = await bus.lastEvent(requestId);
@@ -91,7 +98,7 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
           request.log.error({ err: error, requestId }, 'could not follow the request');
           throw busUnavailable();
         }
-        await streamEvents(ctx, reply, following);
+        await streamEvents(ctx, reply, following, detail);
       } finally {
         release();
       }
