@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { runTool } from '@munim/demo-books';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, connectBus } from '../../packages/bus/src/index.ts';
 import { bearerJson, jsonCaller } from '../support/http.ts';
@@ -373,5 +374,157 @@ describe('instructions hidden in a tool result (17.9)', () => {
     } finally {
       if (acme) acme.Address = original ?? null;
     }
+  });
+});
+
+describe('confirmations name the record and party in words (issue 20.3)', () => {
+  const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+  // The demo tenant has no business context of its own: INR, en-IN, DD/MM/YYYY.
+  const money = (n: number) =>
+    new Intl.NumberFormat('en-IN', { style: 'currency', currency: 'INR' }).format(n);
+  const day = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+
+  interface Card {
+    actionId: string;
+    tier: number;
+    question: string;
+    record?: string;
+    details?: { label: string; value: string }[];
+    changes?: { field: string; before?: string; after: string }[];
+  }
+
+  /** An invoice as the books show it (number, customer, total, date), open and not yet touched. */
+  function invoiceOf(index: number) {
+    const open = sys.books.store.invoices.filter((i) => i.Status === 'AUTHORISED' && i.ContactId);
+    const invoice = open[index];
+    if (!invoice) throw new Error('the demo books have too few open invoices');
+    const result = runTool(sys.books.store, 'get_invoice', { InvoiceId: invoice.InvoiceId });
+    return result.structuredContent as {
+      InvoiceId: string;
+      InvoiceNumber: string;
+      ContactName: string;
+      Total: number;
+      Date: string;
+      DueDate: string;
+    };
+  }
+
+  /**
+   * The model calls `tool` with `args` (ids only, as models do), after the reads `first`; the card
+   * it leads to, and the calls the books saw.
+   */
+  async function cardFor(tool: string, args: Record<string, unknown>, first: string[] = []) {
+    // The reads are named in the question, so routing offers them.
+    const using = first.map((name) => name.replace(/^get_/, '').replace(/_/g, ' '));
+    const query = `please ${tool.replace(/_/g, ' ')}${using.length > 0 ? ` using the ${using.join(', ')}` : ''} ${randomUUID().slice(0, 8)}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        ...first.map((name) => ({ toolCalls: [{ name, arguments: {} }] })),
+        { toolCalls: [{ name: tool, arguments: args }] },
+      ],
+    });
+    const before = sys.books.calls().length;
+    const tenant = freshTenant();
+    const { events } = await askAs({ query, ...tenant });
+    expect(last(events)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
+    const card = only(events, 'mcq')[0]?.data as unknown as Card;
+    const sent = sys.books.calls().slice(before);
+    // Reads only: the write waits for the answer.
+    expect(sent.map((c) => c.tool)).not.toContain(tool);
+    // Everything the user reads: the question and the card's facts, never an id.
+    const { pending_args: _args, actionId: _id, ...shown } = card as unknown as Record<string, unknown>;
+    expect(JSON.stringify(shown)).not.toMatch(UUID);
+    return {
+      card,
+      reads: sent.map((c) => c.tool),
+      response: String(last(events)?.data.response),
+      answer: (typed: string) =>
+        askAs({
+          ...tenant,
+          conversationId: String(events[0]?.data.conversationId),
+          mcqResponse: { actionId: card.actionId, value: 'confirm', typedConfirmation: typed },
+        }),
+    };
+  }
+
+  it('tier 1: a payment given only ids names the invoice, customer, amount and date', async () => {
+    const invoice = invoiceOf(0);
+    const bank = sys.books.store.accounts.find((a) => a.SubType === 'BANK' || /bank/i.test(a.Name));
+    // The model read the chart of accounts for the bank account, then pays by ids.
+    const { card, reads } = await cardFor(
+      'create_payment',
+      {
+        AccountId: bank?.AccountId,
+        Amount: 5000,
+        Date: '2026-03-20',
+        Applications: [{ InvoiceId: invoice.InvoiceId, Amount: 5000 }],
+      },
+      ['get_charts_of_accounts'],
+    );
+    expect(card.tier).toBe(1);
+    expect(reads).toEqual(['get_charts_of_accounts', 'get_invoice']);
+    expect(card.question).toContain(invoice.InvoiceNumber);
+    expect(card.question).toContain(invoice.ContactName);
+    expect(card.question).toContain(money(5000));
+    expect(card.question).toContain(day('2026-03-20'));
+    expect(card.question).toContain(String(bank?.Name));
+  });
+
+  it('tier 2: an edit names the invoice and shows the changed field before → after', async () => {
+    const invoice = invoiceOf(1);
+    const { card, reads } = await cardFor('update_invoice', {
+      InvoiceId: invoice.InvoiceId,
+      DueDate: '2026-06-30',
+      Date: invoice.Date,
+    });
+    expect(card.tier).toBe(2);
+    expect(reads).toContain('get_invoice');
+    expect(card.question).toContain(invoice.InvoiceNumber);
+    expect(card.question).toContain(invoice.ContactName);
+    expect(card.question).toContain(money(invoice.Total));
+    expect(card.question).toContain(day(invoice.Date));
+    expect(card.question).toContain(`Due date: ${day(invoice.DueDate)} → ${day('2026-06-30')}`);
+    // Only what changes: the invoice date given again as it is is not shown.
+    expect(card.question).not.toMatch(/Date: /);
+    expect(card.changes).toEqual([
+      { field: 'Due date', before: day(invoice.DueDate), after: day('2026-06-30') },
+    ]);
+  });
+
+  it('tier 3: voiding by id names the invoice, customer, amount and date', async () => {
+    const invoice = invoiceOf(2);
+    const { card, reads, answer } = await cardFor('void_invoice', { InvoiceId: invoice.InvoiceId });
+    expect(card.tier).toBe(3);
+    expect(reads).toEqual(['get_invoice']);
+    expect(card.question).toContain(`void the invoice ${invoice.InvoiceNumber} of ${invoice.ContactName}`);
+    expect(card.question).toContain(money(invoice.Total));
+    expect(card.question).toContain(day(invoice.Date));
+    expect(card.question).toMatch(/Type VOID to confirm/);
+    expect(card.record).toBe(`${invoice.InvoiceNumber} of ${invoice.ContactName}`);
+    // Asked again after a wrong word, it still says which invoice.
+    const wrong = await answer('yes');
+    const again = only(wrong.events, 'mcq')[0]?.data as unknown as Card;
+    expect(again.question).toMatch(/^That didn't match, so nothing was done\. This will void the invoice/);
+    expect(again.question).toContain(invoice.InvoiceNumber);
+    expect(again.details).toEqual(card.details);
+    expect(writes('void_invoice').filter((c) => c.args.InvoiceId === invoice.InvoiceId)).toHaveLength(0);
+  });
+
+  it('a contact given by id is named by a read of the customer list', async () => {
+    const acme = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');
+    const { card, reads } = await cardFor('delete_contact', { ContactId: acme?.ContactId });
+    expect(reads).toEqual(['get_all_customers']);
+    expect(card.question).toContain('delete the contact Acme Corp');
+  });
+
+  it('a record that cannot be read is said so plainly, without its id', async () => {
+    const missing = randomUUID();
+    const { card, reads, response } = await cardFor('void_invoice', { InvoiceId: missing });
+    expect(reads).toEqual(['get_invoice']);
+    expect(card.question).toMatch(/could not look .*invoice up.*Invoice not found/i);
+    expect(card.question).toMatch(/Type VOID to confirm/);
+    expect(response).not.toContain(missing);
+    expect(card.record).toBeUndefined();
   });
 });

@@ -126,6 +126,12 @@ export const EventPayloads = {
     unrequested: z.boolean().optional(),
     /** The record the change acts on, in words (name, number or reference). */
     record: z.string().optional(),
+    /** What the card shows, in words: the action, record, party, amount, date and the call's other values; never ids. */
+    details: z.array(z.object({ label: z.string(), value: z.string() })).optional(),
+    /** Tier 2: each field the change sets, as it is now (when it could be read) and as it will be. */
+    changes: z
+      .array(z.object({ field: z.string(), before: z.string().optional(), after: z.string() }))
+      .optional(),
   }),
   /** One step of a confirmation's life (seed 000 §7), with the hash that binds it to the exact call. */
   confirmation: z.object({
@@ -138,6 +144,15 @@ export const EventPayloads = {
   }),
   response_generating: z.object({ model: z.string().optional(), tier: ModelTierSchema.optional() }),
   response_chunk: z.object({ text: z.string() }),
+  /**
+   * The answer text shown so far (the `response_chunk`s since the request began or since the last
+   * `response_replace`) is replaced by `text`; later `response_chunk`s append to it. Sent once when
+   * the final checks (reverse guardrails, block repair, output guardrails) change an answer already
+   * streamed, and with `text: ""` when streamed text turns out not to be the answer (its turn went
+   * on to call tools). `complete.response` still carries the final text: a client that ignores
+   * this event ends with the right answer.
+   */
+  response_replace: z.object({ text: z.string() }),
   complete: z.object({
     query: z.string(),
     path: PathSchema,

@@ -66,6 +66,7 @@ const valid: { [T in EventType]: unknown } = {
   confirmation: { actionId: 'a1', step: 'proposed', tool: 'void_invoice', tier: 3, args_hash: 'ab' },
   response_generating: { model: 'openai/gpt' },
   response_chunk: { text: 'Here' },
+  response_replace: { text: 'Here, corrected' },
   complete: {
     query: 'q',
     path: 'llm',
@@ -118,6 +119,7 @@ const invalid: { [T in EventType]: unknown } = {
   confirmation: { actionId: 'a1', step: 'maybe', tool: 'void_invoice', tier: 3, args_hash: 'ab' },
   response_generating: { tier: 'premium' },
   response_chunk: {},
+  response_replace: { text: 7 },
   complete: { ...(valid.complete as object), status: 'done' },
   error: { code: 'OOPS', message: 'x' },
 };

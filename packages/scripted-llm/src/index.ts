@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import {
   type AnswerOut,
+  chunkText,
   completionBody,
   defaultErrorType,
   errorBody,
@@ -19,6 +20,7 @@ import type {
   RecordedTranscription,
   ScriptedLlm,
   StartOptions,
+  StreamProgress,
   TurnAnswer,
 } from './types.ts';
 
@@ -295,8 +297,9 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
         ? {
             content: turn.content ?? null,
             toolCalls: toolCallsOut(turn.toolCalls, () => `call_scripted_${++callSeq}`),
+            deltas: turn.deltas,
           }
-        : { content: turn.content, toolCalls: [] };
+        : { content: turn.content, toolCalls: [], deltas: turn.deltas };
     const meta = {
       id: `chatcmpl-scripted-${seq}`,
       created: Math.floor(at / 1000),
@@ -314,10 +317,20 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
     });
     const includeUsage = body.stream_options?.include_usage === true;
     const chunks = streamChunks(meta, answer, includeUsage ? usage : undefined);
+    const progress: StreamProgress = { deltas: chunks.filter((c) => chunkText(c) !== '').length, sent: 0 };
+    record.streamed = progress;
     for (const [i, chunk] of chunks.entries()) {
       if (i > 0) await wait(turn.chunkDelayMs ?? 0, res);
+      const text = chunkText(chunk) !== '';
+      if (text && progress.sent === progress.deltas - 1 && turn.lastDeltaAfter)
+        await Promise.race([turn.lastDeltaAfter, new Promise((resolve) => res.once('close', resolve))]);
       if (gone(res)) return;
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      if (!text) continue;
+      progress.sent += 1;
+      const now = performance.timeOrigin + performance.now();
+      progress.firstAt ??= now;
+      progress.lastAt = now;
     }
     if (gone(res)) return;
     res.end('data: [DONE]\n\n');

@@ -10,6 +10,8 @@ export interface ToolCallOut {
 export interface AnswerOut {
   content: string | null;
   toolCalls: ToolCallOut[];
+  /** How `content` is streamed; one delta per word when absent. */
+  deltas?: string[] | undefined;
 }
 
 export interface CompletionMeta {
@@ -64,6 +66,13 @@ export function usageFor(req: ChatRequest, answer: AnswerOut): Usage {
 
 function finishReason(answer: AnswerOut): 'stop' | 'tool_calls' {
   return answer.toolCalls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+/** The text delta a stream chunk carries ('' for none). */
+export function chunkText(chunk: Record<string, unknown>): string {
+  const choices = chunk.choices as { delta?: { content?: unknown } }[] | undefined;
+  const content = choices?.[0]?.delta?.content;
+  return typeof content === 'string' ? content : '';
 }
 
 /** A non-streaming `chat.completion` body. */
@@ -143,7 +152,7 @@ export function streamChunks(
     }),
   );
   if (answer.content) {
-    for (const word of splitWords(answer.content)) chunks.push(chunk({ content: word }));
+    for (const piece of answer.deltas ?? splitWords(answer.content)) chunks.push(chunk({ content: piece }));
   }
   for (const [index, call] of answer.toolCalls.entries()) {
     chunks.push(

@@ -78,6 +78,16 @@ export function turnProblem(value: unknown): string | undefined {
     }
     return undefined;
   }
+  if (turn.deltas !== undefined) {
+    if (!Array.isArray(turn.deltas) || turn.deltas.some((d) => typeof d !== 'string'))
+      return 'deltas must be an array of strings';
+    if (turn.deltas.join('') !== (turn.content ?? '')) return 'deltas must join to content';
+  }
+  if (
+    turn.lastDeltaAfter !== undefined &&
+    typeof (turn.lastDeltaAfter as PromiseLike<unknown>)?.then !== 'function'
+  )
+    return 'lastDeltaAfter must be a promise';
   if ('toolCalls' in turn) {
     if (!Array.isArray(turn.toolCalls) || turn.toolCalls.length === 0) {
       return 'toolCalls must be a non-empty array';

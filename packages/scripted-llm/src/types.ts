@@ -51,12 +51,16 @@ export interface ScriptedToolCall {
 /** A final text answer. */
 export interface ContentResult {
   content: string;
+  /** Streaming only: the text deltas, in order, instead of one per word; they must join to `content`. */
+  deltas?: string[];
 }
 
 /** One or more tool calls, optionally with text content alongside. */
 export interface ToolCallsResult {
   toolCalls: ScriptedToolCall[];
   content?: string;
+  /** Streaming only: the deltas of `content`, as for a text answer. */
+  deltas?: string[];
 }
 
 /** An HTTP error answer, in OpenAI's error shape (e.g. 429 with `retry-after`, 500). */
@@ -78,8 +82,10 @@ export type TurnResult = ContentResult | ToolCallsResult | ErrorResult;
 export interface TurnTiming {
   /** Wait this long before answering (before the status line / first byte). */
   delayMs?: number;
-  /** Streaming only: wait this long between SSE chunks. */
+  /** Streaming only: wait this long between SSE chunks (a model's time per token). */
   chunkDelayMs?: number;
+  /** Streaming only: the last text delta is written only once this settles (a test's gate). */
+  lastDeltaAfter?: PromiseLike<unknown>;
 }
 
 export type TurnAnswer = TurnResult & TurnTiming;
@@ -119,8 +125,20 @@ export interface RecordedRequest {
   turnIndex?: number;
   /** HTTP status answered (set once the answer is decided). */
   status?: number;
+  /** A streamed answer's text deltas as they are written: how many in all, how many so far, and when. */
+  streamed?: StreamProgress;
   /** `Date.now()` when the request was received. */
   at: number;
+}
+
+/** The text deltas of one streamed answer; times are epoch milliseconds (sub-millisecond precision). */
+export interface StreamProgress {
+  deltas: number;
+  sent: number;
+  /** When the first text delta was written (the model's time to first token). */
+  firstAt?: number;
+  /** When the last one was. */
+  lastAt?: number;
 }
 
 export interface StartOptions {

@@ -211,6 +211,42 @@ describe('streaming', () => {
     expect(last.usage!.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it('streams scripted deltas as given, and records them as they are written', async () => {
+    const deltas = ['Your id is 550e8400-e29b-', '41d4-a716-446655440000', ' today.'];
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    llm.script({
+      match: 'gated',
+      turns: [{ content: deltas.join(''), deltas, chunkDelayMs: 1, lastDeltaAfter: gate }],
+    });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'gated please' }],
+      stream: true,
+    });
+    const seen: string[] = [];
+    const progress: number[] = [];
+    for await (const chunk of stream) {
+      const text = chunk.choices[0]?.delta.content;
+      if (!text) continue;
+      seen.push(text);
+      progress.push(llm.requests.at(-1)?.streamed?.sent ?? -1);
+      // The last delta waits for the gate: the client has every earlier one before it is written.
+      if (seen.length === deltas.length - 1) open();
+    }
+    expect(seen).toEqual(deltas);
+    // Seen the second delta, the model had written two: the third waited for the gate.
+    expect(progress.slice(1)).toEqual([2, 3]);
+    const streamed = llm.requests.at(-1)?.streamed;
+    expect(streamed).toMatchObject({ deltas: 3, sent: 3 });
+    expect(streamed?.lastAt).toBeGreaterThanOrEqual(streamed?.firstAt ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('rejects deltas that do not join to the content', () => {
+    expect(() => llm.script({ match: 'x', turns: [{ content: 'abc', deltas: ['ab', 'd'] }] })).toThrow(
+      /deltas must join to content/,
+    );
+  });
+
   it('omits the usage chunk unless include_usage is set', async () => {
     llm.script({ match: 'no usage', turns: [{ content: 'short answer' }] });
     const stream = await client.chat.completions.create({

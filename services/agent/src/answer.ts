@@ -1,4 +1,5 @@
 import type { ValidationResult } from '@munim/contracts';
+import { AnswerStream } from './answer-stream.ts';
 import { describeTool } from './confirm.ts';
 import { type Enrichment, planEnrichments } from './enrichments.ts';
 import type { FetchedResult } from './format.ts';
@@ -18,21 +19,6 @@ function dropBrokenBlocks(text: string): string {
       }
     },
   );
-}
-
-/** Splits an answer into stream-sized pieces at line ends. */
-function chunks(text: string, size = 400): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const line of text.split(/(?<=\n)/)) {
-    if (current.length + line.length > size && current) {
-      out.push(current);
-      current = '';
-    }
-    current += line;
-  }
-  if (current || out.length === 0) out.push(current);
-  return out;
 }
 
 /**
@@ -59,15 +45,27 @@ async function checkBlocks(run: Run, text: string): Promise<string> {
   }
 }
 
-/** Applies the output and reverse guardrails, then streams the answer in chunks. */
-export async function answer(run: Run, text: string): Promise<string> {
-  const { llm } = run.ctx;
+/** The stream of the model's answer, guarded by the checks `answer` will make of the whole. */
+export function answerStream(run: Run): AnswerStream {
+  return new AnswerStream((event) => run.emit(event), {
+    model: run.ctx.llm?.label,
+    holds: (sentence) =>
+      reverseGuardrails(sentence, run.writes, describeTool, { results: run.toolResults }).text !== sentence,
+    // While a write's outcome is unknown the answer is the agent's own check, not the model's words.
+    muted: run.uncheckedWrites().length > 0,
+  });
+}
+
+/**
+ * Applies the output and reverse guardrails, then sends the answer: the rest of what `stream`
+ * has sent of it, or one replacement when the checks changed it (in chunks when nothing streamed).
+ */
+export async function answer(run: Run, text: string, stream?: AnswerStream): Promise<string> {
   // The turn's reads and the writes it tried but did not run tell a read answer from a false claim.
   const reversed = reverseGuardrails(text, run.writes, describeTool, { results: run.toolResults });
   for (const g of reversed.guardrails) run.guardrails.add(g);
   const safe = guardOutput(await checkBlocks(run, reversed.text));
-  await run.emit({ type: 'response_generating', payload: llm ? { model: llm.label } : {} });
-  for (const chunk of chunks(safe)) await run.emit({ type: 'response_chunk', payload: { text: chunk } });
+  await (stream ?? new AnswerStream((event) => run.emit(event), { model: run.ctx.llm?.label })).finish(safe);
   return safe;
 }
 

@@ -4,10 +4,26 @@ import { isWriteTool, parseToolName, verbClass } from '@munim/contracts';
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const CARD_BLOCK = /```card[\s\S]*?(```|$)/g;
+const TECHNICAL_TERMS = [
+  'stack trace',
+  'traceback',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'TypeError',
+  'ReferenceError',
+  'undefined is not',
+];
 const TECHNICAL = [
-  /\b(stack trace|traceback|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|TypeError|ReferenceError|undefined is not)\b[^\n]*/gi,
+  new RegExp(String.raw`\b(${TECHNICAL_TERMS.join('|')})\b[^\n]*`, 'gi'),
   /\b(HTTP|status code) [45]\d\d\b[^\n]*/gi,
 ];
+/** What a softened technical phrase may start with, lower case, `#` a digit: a stream must not cut one. */
+export const TECHNICAL_STARTS = [
+  ...TECHNICAL_TERMS.map((t) => t.toLowerCase()),
+  ...['http', 'status code'].flatMap((w) => [`${w} 4##`, `${w} 5##`]),
+];
+export const SOFTENED = "I couldn't complete that part right now.";
 
 /** Drops every markdown-table column whose cells hold a UUID, then any UUID left in the text. */
 export function stripIds(text: string): string {
@@ -25,9 +41,23 @@ export function stripIds(text: string): string {
     const keep = [...Array(width).keys()].filter(
       (c) => !block.some((r) => UUID.test(r[c] ?? '') && resetUuid()),
     );
-    for (const row of block) out.push(`| ${keep.map((c) => (row[c] ?? '').replace(UUID, '')).join(' | ')} |`);
+    for (const row of block) out.push(rowText(row, keep));
   }
   return out.join('\n');
+}
+
+/** A table row as the user sees it: the kept columns, ids removed. */
+export function rowText(row: string[], keep: number[]): string {
+  return `| ${keep.map((c) => stripUuids(row[c] ?? '')).join(' | ')} |`;
+}
+
+export const stripUuids = (text: string) => text.replace(UUID, '');
+
+export function hasUuid(text: string): boolean {
+  UUID.lastIndex = 0;
+  const found = UUID.test(text);
+  UUID.lastIndex = 0;
+  return found;
 }
 
 function resetUuid(): true {
@@ -35,11 +65,11 @@ function resetUuid(): true {
   return true;
 }
 
-function isRow(line: string | undefined): boolean {
+export function isRow(line: string | undefined): boolean {
   return !!line && /^\s*\|.*\|\s*$/.test(line);
 }
 
-function cells(line: string): string[] {
+export function cells(line: string): string[] {
   return line
     .trim()
     .replace(/^\||\|$/g, '')
@@ -56,8 +86,14 @@ export function stripCardBlocks(text: string): string {
 
 export function softenTechnical(text: string): string {
   let out = text;
-  for (const re of TECHNICAL) out = out.replace(re, "I couldn't complete that part right now.");
+  for (const re of TECHNICAL) out = out.replace(re, SOFTENED);
   return out;
+}
+
+/** Where the first technical phrase starts (it runs to the end of its line), or -1. */
+export function technicalAt(text: string): number {
+  const at = TECHNICAL.map((re) => text.search(re)).filter((i) => i >= 0);
+  return at.length > 0 ? Math.min(...at) : -1;
 }
 
 /** All output guardrails, in order; what the user sees. */
@@ -239,6 +275,11 @@ interface Claim {
   clause: string;
 }
 
+/** "voucher no. 87", "Rs. 500": a piece ending in an abbreviation does not end a sentence. */
+export function abbreviated(piece: string): boolean {
+  return /(?:^|\s)(?:no|nos|rs|dr|cr|vs|approx|e\.g|i\.e|ltd|inc|co|st)\.$/i.test(piece);
+}
+
 /** The clauses of an answer a claim can be made in, each with its sentence: code blocks, table rows and quoted text aside. */
 function clausesOf(text: string): { clause: string; sentence: string }[] {
   const prose = text
@@ -252,12 +293,7 @@ function clausesOf(text: string): { clause: string; sentence: string }[] {
     const sentences: string[] = [];
     for (const piece of line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, '').split(/(?<=[.!?।])\s+/)) {
       const last = sentences.at(-1);
-      // "voucher no. 87", "Rs. 500": an abbreviation, not the end of a sentence.
-      if (
-        last !== undefined &&
-        /(?:^|\s)(?:no|nos|rs|dr|cr|vs|approx|e\.g|i\.e|ltd|inc|co|st)\.$/i.test(last)
-      )
-        sentences[sentences.length - 1] = `${last} ${piece}`;
+      if (last !== undefined && abbreviated(last)) sentences[sentences.length - 1] = `${last} ${piece}`;
       else sentences.push(piece);
     }
     for (const s of sentences)

@@ -6,10 +6,6 @@ import { SUMMARY_PROMPT } from './prompts.ts';
 import type { Run } from './run/run.ts';
 import { isRecord } from './util.ts';
 
-/** Seed 003 §6.7: summarize above 20 messages, keeping the last 10 verbatim. */
-const SUMMARIZE_ABOVE = 20;
-const KEEP_RECENT = 10;
-
 /** The attachments a stored message carries in its metadata. */
 function attachmentRefs(message: ConversationMessage): AttachmentRef[] {
   const list = message.metadata?.attachments;
@@ -25,20 +21,26 @@ function withFileNames(message: ConversationMessage): string {
   return `${message.content}\n[attached: ${files.map((f) => `${f.filename} (${f.category})`).join(', ')}]`;
 }
 
-/** The summary of `messages`, carrying on from the `previous` one. */
+/** The summary of `messages`, carrying on from the `previous` one; undefined when the model gave none. */
 async function summarize(run: Run, previous: string | null, messages: ConversationMessage[]) {
-  const transcript = messages.map((m) => `${m.role}: ${m.content}`).join('\n');
-  const turn = await llmTurn(run, 'summarization', {
-    messages: [
-      { role: 'system', content: SUMMARY_PROMPT },
-      {
-        role: 'user',
-        content: `${previous ? `Summary so far:\n${previous}\n\n` : ''}Summarize the conversation:\n${transcript}`,
-      },
-    ],
-    maxTokens: 512,
-  });
-  return turn.content.trim() || previous;
+  const transcript = messages.map((m) => `${m.role}: ${withFileNames(m)}`).join('\n');
+  // The summary is no step of the tool loop: its model call must not use up one of its iterations.
+  const iterations = run.iterations;
+  try {
+    const turn = await llmTurn(run, 'summarization', {
+      messages: [
+        { role: 'system', content: SUMMARY_PROMPT },
+        {
+          role: 'user',
+          content: `${previous ? `Summary so far:\n${previous}\n\n` : ''}Summarize the conversation:\n${transcript}`,
+        },
+      ],
+      maxTokens: 512,
+    });
+    return turn.content.trim() || undefined;
+  } finally {
+    run.iterations = iterations;
+  }
 }
 
 /** The files of earlier turns (newest three), so "record them" can follow "what is in this file?". */
@@ -59,37 +61,46 @@ async function earlierAttachments(run: Run, messages: ConversationMessage[]): Pr
 }
 
 /**
- * What the LLM is told of the conversation so far: the summary of its older part (made once more
- * than 20 messages exist, keeping the last 10 verbatim, seed 003 §6.7), the documents created in
- * it (for "show that invoice", "send it"), and the recent messages.
+ * The conversation's summary and the messages it does not hold. Seed 003 §6.7 keeps the last
+ * messages verbatim (`HISTORY_MESSAGES`, 10) and summarizes the older ones; every message that
+ * falls out of that window goes into the summary first, so none is dropped unsaid. Where no
+ * summary could be made, the messages it would have held are sent as they are.
  */
-export async function history(run: Run): Promise<ChatCompletionMessageParam[]> {
+async function summarized(
+  run: Run,
+  conversation: { messages: ConversationMessage[]; summary: string | null; summarizedCount: number },
+) {
   const { store, llm, log, config } = run.ctx;
-  const conversation = await store.conversation(run.scope);
-  if (!conversation) return [];
   const { messages } = conversation;
-  let summary = conversation.summary;
-  let recent = messages.slice(-config.historyMessages);
-  if (messages.length > SUMMARIZE_ABOVE) {
-    const older = messages.slice(0, -KEEP_RECENT);
-    recent = messages.slice(-KEEP_RECENT);
-    if (llm && conversation.summarizedCount < older.length) {
-      summary = await summarize(run, summary, older.slice(conversation.summarizedCount)).catch(
-        (error: unknown) => {
-          log.warn(
-            { err: error, requestId: run.scope.requestId },
-            'summarization failed; keeping the old summary',
-          );
-          return summary;
-        },
-      );
-      if (summary) {
-        void store
-          .saveSummary(run.scope, summary, older.length)
-          .catch((error: unknown) => log.warn({ err: error }, 'could not save the summary'));
-      }
+  // How many of the first messages fall out of the verbatim window.
+  const outside = Math.max(0, messages.length - config.historyMessages);
+  let { summary } = conversation;
+  let held = Math.min(conversation.summarizedCount, messages.length);
+  if (llm && held < outside) {
+    const next = await summarize(run, summary, messages.slice(held, outside)).catch((error: unknown) => {
+      log.warn({ err: error, requestId: run.scope.requestId }, 'summarization failed; sending the messages');
+      return undefined;
+    });
+    if (next) {
+      summary = next;
+      held = outside;
+      void store
+        .saveSummary(run.scope, next, outside)
+        .catch((error: unknown) => log.warn({ err: error }, 'could not save the summary'));
     }
   }
+  return { summary, recent: messages.slice(Math.min(held, outside)) };
+}
+
+/**
+ * What the LLM is told of the conversation so far: the summary of its older part, the documents
+ * created in it (for "show that invoice", "send it"), and the recent messages.
+ */
+export async function history(run: Run): Promise<ChatCompletionMessageParam[]> {
+  const conversation = await run.ctx.store.conversation(run.scope);
+  if (!conversation) return [];
+  const { messages } = conversation;
+  const { summary, recent } = await summarized(run, conversation);
   const created = messages
     .flatMap((m) => (Array.isArray(m.metadata?.createdDocuments) ? m.metadata.createdDocuments : []))
     .slice(-5) as { tool: string; number?: string; id?: string }[];

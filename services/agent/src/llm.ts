@@ -86,6 +86,7 @@ export function createLlm(config: LlmConfig): Llm {
     label: `${config.provider}/${config.model}`,
     model: config.model,
     async turn({ messages, tools, maxTokens, temperature, onText }) {
+      let sinkFailure: unknown;
       try {
         const stream = await client.chat.completions.create({
           model: config.model,
@@ -111,7 +112,10 @@ export function createLlm(config: LlmConfig): Llm {
           if (!delta) continue;
           if (delta.content) {
             content += delta.content;
-            await onText?.(delta.content);
+            await onText?.(delta.content).catch((error: unknown) => {
+              sinkFailure = error;
+              throw error;
+            });
           }
           for (const call of delta.tool_calls ?? []) {
             const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
@@ -127,6 +131,8 @@ export function createLlm(config: LlmConfig): Llm {
           usage,
         };
       } catch (error) {
+        // Sending the text on failed, not the model: that error is the caller's own.
+        if (sinkFailure !== undefined && error === sinkFailure) throw error;
         const status = error instanceof OpenAI.APIError ? error.status : undefined;
         throw new LlmError(error instanceof Error ? error.message : String(error), status, { cause: error });
       }

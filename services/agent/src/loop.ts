@@ -1,4 +1,4 @@
-import { answer, enrich, needsInputMessage } from './answer.ts';
+import { answer, answerStream, enrich, needsInputMessage } from './answer.ts';
 import { propose } from './confirmation/propose.ts';
 import { enrichmentPrompt } from './enrichments.ts';
 import { AgentError } from './errors.ts';
@@ -24,20 +24,28 @@ export async function loop(
   const toolDefs = await offeredTools(run, offer);
   const maxTokens = data.route.tier === 'capable' ? config.maxTokens.capable : config.maxTokens.cheap;
   while (run.iterations < config.maxIterations) {
-    // Buffered, not streamed: the reverse guardrails must see the whole answer before the user does.
-    const turn = await llmTurn(run, 'chat', { messages, tools: toolDefs(), maxTokens });
+    // Streamed through guards that hold back what the final checks of `answer` would take back.
+    const stream = answerStream(run);
+    const turn = await llmTurn(run, 'chat', {
+      messages,
+      tools: toolDefs(),
+      maxTokens,
+      onText: stream.onText,
+    });
     if (turn.toolCalls.length === 0) {
       // No answer while a write may or may not have run: the LLM checks with a read first, and
       // if it still answers without one, the agent checks.
       const checkFirst = await askToCheckFirst(run, turn.content, offered);
       if (checkFirst) {
+        await stream.retract();
         messages.push(...checkFirst);
         continue;
       }
-      const response = await answer(run, await checkedAnswer(run, turn.content));
+      const response = await answer(run, await checkedAnswer(run, turn.content), stream);
       await complete(run, data, userText, response, 'answered');
       return;
     }
+    await stream.retract();
     messages.push({
       role: 'assistant',
       content: turn.content || null,

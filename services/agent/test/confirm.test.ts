@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationQuestion, confirmWord, describeTool, PLAIN_YES } from '../src/confirm.ts';
+import { confirmWord, describeTool, PLAIN_YES } from '../src/confirm.ts';
+import { confirmationCard } from '../src/confirmation/card.ts';
 
 describe('tool names in words, whatever their style', () => {
   it.each([
@@ -25,7 +26,7 @@ describe('tool names in words, whatever their style', () => {
     ['trigger-cleanup', 'CONFIRM'],
   ])('%s is confirmed by typing %s', (tool, word) => {
     expect(confirmWord(tool)).toBe(word);
-    expect(confirmationQuestion(tool, {}, 3, undefined)).toContain(`Type ${word} to confirm`);
+    expect(confirmationCard(tool, {}, 3).question).toContain(`Type ${word} to confirm`);
   });
 });
 

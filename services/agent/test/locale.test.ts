@@ -2,7 +2,7 @@
 // tenant's business writes them, in prompts and confirmations as in reports; India by default.
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';
-import { confirmationQuestion } from '../src/confirm.ts';
+import { confirmationCard } from '../src/confirmation/card.ts';
 import { fastPathPrompt, unifiedPrompt } from '../src/prompts.ts';
 import { formatsFor } from '../src/render/locale.ts';
 
@@ -92,11 +92,12 @@ describe('prompts in the business’s formats', () => {
 describe('confirmations in the business’s formats', () => {
   it('show the amount and date of a write as the business writes them', () => {
     const args = { ContactId: 'c-1', Amount: 5000, Date: '2026-05-20' };
-    expect(confirmationQuestion('create_payment', args, 1, undefined)).toBe(
-      'Confirm: create the payment (amount: ₹5,000.00, date: 20/05/2026)?',
+    const lookups = new Map([['c-1', { record: { Name: 'Acme Corp' } }]]);
+    expect(confirmationCard('create_payment', args, 1, { lookups }).question).toBe(
+      'Confirm: create the payment of ₹5,000.00 for Acme Corp, dated 20/05/2026?',
     );
-    expect(confirmationQuestion('create_payment', args, 1, undefined, { formats: formatsFor(us) })).toBe(
-      'Confirm: create the payment (amount: $5,000.00, date: 05/20/2026)?',
+    expect(confirmationCard('create_payment', args, 1, { lookups, formats: formatsFor(us) }).question).toBe(
+      'Confirm: create the payment of $5,000.00 for Acme Corp, dated 05/20/2026?',
     );
   });
 });

@@ -175,17 +175,29 @@ function mcqCard(mcq) {
       }),
     );
   }
-  card.append(el('h3', { textContent: mcq.question }));
-  const details = el('dl');
-  details.append(el('dt', { textContent: 'Action' }), el('dd', { textContent: mcq.pending_tool }));
-  if (mcq.record) details.append(el('dt', { textContent: 'Record' }), el('dd', { textContent: mcq.record }));
-  for (const [key, value] of Object.entries(mcq.pending_args ?? {})) {
-    details.append(
-      el('dt', { textContent: key }),
-      el('dd', { textContent: typeof value === 'string' ? value : JSON.stringify(value) }),
-    );
+  const changes = mcq.changes ?? [];
+  // The changes are listed below: the question's own lines of them would say it twice.
+  card.append(el('h3', { textContent: changes.length > 0 ? mcq.question.split('\n')[0] : mcq.question }));
+  // Facts in words from the agent; the call's ids and tool name are not for people to read.
+  const facts = mcq.details ?? (mcq.record ? [{ label: 'Record', value: mcq.record }] : []);
+  if (facts.length > 0) {
+    const details = el('dl');
+    for (const { label, value } of facts) {
+      details.append(el('dt', { textContent: label }), el('dd', { textContent: value }));
+    }
+    card.append(details);
   }
-  card.append(details);
+  if (changes.length > 0) {
+    const list = el('dl', { className: 'changes' });
+    for (const change of changes) {
+      const now = change.before === undefined ? 'set to ' : `${change.before} → `;
+      list.append(
+        el('dt', { textContent: change.field }),
+        el('dd', { textContent: `${now}${change.after}` }),
+      );
+    }
+    card.append(list);
+  }
   let typed = null;
   if (mcq.confirm_text) {
     typed = el('input', { type: 'text', autocomplete: 'off', className: 'typed-input' });
@@ -305,6 +317,13 @@ async function ask(input) {
         case 'response_chunk':
           text += data.text;
           thinking.hidden = true;
+          renderMarkdown(answer, text, cards);
+          scrollDown();
+          break;
+        case 'response_replace':
+          // The streamed text was not the answer (or the final checks changed it): show this instead.
+          text = data.text;
+          thinking.hidden = text !== '';
           renderMarkdown(answer, text, cards);
           scrollDown();
           break;

@@ -209,6 +209,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           streamed = true;
           io.stderr.write(str(data.text));
           return;
+        } else if (event === 'response_replace') {
+          // Text already on the terminal cannot be unwritten: say it was taken back, then show its replacement.
+          if (streamed) io.stderr.write(data.text ? '\n· corrected:\n' : '\n· (taken back)\n');
+          else if (data.text) io.stderr.write('\n');
+          streamed = data.text !== '';
+          io.stderr.write(str(data.text));
+          return;
         }
         const line = progressLine(event, data);
         if (line) io.stderr.write(`${line}\n`);

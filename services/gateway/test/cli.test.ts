@@ -34,6 +34,13 @@ function script(message: Message<QuerySubmitted>) {
       ? [completeEvent('', 'Payment recorded (PAY-001).')]
       : [completeEvent('', 'Cancelled: nothing was recorded.', 'cancelled')];
   }
+  if (query.startsWith('claim')) {
+    return [
+      { type: 'response_chunk' as const, payload: { text: 'Payment of ₹500 ' } },
+      { type: 'response_replace' as const, payload: { text: 'Nothing was recorded yet.' } },
+      completeEvent(query, 'Nothing was recorded yet.'),
+    ];
+  }
   if (query.startsWith('record')) {
     return [
       { type: 'mcq' as const, payload: mcq },
@@ -135,6 +142,13 @@ describe('npm run ask', () => {
     expect(usage.stderr).toContain('usage: npm run ask');
   });
 
+  it('shows the replacement of a streamed answer, and prints the final answer', async () => {
+    const result = await ask(['claim the rent was paid']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Nothing was recorded yet.\n');
+    expect(result.stderr).toContain('\nPayment of ₹500 \n· corrected:\nNothing was recorded yet.\n');
+  });
+
   it('has a line for each progress event it knows and none for the answer text', () => {
     expect(
       progressLine('write_validation', {
@@ -144,5 +158,6 @@ describe('npm run ask', () => {
       }),
     ).toBe('! create_payment blocked: Amount missing');
     expect(progressLine('response_chunk', { text: 'x' })).toBeNull();
+    expect(progressLine('response_replace', { text: 'x' })).toBeNull();
   });
 });

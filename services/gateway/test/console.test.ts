@@ -24,6 +24,9 @@ let stopBackend: () => Promise<void>;
 let attachmentsDir: string;
 const received: Message<QuerySubmitted>[] = [];
 const streaming = gate();
+/** The replacement of a streamed answer waits for the test, and `complete` waits after it. */
+const replacing = gate();
+const replaced = gate();
 
 const ANSWER = [
   'Here are the overdue invoices:\n\n',
@@ -43,6 +46,31 @@ const MCQ: EventPayload<'mcq'> = {
   pending_tool: 'create_payment',
   pending_args: { Customer: 'Acme Corp', Amount: 5000 },
   confirm_text: 'RECORD',
+};
+
+const INVOICE_ID = '3f2b6c1e-9a4d-4e8b-b7c2-5d1e0f9a8b7c';
+/** A tier-2 card as the agent sends it: ids in the call, words in the card. */
+const EDIT_MCQ: EventPayload<'mcq'> = {
+  actionId: 'act-78',
+  mcq_type: 'write_confirmation',
+  tier: 2,
+  question:
+    'Confirm: update the invoice INV-0042 of Acme Corp (₹1,18,000.00, dated 15/01/2026) with these changes?\n• Due date: 14/02/2026 → 28/02/2026',
+  record: 'INV-0042 of Acme Corp',
+  details: [
+    { label: 'Action', value: 'update the invoice' },
+    { label: 'Invoice', value: 'INV-0042' },
+    { label: 'Customer', value: 'Acme Corp' },
+    { label: 'Amount', value: '₹1,18,000.00' },
+    { label: 'Date', value: '15/01/2026' },
+  ],
+  changes: [{ field: 'Due date', before: '14/02/2026', after: '28/02/2026' }],
+  options: [
+    { label: '✅ Yes, update the invoice', value: 'confirm' },
+    { label: '❌ Cancel', value: 'cancel' },
+  ],
+  pending_tool: 'update_invoice',
+  pending_args: { InvoiceId: INVOICE_ID, DueDate: '2026-02-28' },
 };
 
 /** Plays router and agent step by step, and stores the conversation as the agent would. */
@@ -78,6 +106,10 @@ async function startBackend(): Promise<() => Promise<void>> {
           },
         });
         response = 'Payment of ₹5000 from Acme Corp recorded (PAY-001).';
+      } else if (query.startsWith('change')) {
+        await emit(agent, message, { type: 'mcq', payload: EDIT_MCQ });
+        response = EDIT_MCQ.question;
+        status = 'awaiting_confirmation';
       } else if (query.startsWith('record')) {
         await emit(agent, message, {
           type: 'write_validation',
@@ -91,6 +123,15 @@ async function startBackend(): Promise<() => Promise<void>> {
         await emit(agent, message, { type: 'mcq', payload: MCQ });
         response = 'Please confirm the payment.';
         status = 'awaiting_confirmation';
+      } else if (query.startsWith('claim')) {
+        await emit(agent, message, {
+          type: 'response_chunk',
+          payload: { text: 'Payment of ₹500 recorded ' },
+        });
+        await replacing.promise;
+        response = 'Nothing was recorded yet.';
+        await emit(agent, message, { type: 'response_replace', payload: { text: response } });
+        await replaced.promise;
       } else {
         await emit(agent, message, {
           type: 'executing_tool',
@@ -178,6 +219,8 @@ beforeAll(async () => {
 afterAll(async () => {
   try {
     streaming.open();
+    replacing.open();
+    replaced.open();
     await browser?.close();
     await stopBackend?.();
     await gateway?.stop();
@@ -257,6 +300,33 @@ describe('web console', () => {
     });
     expect(answered?.conversationId).toBe(received[0]?.conversationId);
     await page.screenshot({ path: `${SHOTS}04-confirmed.png` });
+  });
+
+  it('shows a confirmation in words: the invoice, customer, amount, date and the change, no ids', async () => {
+    await page.getByLabel('Your question').fill('change the due date of INV-0042 to 28 Feb');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const card = page.locator('.card.mcq').last();
+    await card.getByText('INV-0042 of Acme Corp', { exact: false }).first().waitFor();
+    const facts = await card
+      .locator('dl:not(.changes) dt')
+      .evaluateAll((dts) => dts.map((dt) => `${dt.textContent}: ${dt.nextElementSibling?.textContent}`));
+    expect(facts).toEqual([
+      'Action: update the invoice',
+      'Invoice: INV-0042',
+      'Customer: Acme Corp',
+      'Amount: ₹1,18,000.00',
+      'Date: 15/01/2026',
+    ]);
+    expect(await card.locator('dl.changes').textContent()).toBe('Due date14/02/2026 → 28/02/2026');
+    expect(await card.locator('h3').textContent()).toBe(
+      'Confirm: update the invoice INV-0042 of Acme Corp (₹1,18,000.00, dated 15/01/2026) with these changes?',
+    );
+    const shown = (await card.textContent()) ?? '';
+    expect(shown).not.toContain(INVOICE_ID);
+    expect(shown).not.toContain('update_invoice');
+    expect(shown).not.toContain('InvoiceId');
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}04b-mcq-in-words.png` });
   });
 
   it('opens the pipeline debugger for a request, live and replayed', async () => {
@@ -342,5 +412,21 @@ describe('web console', () => {
     await page.getByText('No conversations yet.').waitFor();
     const row = await db.selectFrom('unified_conversations').select('is_deleted').executeTakeFirstOrThrow();
     expect(row.is_deleted).toBe(true);
+  });
+
+  it('shows the replacement of a streamed answer as soon as it comes', async () => {
+    await page.getByLabel('Your question').fill('claim the rent was paid');
+    await page.getByLabel('Your question').press('Enter');
+    const message = page.locator('article.msg.assistant').last();
+    await message.getByText('Payment of ₹500 recorded').waitFor();
+    replacing.open();
+    await message.getByText('Nothing was recorded yet.').waitFor();
+    // Replaced before `complete`: the request is still running.
+    expect(await message.getAttribute('aria-busy')).toBe('true');
+    expect((await message.locator('.answer').textContent())?.trim()).toBe('Nothing was recorded yet.');
+    await page.screenshot({ path: `${SHOTS}08-replaced.png` });
+    replaced.open();
+    await message.locator('.meta button.debug').waitFor();
+    expect((await message.locator('.answer').textContent())?.trim()).toBe('Nothing was recorded yet.');
   });
 });

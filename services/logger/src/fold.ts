@@ -125,6 +125,7 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
   confirmation: noop,
   response_generating: noop,
   response_chunk: noop,
+  response_replace: noop,
   complete: (row, p, message) => {
     row.status = p.status;
     row.response = p.response;

@@ -2,7 +2,7 @@ import type { EventPayload } from '@munim/contracts';
 import { describeTool } from '../confirm.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../store.ts';
-import type { LoopState } from './state.ts';
+import { type LoopState, LoopStateSchema } from './state.ts';
 
 type ConfirmationStep = EventPayload<'confirmation'>['step'];
 
@@ -28,6 +28,17 @@ export function emitStep(run: Run, pending: PendingAction, step: ConfirmationSte
   );
 }
 
+/** The card's facts and changes kept in the stored state, when it parses as such. */
+function cardOf(state: Record<string, unknown> | LoopState | undefined) {
+  const card = LoopStateSchema.pick({ details: true, changes: true }).safeParse(state ?? {});
+  if (!card.success) return {};
+  const { details, changes } = card.data;
+  return {
+    ...(details && details.length > 0 ? { details } : {}),
+    ...(changes && changes.length > 0 ? { changes } : {}),
+  };
+}
+
 /** The confirmation card (`mcq` event) of a write put to the user. */
 export function emitMcq(
   run: Run,
@@ -51,6 +62,7 @@ export function emitMcq(
       question: a.question,
       ...(a.state && 'unrequested' in a.state && a.state.unrequested === true ? { unrequested: true } : {}),
       ...(a.state && typeof a.state.record === 'string' ? { record: a.state.record } : {}),
+      ...cardOf(a.state),
       options: [
         { label: `✅ Yes, ${describeTool(a.tool)}`, value: 'confirm' },
         { label: '❌ Cancel', value: 'cancel' },

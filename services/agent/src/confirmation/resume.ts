@@ -139,7 +139,7 @@ export async function resume(
   }
   if (pending.confirmText && (typed ?? '').trim().toUpperCase() !== pending.confirmText) {
     await emitStep(run, pending, 'rejected', 'typed confirmation did not match');
-    const question = `That didn't match, so nothing was done. Type ${pending.confirmText} to confirm, or cancel.`;
+    const question = `That didn't match, so nothing was done. ${pending.question} Or cancel.`;
     await emitMcq(run, { ...pending, question, confirmText: pending.confirmText });
     const response = await answer(run, question);
     await complete(run, asked, userText, response, 'awaiting_confirmation', { actionId: pending.actionId });
@@ -184,7 +184,7 @@ export async function answerPlainYes(run: Run, data: QueryRouted): Promise<boole
   }
   // Riskier changes need the explicit answer of the confirmation card.
   const question = pending.confirmText
-    ? `This change needs your explicit confirmation: type ${pending.confirmText} to confirm, or cancel.`
+    ? `This change needs your explicit confirmation: type ${pending.confirmText} to confirm, or cancel.\n${pending.question}`
     : `This change needs your explicit confirmation on the card: ${pending.question}`;
   await emitMcq(run, { ...pending, question });
   const response = await answer(run, question);

@@ -47,6 +47,11 @@ export const LoopStateSchema = z.object({
   unrequested: z.boolean().optional(),
   /** The record the change acts on, in words. */
   record: z.string().optional(),
+  /** The confirmation card's facts and changes in words, shown again when it is asked again. */
+  details: z.array(z.object({ label: z.string(), value: z.string() })).optional(),
+  changes: z
+    .array(z.object({ field: z.string(), before: z.string().optional(), after: z.string() }))
+    .optional(),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 

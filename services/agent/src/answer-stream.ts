@@ -1,0 +1,79 @@
+import type { AgentEvent } from '@munim/contracts';
+import { StreamGuard } from './stream-guard.ts';
+
+/** Splits an answer into stream-sized pieces at line ends. */
+function chunks(text: string, size = 400): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const line of text.split(/(?<=\n)/)) {
+    if (current.length + line.length > size && current) {
+      out.push(current);
+      current = '';
+    }
+    current += line;
+  }
+  if (current || out.length === 0) out.push(current);
+  return out;
+}
+
+export interface AnswerStreamOptions {
+  /** `response_generating.model`. */
+  model?: string | undefined;
+  /** Whether a sentence is one the final check would take back: it is not sent. */
+  holds?: ((sentence: string) => boolean) | undefined;
+  /** Nothing is streamed: the answer will not be the model's words. */
+  muted?: boolean | undefined;
+}
+
+/**
+ * One answer as the model writes it: guarded text goes out as `response_chunk`s while it is
+ * written; a turn that turns out not to be the answer is taken back, and a final answer that is
+ * not what was streamed replaces it, each with one `response_replace`.
+ */
+export class AnswerStream {
+  readonly #emit: (event: AgentEvent) => Promise<unknown>;
+  readonly #options: AnswerStreamOptions;
+  readonly #guard: StreamGuard;
+  #sent = '';
+  #announced = false;
+
+  constructor(emit: (event: AgentEvent) => Promise<unknown>, options: AnswerStreamOptions = {}) {
+    this.#emit = emit;
+    this.#options = options;
+    this.#guard = new StreamGuard(options.holds);
+  }
+
+  /** The model's next text delta (`Llm.turn`'s `onText`). */
+  readonly onText = async (delta: string): Promise<void> => {
+    if (this.#options.muted) return;
+    const text = this.#guard.push(delta);
+    if (text) await this.#chunk(text);
+  };
+
+  /** The turn ended in tool calls, or its text is not the answer: what was shown of it goes. */
+  async retract(): Promise<void> {
+    if (this.#sent) await this.#emit({ type: 'response_replace', payload: { text: '' } });
+    this.#sent = '';
+  }
+
+  /** The final answer: the rest of what was streamed, or one replacement when it is not that. */
+  async finish(answer: string): Promise<void> {
+    if (this.#sent && !answer.startsWith(this.#sent)) {
+      await this.#emit({ type: 'response_replace', payload: { text: answer } });
+      this.#sent = answer;
+      return;
+    }
+    const rest = answer.slice(this.#sent.length);
+    if (rest || !this.#sent) for (const piece of chunks(rest)) await this.#chunk(piece);
+  }
+
+  async #chunk(text: string): Promise<void> {
+    if (!this.#announced) {
+      this.#announced = true;
+      const { model } = this.#options;
+      await this.#emit({ type: 'response_generating', payload: model ? { model } : {} });
+    }
+    await this.#emit({ type: 'response_chunk', payload: { text } });
+    this.#sent += text;
+  }
+}

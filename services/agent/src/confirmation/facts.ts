@@ -1,0 +1,180 @@
+import { nameWords, parseToolName, singular } from '@munim/contracts';
+import type { Formats } from '../render/locale.ts';
+import { isRecord } from '../util.ts';
+
+/** What a confirmation can say of a record, read from whatever names its fields carry. */
+
+export const ID_FIELD = /(^id$|Id$|ID$|_id$)/;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+const snake = (key: string) => nameWords(key).join('_');
+
+/** "DueDate", "due_date" → "Due date"; an all-capitals name (GSTIN) stays as it is. */
+export function fieldWords(key: string): string {
+  if (/^[A-Z0-9]+$/.test(key)) return key;
+  const text = nameWords(key).join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** The noun an id field points at: `InvoiceId` → invoice, `from_account_id` → from_account, `id` → ''. */
+export function idNoun(field: string): string {
+  const words = nameWords(field);
+  return words.slice(0, words.at(-1) === 'id' ? -1 : words.length).join('_');
+}
+
+/** The field holding the id of the record a tool acts on (`InvoiceId` of void_invoice), if any. */
+export function ownIdField(tool: string, args: Record<string, unknown>): string | undefined {
+  const { verbClass, object } = parseToolName(tool);
+  if (verbClass !== 'destructive' && verbClass !== 'edit') return undefined;
+  const fields = Object.keys(args).filter((k) => ID_FIELD.test(k) && typeof args[k] === 'string');
+  return (
+    fields.find((k) => {
+      const noun = idNoun(k);
+      return noun !== '' && (object === noun || object.endsWith(`_${noun}`));
+    }) ?? fields.find((k) => idNoun(k) === '')
+  );
+}
+
+const PARTY_NOUNS = new Set(['contact', 'customer', 'vendor', 'supplier', 'party', 'client', 'payee']);
+
+/** Whether an id field names the other party of a document: its customer, vendor or contact. */
+export function isPartyField(field: string): boolean {
+  return PARTY_NOUNS.has(idNoun(field).split('_').at(-1) ?? '');
+}
+
+export interface RecordFacts {
+  /** Its document number: INV-0042. */
+  number?: string;
+  /** Its own name (a contact's, an account's). */
+  name?: string;
+  /** The customer or vendor of a document. */
+  party?: string;
+  /** "Customer" or "Vendor" when the record says which. */
+  role?: string;
+  amount?: number;
+  currency?: string;
+  date?: string;
+}
+
+const AMOUNT_KEYS = ['total', 'total_amount', 'grand_total', 'amount', 'amount_total', 'net_amount'];
+const DATE_KEY = /^((invoice|bill|issue|document|transaction|txn|payment|entry|journal)_)?date$/;
+const NUMBER_KEY = /(^|_)(number|no)$/;
+const NOT_A_DOCUMENT_NUMBER = /phone|mobile|tax|gst|pan|vat|bank|account|tin|registration/;
+const NAME_KEYS = ['display_name', 'name', 'full_name', 'company_name', 'title'];
+const PARTY_KEY = /^(contact|customer|vendor|supplier|party|client|payee)_(display_)?name$/;
+const PARTY_OBJECT = /^(contact|customer|vendor|supplier|party|client|payee)$/;
+
+const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+
+/** The facts of one record, whatever the naming style of its fields. */
+export function factsOf(record: Record<string, unknown>): RecordFacts {
+  const byKey = new Map(Object.entries(record).map(([k, v]) => [snake(k), v]));
+  const facts: RecordFacts = {};
+  const number = [...byKey].find(
+    ([k, v]) => NUMBER_KEY.test(k) && !NOT_A_DOCUMENT_NUMBER.test(k) && text(v),
+  )?.[1];
+  if (number !== undefined) facts.number = String(number).trim();
+  const name = NAME_KEYS.map((k) => text(byKey.get(k))).find(Boolean);
+  if (name) facts.name = name;
+  for (const [k, v] of byKey) {
+    if (facts.party) break;
+    const named = text(v);
+    if (PARTY_KEY.test(k) && named) facts.party = named;
+    else if (PARTY_OBJECT.test(k) && isRecord(v)) {
+      const inner = factsOf(v);
+      if (inner.name) facts.party = inner.name;
+    }
+  }
+  const type = text(byKey.get('contact_type')) ?? text(byKey.get('type'));
+  if (type && /^(customer|vendor|supplier)$/i.test(type)) facts.role = roleWord(type);
+  const amount = AMOUNT_KEYS.map((k) => byKey.get(k)).find((v) => typeof v === 'number');
+  if (typeof amount === 'number') facts.amount = amount;
+  const currency = text(byKey.get('currency_code')) ?? text(byKey.get('currency'));
+  if (currency && /^[A-Z]{3}$/.test(currency)) facts.currency = currency;
+  const date = [...byKey].find(([k, v]) => DATE_KEY.test(k) && text(v))?.[1];
+  if (typeof date === 'string') facts.date = date;
+  return facts;
+}
+
+function roleWord(word: string): string {
+  return /vendor|supplier/i.test(word) ? 'Vendor' : /customer/i.test(word) ? 'Customer' : 'Contact';
+}
+
+/** Who the other party of a call is, in a word: from the record, the field, or the kind of document. */
+export function partyRole(field: string, tool: string, facts?: RecordFacts): string {
+  if (facts?.role) return facts.role;
+  const noun = idNoun(field);
+  if (/vendor|supplier|customer|client/.test(noun)) return roleWord(noun.replace('client', 'customer'));
+  const words = parseToolName(tool).nouns.map(singular).join(' ');
+  if (/bill|purchase|expense|vendor|supplier/.test(words)) return 'Vendor';
+  if (/invoice|sale|receipt|credit note|customer|estimate|quote/.test(words)) return 'Customer';
+  return 'Contact';
+}
+
+/** A record's name for people: "INV-0042 of Acme Corp", "Acme Corp", "HDFC Bank". */
+export function labelOf(facts: RecordFacts): string | undefined {
+  if (facts.number && facts.party && facts.number !== facts.party) return `${facts.number} of ${facts.party}`;
+  return facts.number ?? facts.name ?? facts.party;
+}
+
+/** Its amount and date in the business's formats: "₹1,18,000.00, dated 15/01/2026". */
+export function amountAndDate(facts: RecordFacts, fmt: Formats): string {
+  const parts: string[] = [];
+  if (facts.amount !== undefined) parts.push(fmt.money(facts.amount, facts.currency));
+  const date = facts.date ? fmt.date(facts.date) : undefined;
+  if (date) parts.push(`dated ${date}`);
+  return parts.join(', ');
+}
+
+const MONEY_KEY = /amount|total|price|balance|debit|credit|cost|fee|charge|paid|due$/i;
+
+/** A value as the business writes it: money in its currency, dates in its format, never an id. */
+export function show(key: string, value: unknown, fmt: Formats): string {
+  if (typeof value === 'number' && MONEY_KEY.test(key) && !/rate|percent/i.test(key)) return fmt.money(value);
+  if (typeof value === 'string' && /date/i.test(key)) return fmt.date(value) ?? value;
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (isRecord(value)) {
+    return Object.entries(value)
+      .filter(([k, v]) => !ID_FIELD.test(k) && v !== null && v !== undefined && v !== '')
+      .map(([k, v]) => `${fieldWords(k).toLowerCase()} ${show(k, v, fmt)}`)
+      .join(', ');
+  }
+  return String(value).replace(UUID, '(a record)');
+}
+
+/** A reason the books gave, fit to show: no transport prefix, no ids. */
+export function plainReason(message: string): string {
+  return (
+    message
+      .replace(/^(error:\s*)?(request failed with status code \d+:\s*)?/i, '')
+      .replace(UUID, '')
+      .replace(/(['"`])\1|\(\s*\)/g, '')
+      .replace(/\s{2,}/g, ' ')
+      .trim() || 'no reason given'
+  );
+}
+
+const QUANTITY = /^(quantity|qty|hours|units|count)$/;
+const UNIT_PRICE = /^(unit_(price|amount|cost|rate)|price|rate|unit_price_excl_tax)$/;
+
+/** Line items in words: "2 lines, ₹5,000.00 before tax" (the total when quantity and price say it). */
+export function linesInWords(items: Record<string, unknown>[], fmt: Formats): string {
+  const count = `${items.length} line${items.length === 1 ? '' : 's'}`;
+  let total = 0;
+  let taxed = false;
+  for (const item of items) {
+    const byKey = new Map(Object.entries(item).map(([k, v]) => [snake(k), v]));
+    const qty = [...byKey].find(([k, v]) => QUANTITY.test(k) && typeof v === 'number')?.[1];
+    const price = [...byKey].find(([k, v]) => UNIT_PRICE.test(k) && typeof v === 'number')?.[1];
+    if (typeof qty !== 'number' || typeof price !== 'number') return count;
+    total += qty * price;
+    taxed ||= [...byKey.keys()].some((k) => /tax/.test(k));
+  }
+  return `${count}, ${fmt.money(total)}${taxed ? ' before tax' : ''}`;
+}
+
+/** Whether array items are line items (a quantity and a price each). */
+export function areLines(items: Record<string, unknown>[]): boolean {
+  return items.some((item) => Object.keys(item).some((k) => QUANTITY.test(snake(k))));
+}
