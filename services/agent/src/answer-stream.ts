@@ -1,8 +1,15 @@
 import type { AgentEvent } from '@munim/contracts';
 import { StreamGuard } from './stream-guard.ts';
 
-/** Splits an answer into stream-sized pieces at line ends. */
-function chunks(text: string, size = 400): string[] {
+/**
+ * Text known at once (a rendered report, the rest of a streamed answer) goes out as one chunk: a
+ * client has nothing to show between pieces of it, and every event is a publish, a stored row and
+ * an SSE write. Only an answer larger than this is split, at line ends.
+ */
+const KNOWN_TEXT_CHUNK = 32 * 1024;
+
+/** Splits text known at once into as few pieces as fit, at line ends. */
+function chunks(text: string, size = KNOWN_TEXT_CHUNK): string[] {
   const out: string[] = [];
   let current = '';
   for (const line of text.split(/(?<=\n)/)) {

@@ -3,7 +3,8 @@ import { AnswerStream } from './answer-stream.ts';
 import { describeTool } from './confirm.ts';
 import { type Enrichment, planEnrichments } from './enrichments.ts';
 import type { FetchedResult } from './format.ts';
-import { guardOutput, reverseGuardrails } from './guardrails.ts';
+import { reverseGuardrails } from './guardrails.ts';
+import { guardOutput } from './output-guard.ts';
 import type { Run } from './run/run.ts';
 
 /** Removes fenced json blocks whose body does not parse (used only when the validator cannot be asked). */

@@ -1,4 +1,5 @@
-import { abbreviated, isRow } from './guardrails.ts';
+import { abbreviated } from './claims.ts';
+import { isRow } from './output-guard.ts';
 
 /** Where the first sentence of `text` ends (a line end, or `.`, `!`, `?`, `।` before a space), or -1. */
 function sentenceEnd(text: string, wholeLine: boolean): number {

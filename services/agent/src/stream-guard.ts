@@ -8,7 +8,7 @@ import {
   stripUuids,
   TECHNICAL_STARTS,
   technicalAt,
-} from './guardrails.ts';
+} from './output-guard.ts';
 import { Claims } from './stream-claims.ts';
 
 /** Most text held back while streaming goes on: a table row, a `params`/`clarification` block. */

@@ -1,7 +1,8 @@
 import type { AgentEvent } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';
 import { AnswerStream } from '../src/answer-stream.ts';
-import { guardOutput, reverseGuardrails } from '../src/guardrails.ts';
+import { reverseGuardrails } from '../src/guardrails.ts';
+import { guardOutput } from '../src/output-guard.ts';
 import { StreamGuard } from '../src/stream-guard.ts';
 
 const ID = '550e8400-e29b-41d4-a716-446655440000';
