@@ -93,7 +93,11 @@ export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise
         'stream keeps its storage: JetStream cannot change it in place (delete the stream to change it)',
       );
     }
-    if (!differs(current.config, limits)) continue;
+    if (!differs(current.config, limits)) {
+      // Another instance changed it: its copies may still be being made.
+      if (replicas > 1) await awaitCopies(bus, name, replicas);
+      continue;
+    }
     // Read again before each try: another instance (or a try that went unanswered) may have
     // made the change already.
     await jsApi(
@@ -109,6 +113,7 @@ export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise
       log?.info({ stream: name, from: current.config.num_replicas, to: replicas }, 'stream replicas changed');
       await awaitStreamLeader(bus, name);
     }
+    if (replicas > 1) await awaitCopies(bus, name, replicas);
   }
 }
 
@@ -119,6 +124,34 @@ async function awaitStreamLeader(bus: Bus, name: string, timeoutMs = STREAM_SETT
     const info = await bus.jsm.streams.info(name).catch(() => undefined);
     if (info && (!info.cluster || info.cluster.leader)) return;
     if (Date.now() > deadline) throw new Error(`stream ${name} has no leader after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** How long a stream or consumer whose replicas changed may take to have its copies placed. */
+const COPIES_SETTLE_MS = 15_000;
+
+/**
+ * Waits (bounded) until a clustered stream, or one of its consumers, has a leader and its other
+ * copies placed (a copy on a server that is down counts: it catches up when the server is back).
+ * Resolves false when they are still missing at the deadline.
+ */
+async function awaitCopies(
+  bus: Bus,
+  stream: string,
+  replicas: number,
+  consumer?: string,
+  timeoutMs = COPIES_SETTLE_MS,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await (consumer
+      ? bus.jsm.consumers.info(stream, consumer)
+      : bus.jsm.streams.info(stream)
+    ).catch(() => undefined);
+    const cluster = info?.cluster;
+    if (!cluster || (cluster.leader && (cluster.replicas?.length ?? 0) >= replicas - 1)) return true;
+    if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -175,5 +208,20 @@ export async function ensureDurable(
       const now = await jsm.consumers.info(stream, opts.durable);
       if (differs(now.config, update)) await jsm.consumers.update(stream, opts.durable, update);
     });
+  const replicas = config.num_replicas;
+  if (replicas > 1 && !(await awaitCopies(bus, stream, replicas, opts.durable))) {
+    // nats-server 2.9 can take a consumer's new replica count, changed while its stream's copies
+    // were being made, without placing the copies: it would live on one server. Made again.
+    bus.log?.warn(
+      { stream, consumer: opts.durable, replicas },
+      'consumer copies missing; placing them again',
+    );
+    await jsApi(`${what}: scale down`, () =>
+      jsm.consumers.update(stream, opts.durable, { ...update, num_replicas: 1 }),
+    );
+    await jsApi(`${what}: scale up`, () => jsm.consumers.update(stream, opts.durable, update));
+    if (!(await awaitCopies(bus, stream, replicas, opts.durable)))
+      bus.log?.error({ stream, consumer: opts.durable, replicas }, 'consumer copies still missing');
+  }
   return stream;
 }
