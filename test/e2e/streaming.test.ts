@@ -100,6 +100,19 @@ describe('token streaming on the LLM path', () => {
     expect(shown(events)).toBe(final(events));
   });
 
+  it('streams general chat through the same guard', async () => {
+    const query = `tell me a joke about cats ${tag()}`;
+    const id = randomUUID();
+    const deltas = ['Here is one (ref ', id.slice(0, 13), id.slice(13), '): cats own the keyboard.'];
+    sys.llm?.script({ match: query, turns: [{ content: deltas.join(''), deltas }] });
+    const events = await askLive(query);
+    expect(only(events, 'route_classified')[0]?.data).toMatchObject({ category: 'general_chat' });
+    expect(texts(events).length).toBeGreaterThan(0);
+    for (const text of texts(events)) for (const part of id.split('-')) expect(text).not.toContain(part);
+    expect(final(events)).not.toContain(id);
+    expect(shown(events)).toBe(final(events));
+  });
+
   it('never sends a card block', async () => {
     const query = `summarise my receivables ${tag()}`;
     const deltas = [

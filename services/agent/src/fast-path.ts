@@ -1,5 +1,5 @@
 import type { QueryRouted } from '@munim/contracts';
-import { answer, enrich } from './answer.ts';
+import { answer, answerStream, enrich } from './answer.ts';
 import { enrichmentMarkdown, enrichmentPrompt } from './enrichments.ts';
 import { AgentError } from './errors.ts';
 import { type FetchedResult, renderResults } from './format.ts';
@@ -32,7 +32,8 @@ export async function runFastPath(run: Run, data: QueryRouted) {
   const enrichments = await enrich(run, results);
   let response: string;
   if (llm) {
-    await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+    // Streamed through the output guard: no id or card block goes out, even for a moment.
+    const stream = answerStream(run);
     const turn = await llmTurn(run, 'fast_path', {
       messages: [
         {
@@ -43,9 +44,10 @@ export async function runFastPath(run: Run, data: QueryRouted) {
         { role: 'user', content: `${data.query}\n\nData:\n${JSON.stringify(results)}` },
       ],
       maxTokens: config.maxTokens.cheap,
-      onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+      onText: stream.onText,
     });
     response = guardOutput(turn.content);
+    await stream.finish(response);
   } else {
     const formats = await run.formats();
     const rendered = renderResults(results, { formats, query: data.query, intent: data.route.intent?.name });

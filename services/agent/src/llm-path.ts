@@ -1,5 +1,6 @@
 import type { QueryRouted } from '@munim/contracts';
 import { quickSuggestions } from '@munim/db';
+import { answerStream } from './answer.ts';
 import { ATTACHMENT_RULES } from './attachments.ts';
 import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
 import { history } from './history.ts';
@@ -35,13 +36,16 @@ export async function runLlmPath(run: Run, data: QueryRouted) {
   const rules: ChatCompletionMessageParam[] =
     run.attachments.length > 0 ? [{ role: 'system', content: ATTACHMENT_RULES }] : [];
   if (route.category === 'general_chat') {
-    await run.emit({ type: 'response_generating', payload: { model: llm.label } });
+    // Streamed through the output guard: no id or card block goes out, even for a moment.
+    const stream = answerStream(run);
     const turn = await llmTurn(run, 'general_chat', {
       messages: [{ role: 'system', content: generalChatPrompt(config.persona) }, ...rules, ...past, user],
       maxTokens: config.maxTokens.chat,
-      onText: async (text) => void (await run.emit({ type: 'response_chunk', payload: { text } })),
+      onText: stream.onText,
     });
-    await complete(run, data, data.query, guardOutput(turn.content), 'answered');
+    const response = guardOutput(turn.content);
+    await stream.finish(response);
+    await complete(run, data, data.query, response, 'answered');
     return;
   }
   const offer = await offerFor(run, route.tools);
