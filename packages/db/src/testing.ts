@@ -58,12 +58,8 @@ async function asAdmin(run: (admin: ReturnType<typeof createDb>) => Promise<void
   }
 }
 
-/** Creates an empty database `munim_t_<random hex>` for a test file; call `drop()` in `afterAll`. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `munim_t_${randomBytes(6).toString('hex')}`;
-  await asAdmin(async (admin) => {
-    await sql`create database ${sql.id(name)}`.execute(admin);
-  });
+/** The database `name` as a test's: its URL, and a `drop()` that ends its connections first. */
+async function testDatabaseNamed(name: string): Promise<TestDatabase> {
   const url = new URL(await adminUrl());
   url.pathname = `/${name}`;
   return {
@@ -74,6 +70,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
       }),
   };
+}
+
+/** Creates an empty database `munim_t_<random hex>` for a test file; call `drop()` in `afterAll`. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `munim_t_${randomBytes(6).toString('hex')}`;
+  await asAdmin(async (admin) => {
+    await sql`create database ${sql.id(name)}`.execute(admin);
+  });
+  return testDatabaseNamed(name);
 }
 
 /** Advisory lock key held while the template database is made (any constant unique to munim). */
@@ -175,14 +180,5 @@ export async function createMigratedTestDatabase(): Promise<TestDatabase> {
       }
     }
   });
-  const url = new URL(await adminUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    drop: () =>
-      asAdmin(async (admin) => {
-        await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
-      }),
-  };
+  return testDatabaseNamed(name);
 }
