@@ -89,11 +89,27 @@ async function start(): Promise<{ ms: number; child: ChildProcess; output: strin
 
 /** Ctrl-C, as a person stops it: the whole process group, and wait until every process is gone. */
 async function stop(child: ChildProcess): Promise<void> {
+  const group = -(child.pid as number);
   const exited = once(child, 'exit');
-  process.kill(-(child.pid as number), 'SIGINT');
-  const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 30_000);
+  process.kill(group, 'SIGINT');
+  const deadline = Date.now() + 30_000;
   await exited;
-  clearTimeout(timer);
+  // npm may be gone before the processes under it (PostgreSQL finishing its shutdown, say): the
+  // next start, or a wipe of .data, waits for the last of the group.
+  while (inGroup(group)) {
+    if (Date.now() > deadline) process.kill(group, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Whether any process of the group is still there. */
+function inGroup(group: number): boolean {
+  try {
+    process.kill(group, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Asks as a tenant of its own each time: a warm start's database holds the last one's cached answer. */
