@@ -4,8 +4,9 @@
  * answer of the gateway), written one event at a time like a stream, then ended. What the stack
  * spends beyond this is the cost of answering rather than of serving the bytes.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import Fastify from 'fastify';
+import { forkServer } from './child.ts';
 
 /** The SSE messages of a stream, each with its blank-line terminator. */
 export function sseMessages(stream: string): string[] {
@@ -19,27 +20,9 @@ export interface Anchor {
 }
 
 /** Starts the anchor server in a process of its own; it answers every POST /v1/query with `stream`. */
-export function forkAnchor(stream: string): Promise<Anchor> {
-  const child = fork(new URL(import.meta.url).pathname, [], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { url?: string; error?: string }) => {
-      if (!m.url) return reject(new Error(`anchor: ${m.error}`));
-      resolve({
-        url: m.url,
-        child,
-        stop: () =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.once('exit', (code) => reject(new Error(`anchor exited (${code}) before listening`)));
-    child.send({ stream });
-  });
+export async function forkAnchor(stream: string): Promise<Anchor> {
+  const { ready, child, stop } = await forkServer<{ url: string }>(import.meta.url, { stream }, 'anchor');
+  return { url: ready.url, child, stop };
 }
 
 if (import.meta.main) {

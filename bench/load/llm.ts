@@ -5,8 +5,9 @@
  * answers; a write proposes `create_customer` for the name in the question and, once the tool
  * result is in the conversation, says it is done.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { type ChatRequest, lastUserText, offeredToolNames, startScriptedLlm } from '@munim/scripted-llm';
+import { forkServer } from './child.ts';
 
 /** The fast-path read: the pipeline fetches the data, and with a model configured the model words it. */
 export const FAST_QUERY = 'show all invoices';
@@ -27,26 +28,13 @@ export interface ForkedLlm {
 }
 
 /** Starts the scripted model in a process of its own. */
-export function forkScriptedLlm(apiKey: string): Promise<ForkedLlm> {
-  const child = fork(new URL(import.meta.url).pathname, [], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', ({ baseURL }: { baseURL: string }) =>
-      resolve({
-        baseURL,
-        child,
-        stop: () =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null || child.signalCode !== null) return done();
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      }),
-    );
-    child.once('exit', (code) => reject(new Error(`scripted model exited (${code}) before listening`)));
-    child.send({ apiKey });
-  });
+export async function forkScriptedLlm(apiKey: string): Promise<ForkedLlm> {
+  const { ready, child, stop } = await forkServer<{ baseURL: string }>(
+    import.meta.url,
+    { apiKey },
+    'scripted model',
+  );
+  return { baseURL: ready.baseURL, child, stop };
 }
 
 if (import.meta.main) {

@@ -11,7 +11,7 @@ import { type Formats, formatsFor } from './render/locale.ts';
 import { periodOf, periodSeries } from './render/periods.ts';
 import {
   amount,
-  isRec,
+  CONTACT_NAME_KEYS,
   keyOf,
   num,
   type Paging,
@@ -23,6 +23,7 @@ import {
 } from './render/shape.ts';
 import { readSection, sum } from './render/statement.ts';
 import { capitalise, codeWords, count, label, nounOf } from './render/words.ts';
+import { isRecord } from './util.ts';
 
 export interface Enrichment {
   type: 'trend' | 'currency' | 'ranking' | 'alert';
@@ -50,15 +51,7 @@ const MEASURES = [
   ['Expenses', 'Expense'],
 ];
 const PERIOD_KEY = /^(month|period|quarter|year|fy|fiscalyear|financialyear|taxperiod|monthname)$/i;
-const CONTACT_NAME = [
-  'ContactName',
-  'CustomerName',
-  'VendorName',
-  'SupplierName',
-  'Contact',
-  'CustomerRef',
-  'VendorRef',
-];
+const CONTACT_NAME = [...CONTACT_NAME_KEYS, 'CustomerRef', 'VendorRef'];
 const SALES = /invoice|credit note|sale|estimate|receivable|customer|receipt/;
 const PURCHASES = /bill|purchase|expense|payable|vendor|supplier/;
 
@@ -256,7 +249,7 @@ function enrichmentsOf(fetched: FetchedResult, opts: RenderOptions): Enrichment[
   const { kind, input } = classify(fetched, opts);
   const fmt = input.fmt;
   const value = input.result;
-  const container: Rec = isRec(value) ? value : { Records: value };
+  const container: Rec = isRecord(value) ? value : { Records: value };
   const currency =
     pick(container, ['CurrencyCode', 'Currency'], (v) =>
       typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? v : undefined,
@@ -296,7 +289,7 @@ function enrichmentsOf(fetched: FetchedResult, opts: RenderOptions): Enrichment[
 }
 
 const isFetched = (x: unknown): x is FetchedResult =>
-  isRec(x) &&
+  isRecord(x) &&
   typeof x.tool === 'string' &&
   'result' in x &&
   Object.keys(x).every((k) => ['tool', 'args', 'result'].includes(k));

@@ -9,8 +9,9 @@ import { renderList } from './render/list.ts';
 import { type Formats, formatsFor } from './render/locale.ts';
 import { renderProfitAndLoss } from './render/pnl.ts';
 import { renderRowReport } from './render/row-report.ts';
-import { isRec, type Rec, unwrap } from './render/shape.ts';
+import { type Rec, unwrap } from './render/shape.ts';
 import { renderTrialBalance } from './render/trial-balance.ts';
+import { isRecord } from './util.ts';
 
 /** One fetched result: the tool that gave it and the arguments it was called with. */
 export interface FetchedResult {
@@ -63,7 +64,7 @@ export function renderInput(fetched: FetchedResult, opts: RenderOptions = {}): R
   const { value, under } = unwrap(fetched.result);
   return {
     tool: fetched.tool,
-    args: isRec(fetched.args) ? (fetched.args as Rec) : {},
+    args: isRecord(fetched.args) ? (fetched.args as Rec) : {},
     result: value,
     under,
     fmt: opts.formats ?? formatsFor(),

@@ -1,7 +1,8 @@
+import { isRecord } from '../util.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { parseDate } from './locale.ts';
 import { bold, heading, table } from './markdown.ts';
-import { isRec, num, pick, type Rec, records, str } from './shape.ts';
+import { CONTACT_NAME_KEYS, num, pick, type Rec, records, str } from './shape.ts';
 import { sum } from './statement.ts';
 import { count, keyWords } from './words.ts';
 
@@ -33,16 +34,7 @@ export function bucketOf(key: string): Bucket | undefined {
 const bucketsOf = (row: Rec) => Object.keys(row).flatMap((k) => (bucketOf(k) ? [bucketOf(k) as Bucket] : []));
 
 const DOC_NUMBER = ['InvoiceNumber', 'BillNumber', 'DocNumber', 'DocumentNumber', 'Number', 'Reference'];
-const CONTACT = [
-  'ContactName',
-  'CustomerName',
-  'VendorName',
-  'SupplierName',
-  'Contact',
-  'Customer',
-  'Vendor',
-  'Name',
-];
+const CONTACT = [...CONTACT_NAME_KEYS, 'Customer', 'Vendor', 'Name'];
 const DUE = ['AmountDue', 'BalanceDue', 'Balance', 'Outstanding', 'OutstandingAmount', 'Due'];
 const DAYS = ['DaysOverdue', 'DaysPastDue', 'Overdue Days', 'Age', 'AgeDays'];
 
@@ -58,13 +50,13 @@ function daysOverdue(doc: Rec, asOf: Date | undefined): number | undefined {
 /** Aged receivables or payables: amounts by contact and age, and the documents that are overdue. */
 export function renderAging(input: RenderInput): string | undefined {
   const { result, fmt } = input;
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const arrays = Object.entries(result).flatMap(([k, v]) =>
     records(v)?.length ? [[k, records(v) as Rec[]] as const] : [],
   );
   const byContact = arrays.find(([, rows]) => rows.every((r) => bucketsOf(r).length >= 3));
   const totalsRow = pick(result, ['Totals', 'Total', 'Summary', 'GrandTotal'], (v) =>
-    isRec(v) && bucketsOf(v).length >= 3 ? v : undefined,
+    isRecord(v) && bucketsOf(v).length >= 3 ? v : undefined,
   );
   const docs = arrays.find(([, rows]) => rows.every((r) => str(r, DOC_NUMBER) && num(r, DUE) !== undefined));
   if (!byContact && !totalsRow) return undefined;

@@ -1,6 +1,7 @@
+import { isRecord } from '../util.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { heading } from './markdown.ts';
-import { isRec, keyOf, num, type Rec } from './shape.ts';
+import { keyOf, num, type Rec } from './shape.ts';
 import { type Block, type Line, readSection, sectionTotal, statementTable, sum } from './statement.ts';
 
 /** Each side of the balance sheet: the whole section, its parts, and its total. */
@@ -58,7 +59,7 @@ function side(result: Rec, s: (typeof SIDES)[number]): { lines: Line[]; total?: 
 /** A balance sheet: assets, liabilities and equity with their totals, and whether they balance. */
 export function renderBalanceSheet(input: RenderInput): string | undefined {
   const { result, fmt } = input;
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const [assets, liabilities, equity] = SIDES.map((s) => side(result, s));
   const named = /balance sheet|balancesheet|financial position/.test(hint(input));
   if (!assets || (!liabilities && !equity) || (!named && !(liabilities && equity))) return undefined;

@@ -1,6 +1,7 @@
+import { isRecord } from '../util.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { heading, table } from './markdown.ts';
-import { isRec, keyOf, num, pick, rowsOf, str } from './shape.ts';
+import { keyOf, num, pick, rowsOf, str } from './shape.ts';
 import { type Block, readSection, statementTable, sum } from './statement.ts';
 import { capitalise } from './words.ts';
 
@@ -64,7 +65,7 @@ const NET = [
 /** A cash flow statement: opening cash, the three activities and their net cash, the change, closing cash. */
 export function renderCashFlow(input: RenderInput): string | undefined {
   const { result, fmt } = input;
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const activities = ACTIVITIES.map((a) => {
     const key = keyOf(result, a.aliases);
     return { ...a, section: key ? readSection(result[key]) : undefined };

@@ -1,7 +1,8 @@
 import { parseToolName, singular } from '@munim/contracts';
+import { isRecord } from '../util.ts';
 import { currencyOf, type RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
-import { isRec, keyOf, num, type Rec, records, text } from './shape.ts';
+import { CONTACT_NAME_KEYS, keyOf, num, type Rec, records, text } from './shape.ts';
 import { display, isIdKey, isTechnicalKey, statusOf } from './values.ts';
 import { capitalise, label, nounOf } from './words.ts';
 
@@ -22,17 +23,7 @@ export const NUMBER_KEYS = [
   'DocNumber',
   'DocumentNumber',
 ];
-export const CONTACT_KEYS = [
-  'ContactName',
-  'CustomerName',
-  'VendorName',
-  'SupplierName',
-  'Contact',
-  'CustomerRef',
-  'VendorRef',
-  'Customer',
-  'Vendor',
-];
+export const CONTACT_KEYS = [...CONTACT_NAME_KEYS, 'CustomerRef', 'VendorRef', 'Customer', 'Vendor'];
 const LINES = ['Lines', 'LineItems', 'Line', 'Items', 'Applications', 'Allocations', 'Payments'];
 const HEADER = [
   ['Date', ['Date', 'TxnDate', 'InvoiceDate', 'IssueDate', 'PaymentDate']],
@@ -78,18 +69,18 @@ const LINE_COLUMNS = [
 
 /** A line with its detail objects (QuickBooks' `SalesItemLineDetail`) merged in, for lookups. */
 const flat = (line: Rec): Rec =>
-  Object.assign({}, ...Object.values(line).filter((v) => isRec(v) && !text(v)), line);
+  Object.assign({}, ...Object.values(line).filter((v) => isRecord(v) && !text(v)), line);
 
 /** The one document a result holds, and the word for its kind; undefined for anything else. */
 function documentOf(input: RenderInput): { doc: Rec; kind: string; numberKey: string } | undefined {
   let doc: unknown = input.result;
-  const list = isRec(doc) ? Object.values(doc).filter(Array.isArray) : [];
+  const list = isRecord(doc) ? Object.values(doc).filter(Array.isArray) : [];
   // `{ Invoices: [one] }` from a read of one record (Xero) is that record.
   const nouns = parseToolName(input.tool).nouns;
   const oneRead = nouns.length > 0 && singular(nouns.at(-1) ?? '') === nouns.at(-1);
-  if (oneRead && isRec(doc) && !keyOf(doc, NUMBER_KEYS) && list.length === 1 && list[0]?.length === 1)
+  if (oneRead && isRecord(doc) && !keyOf(doc, NUMBER_KEYS) && list.length === 1 && list[0]?.length === 1)
     doc = list[0][0];
-  if (!isRec(doc)) return undefined;
+  if (!isRecord(doc)) return undefined;
   const numberKey = keyOf(doc, NUMBER_KEYS);
   if (!numberKey || !text(doc[numberKey])) return undefined;
   if (!keyOf(doc, LINES) && num(doc, ['Total', 'TotalAmt', 'Amount', 'AmountDue']) === undefined)

@@ -1,8 +1,9 @@
 import { parseToolName } from '@munim/contracts';
+import { isRecord } from '../util.ts';
 import { currencyOf, type RenderInput } from './input.ts';
 import type { Formats } from './locale.ts';
 import { heading, table } from './markdown.ts';
-import { isRec, type Rec, records, text } from './shape.ts';
+import { type Rec, records, text } from './shape.ts';
 import { display, isIdKey, isTechnicalKey } from './values.ts';
 import { capitalise, label } from './words.ts';
 
@@ -51,7 +52,7 @@ export function renderGeneric(input: RenderInput): string {
       return `${heading(title)}\n\n${result.length ? result.map(String).join(', ') : 'Nothing found.'}`;
     return `${heading(title)}\n\n${plainTable(rows, fmt, fmt.business.currency)}`;
   }
-  if (!isRec(result)) return `${heading(title)}\n\n${String(result ?? 'Nothing found.')}`;
+  if (!isRecord(result)) return `${heading(title)}\n\n${String(result ?? 'Nothing found.')}`;
   const currency = currencyOf(result, fmt);
   const parts = [heading(title)];
   const own = fields(result, fmt, currency);
@@ -67,7 +68,7 @@ export function renderGeneric(input: RenderInput): string {
           .filter(Boolean)
           .join(', ')}`,
       );
-    else if (isRec(v) && !text(v)) {
+    else if (isRecord(v) && !text(v)) {
       const inner = fields(v, fmt, currency);
       if (inner.length) parts.push(`**${label(k)}**\n${inner.join('\n')}`);
     }

@@ -1,7 +1,8 @@
+import { isRecord } from '../util.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
 import { periodOf } from './periods.ts';
-import { isRec, keyOf, num, pick, type Rec, rowsOf, str } from './shape.ts';
+import { keyOf, num, pick, type Rec, rowsOf, str } from './shape.ts';
 import { sum } from './statement.ts';
 
 const OUTPUT = [
@@ -50,7 +51,7 @@ const COLUMNS = [
 /** A side of the return: its components when the books split it, and its total tax. */
 function side(value: unknown): { parts: Rec; total: number } | undefined {
   if (typeof value === 'number') return { parts: {}, total: value };
-  if (!isRec(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const total = num(value, ['TotalTax', 'Tax', 'TaxAmount', 'Total', 'Amount']);
   if (total === undefined) return undefined;
   return { parts: value, total };
@@ -59,7 +60,7 @@ function side(value: unknown): { parts: Rec; total: number } | undefined {
 /** A GST (or VAT) summary: output tax, input tax credit, net payable, and the months. */
 export function renderGst(input: RenderInput): string | undefined {
   const { result, fmt } = input;
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const output = pick(result, OUTPUT, side);
   const credit = pick(result, INPUT, side);
   const givenNet = num(result, NET);

@@ -1,5 +1,6 @@
+import { isRecord } from '../util.ts';
 import type { Formats } from './locale.ts';
-import { isRec, pick, type Rec, str } from './shape.ts';
+import { pick, type Rec, str } from './shape.ts';
 import { keyWords } from './words.ts';
 
 /** One tool result to render, with what is known about it. */
@@ -20,7 +21,7 @@ export type Renderer = (input: RenderInput) => string | undefined;
 
 /** Words saying what a result is: its tool's name, its report name or type, its wrapper key. */
 export function hint(input: RenderInput): string {
-  const own = isRec(input.result)
+  const own = isRecord(input.result)
     ? str(input.result, ['ReportName', 'ReportType', 'ReportID', 'report_name', 'Title'])
     : '';
   return [...keyWords(input.tool), ...keyWords(own ?? ''), ...keyWords(input.under ?? '')].join(' ');
@@ -31,7 +32,7 @@ export function currencyOf(obj: Rec, fmt: Formats): string {
   const code = pick(obj, ['CurrencyCode', 'Currency', 'CurrencyRef', 'BaseCurrency'], (v) =>
     typeof v === 'string' && /^[A-Z]{3}$/.test(v)
       ? v
-      : isRec(v) && typeof v.value === 'string'
+      : isRecord(v) && typeof v.value === 'string'
         ? v.value
         : undefined,
   );

@@ -1,9 +1,10 @@
 import { parseToolName } from '@munim/contracts';
+import { isRecord } from '../util.ts';
 import { CONTACT_KEYS, NUMBER_KEYS } from './document.ts';
 import { currencyOf, type RenderInput } from './input.ts';
 import type { Formats } from './locale.ts';
 import { bold, heading, table } from './markdown.ts';
-import { isRec, keyOf, norm, num, type Paging, paging, pick, type Rec, records, str, text } from './shape.ts';
+import { keyOf, norm, num, type Paging, paging, pick, type Rec, records, str, text } from './shape.ts';
 import { sum } from './statement.ts';
 import { display, isIdKey, isMoneyKey, isTechnicalKey, statusOf } from './values.ts';
 import { capitalise, codeWords, count, label, nounOf } from './words.ts';
@@ -167,7 +168,7 @@ function titleOf(noun: { one: string; many: string }, args: Rec): string {
 /** A list of records: a table of the columns that matter, its true count, page and how to see more. */
 export function renderList(input: RenderInput): string | undefined {
   const { result, fmt, args } = input;
-  const container: Rec = isRec(result) ? result : { [input.under ?? 'Records']: result };
+  const container: Rec = isRecord(result) ? result : { [input.under ?? 'Records']: result };
   const lists = Object.entries(container).flatMap(([k, v]) =>
     Array.isArray(v) && records(v)?.length === v.length ? [[k, v as Rec[]] as const] : [],
   );

@@ -1,6 +1,7 @@
+import { isRecord } from '../util.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { heading } from './markdown.ts';
-import { isRec, keyOf, num, type Rec, records } from './shape.ts';
+import { keyOf, num, type Rec, records } from './shape.ts';
 import { type Block, readSection, sectionTotal, statementTable, sum } from './statement.ts';
 import { label } from './words.ts';
 
@@ -77,7 +78,7 @@ const profitWord = (base: string, n: number) => (n < 0 ? base.replace(/profit/i,
 /** A profit and loss statement: income, cost of sales, gross profit, expenses, net profit. */
 export function renderProfitAndLoss(input: RenderInput): string | undefined {
   const { result, fmt } = input;
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const used = new Set<string>();
   const readPart = (p: Part): Read => {
     const key = keyOf(result, p.section);

@@ -1,6 +1,7 @@
+import { isRecord } from '../util.ts';
 import type { RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
-import { amount, isRec, pick, type Rec, records, str } from './shape.ts';
+import { amount, pick, type Rec, records, str } from './shape.ts';
 import { sum } from './statement.ts';
 import { label } from './words.ts';
 
@@ -39,11 +40,11 @@ function xeroRows(rows: Rec[], depth: number, out: Row[], head: string[]): void 
 
 function qboRows(rows: Rec[], depth: number, out: Row[]): void {
   for (const r of rows) {
-    const header = isRec(r.Header) ? cellsOf(r.Header.ColData) : undefined;
-    const inner = isRec(r.Rows) ? records(r.Rows.Row) : undefined;
+    const header = isRecord(r.Header) ? cellsOf(r.Header.ColData) : undefined;
+    const inner = isRecord(r.Rows) ? records(r.Rows.Row) : undefined;
     if (header?.[0]) out.push({ style: 'title', depth, cells: header });
     if (inner) qboRows(inner, header?.[0] ? depth + 1 : depth, out);
-    if (isRec(r.Summary)) out.push({ style: 'summary', depth, cells: cellsOf(r.Summary.ColData) });
+    if (isRecord(r.Summary)) out.push({ style: 'summary', depth, cells: cellsOf(r.Summary.ColData) });
     if (r.ColData) out.push({ style: 'row', depth, cells: cellsOf(r.ColData) });
   }
 }
@@ -52,7 +53,7 @@ function qboRows(rows: Rec[], depth: number, out: Row[]): void {
 function read(
   result: unknown,
 ): { name: string; sub: string[]; head: string[]; rows: Row[]; currency?: string } | undefined {
-  if (!isRec(result)) return undefined;
+  if (!isRecord(result)) return undefined;
   const xero =
     records(result.Reports)?.[0] ?? (Array.isArray(result.Rows) && result.ReportName ? result : undefined);
   if (xero && Array.isArray(xero.Rows)) {
@@ -62,12 +63,12 @@ function read(
     const titles = (Array.isArray(xero.ReportTitles) ? xero.ReportTitles : []).map(String);
     return { name: titles[0] ?? str(xero, ['ReportName']) ?? 'Report', sub: titles.slice(1), head, rows };
   }
-  const header = isRec(result.Header) ? result.Header : undefined;
-  const body = isRec(result.Rows) ? records(result.Rows.Row) : undefined;
+  const header = isRecord(result.Header) ? result.Header : undefined;
+  const body = isRecord(result.Rows) ? records(result.Rows.Row) : undefined;
   if (header && body) {
     const rows: Row[] = [];
     qboRows(body, 0, rows);
-    const columns = isRec(result.Columns) ? (records(result.Columns.Column) ?? []) : [];
+    const columns = isRecord(result.Columns) ? (records(result.Columns.Column) ?? []) : [];
     const name = str(header, ['ReportName']) ?? 'Report';
     return {
       name: name.includes(' ') ? name : label(name),
@@ -120,7 +121,7 @@ export function renderRowReport(input: RenderInput): string | undefined {
     );
     return r.style === 'row' ? cells : cells.map((c) => (c.trim() ? bold(c.trim()) : c));
   });
-  const header = isRec(input.result) && isRec(input.result.Header) ? input.result.Header : undefined;
+  const header = isRecord(input.result) && isRecord(input.result.Header) ? input.result.Header : undefined;
   const period = header ? fmt.period(header.StartPeriod, header.EndPeriod) : undefined;
   const out = [
     heading(report.name, [...report.sub, period, currency]),

@@ -5,11 +5,14 @@
  * APIs use.
  */
 
+import { isRecord } from '../util.ts';
+
 export type Rec = Record<string, unknown>;
 
-export const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A key without case or separators: `Amount_Due` and `amountDue` are both `amountdue`. */
+/** Where a record names its customer or vendor, in the usual spellings; each reader adds its own fallbacks. */
+export const CONTACT_NAME_KEYS = ['ContactName', 'CustomerName', 'VendorName', 'SupplierName', 'Contact'];
+
 export const norm = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** The key of `obj` matching the first of `aliases` it has (aliases in any style). */
@@ -54,7 +57,7 @@ export function amount(v: unknown): number | undefined {
 export function text(v: unknown): string | undefined {
   if (typeof v === 'string') return v.trim() === '' ? undefined : v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (isRec(v))
+  if (isRecord(v))
     return pick(v, ['Name', 'DisplayName', 'name', 'display_name'], (x) =>
       typeof x === 'string' ? x : undefined,
     );
@@ -67,7 +70,7 @@ export const str = (obj: Rec, aliases: readonly string[]) => pick(obj, aliases, 
 /** Plain records of an array (undefined when `v` is no array). */
 export function records(v: unknown): Rec[] | undefined {
   if (!Array.isArray(v)) return undefined;
-  return v.filter(isRec);
+  return v.filter(isRecord);
 }
 
 /** The records under the first alias holding an array. */
@@ -83,14 +86,14 @@ const STATUS_NOISE = new Set(['code', 'message', 'status', 'success', 'ok', 'tim
  * key it was under, which names what it is.
  */
 export function unwrap(result: unknown, under?: string, depth = 0): { value: unknown; under?: string } {
-  if (!isRec(result) || depth > 2) return { value: result, ...(under ? { under } : {}) };
+  if (!isRecord(result) || depth > 2) return { value: result, ...(under ? { under } : {}) };
   const keys = Object.keys(result);
   const inner = keys.find((k) => ENVELOPE.some((e) => norm(e) === norm(k)));
   if (inner && keys.every((k) => k === inner || STATUS_NOISE.has(norm(k))))
     return unwrap(result[inner], under, depth + 1);
   const payload = keys.filter((k) => !STATUS_NOISE.has(norm(k)));
   const only = payload.length === 1 ? payload[0] : undefined;
-  if (only !== undefined && isRec(result[only])) return unwrap(result[only], only, depth + 1);
+  if (only !== undefined && isRecord(result[only])) return unwrap(result[only], only, depth + 1);
   return { value: result, ...(under ? { under } : {}) };
 }
 
@@ -112,7 +115,7 @@ const boolOf = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
 export function paging(container: Rec): Paging {
   const holders = [
     container,
-    ...PAGE_HOLDERS.map((h) => pick(container, [h], (v) => (isRec(v) ? v : undefined))),
+    ...PAGE_HOLDERS.map((h) => pick(container, [h], (v) => (isRecord(v) ? v : undefined))),
   ];
   const out: Paging = {};
   for (const h of holders) {

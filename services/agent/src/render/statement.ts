@@ -1,5 +1,6 @@
+import { isRecord } from '../util.ts';
 import { bold, table } from './markdown.ts';
-import { isRec, num, type Rec, records, rowsOf, str } from './shape.ts';
+import { num, type Rec, records, rowsOf, str } from './shape.ts';
 
 /** One line of a statement: an account or item and its amount. */
 export interface Line {
@@ -49,7 +50,7 @@ export function readSection(value: unknown): { lines: Line[]; total?: number } |
   if (typeof value === 'number') return { lines: [], total: value };
   const rows = records(value);
   if (rows) return { lines: linesOf(rows, 0) };
-  if (!isRec(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const items = rowsOf(value, ITEMS);
   const total = num(value, TOTAL);
   if (!items && total === undefined) return undefined;

@@ -1,7 +1,8 @@
+import { isRecord } from '../util.ts';
 import { NUMBER_KEYS } from './document.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
-import { isRec, keyOf, num, type Rec, records, str } from './shape.ts';
+import { keyOf, num, type Rec, records, str } from './shape.ts';
 import { sum } from './statement.ts';
 import { codeWords } from './words.ts';
 
@@ -13,7 +14,7 @@ const TYPE = ['Type', 'AccountType', 'Class', 'account_type'];
 
 /** The accounts array: a top-level list whose rows carry a debit and a credit column. */
 function accountsOf(result: unknown): { rows: Rec[]; container: Rec } | undefined {
-  const container = isRec(result) ? result : { Accounts: result };
+  const container = isRecord(result) ? result : { Accounts: result };
   for (const value of Object.values(container)) {
     const rows = records(value);
     if (rows?.length && rows.every((r) => keyOf(r, DEBIT) !== undefined && keyOf(r, CREDIT) !== undefined))
@@ -69,7 +70,7 @@ export function renderTrialBalance(input: RenderInput): string | undefined {
       : `⚠️ The trial balance does not agree: ${more} exceed ${less} by ${fmt.money(Math.abs(gap), currency)}.`;
   return [
     heading('Trial balance', [
-      isRec(input.result) ? companyOf(container, fmt) : undefined,
+      isRecord(input.result) ? companyOf(container, fmt) : undefined,
       coverage(container, fmt),
       currency,
     ]),

@@ -1,5 +1,6 @@
+import { isRecord } from '../util.ts';
 import type { Formats } from './locale.ts';
-import { isRec, num, type Rec, str, text } from './shape.ts';
+import { num, type Rec, str, text } from './shape.ts';
 import { CODE_KEY, codeWords } from './words.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -8,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function isIdKey(key: string, values: unknown[] = []): boolean {
   if (/(^id$|Id$|ID$|_id$|^uuid$|^guid$|Ref$|_ref$)/.test(key) && !/^(reference|ref)$/i.test(key)) {
     // A reference object with a name (QuickBooks' CustomerRef) is shown by its name.
-    return !values.some((v) => isRec(v) && text(v));
+    return !values.some((v) => isRecord(v) && text(v));
   }
   return values.some((v) => typeof v === 'string' && UUID.test(v));
 }
