@@ -3,6 +3,7 @@ import { TestNats } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import { type ConversationMessage, createDb, type Database } from '@munim/db';
 import { createMigratedTestDatabase } from '@munim/db/testing';
+import { test as kit } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
 import { type Logger, pino } from 'pino';
@@ -26,11 +27,21 @@ export class TestBus extends TestNats {
 }
 
 /**
+ * The test kit's `test` with `gateway`: a gateway with default settings on the file's NATS slice
+ * (`nats`), listening on a free port; made once per file, stopped after its last test.
+ */
+export const test = kit.extend('gateway', { scope: 'file' }, async ({ nats }, { onCleanup }) => {
+  const started = await startGateway(nats);
+  onCleanup(() => started.gateway.stop());
+  return started;
+});
+
+/**
  * Builds a gateway on the test prefix from environment-style settings, listening on a free port;
  * silent unless given a logger.
  */
 export async function startGateway(
-  testBus: TestBus,
+  testBus: TestNats,
   env: Record<string, string> = {},
   db?: Kysely<Database>,
   log: Logger = pino({ level: 'silent' }),
@@ -55,7 +66,7 @@ export type Script = (message: Message<QuerySubmitted>) => Promise<AgentEvent[]>
  * Plays router and agent: consumes `querySubmitted` as the router's durable consumer and emits
  * the scripted events for the request (routing events as the router, the rest as the agent).
  */
-export async function fakeBackend(testBus: TestBus, script: Script) {
+export async function fakeBackend(testBus: TestNats, script: Script) {
   const router = await testBus.bus('router');
   const agent = await testBus.bus('agent');
   const received: Received[] = [];
