@@ -17,6 +17,10 @@ const DURATION_MS = Number(process.env.BENCH_LOAD_DURATION_MS ?? 12_000);
 /** How long the logger may take, after the load, to store the events the clients saw. */
 const STORE_DEADLINE_MS = 60_000;
 const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
+/** Which of the stack's scenarios run (`fast,cached,mixed`; the anchor always does). */
+const ONLY = new Set((process.env.BENCH_LOAD_ONLY ?? 'fast,cached,mixed').split(',').map((s) => s.trim()));
+/** A folder for each service's V8 CPU profile (`--cpu-prof`), written as the services stop. */
+const CPU_PROF_DIR = process.env.BENCH_LOAD_CPU_PROF;
 
 const tenant = { entityId: 'bench-load', orgId: 'bench-load' };
 /** One address sends all the load: the per-caller limits of a gateway would refuse most of it. */
@@ -260,7 +264,10 @@ async function scenario(
   before?: (system: LoadSystem) => Promise<void>,
 ): Promise<ScenarioReport> {
   const started = performance.now();
-  const system = await startLoadSystem({ llm: spec.llm, env: { ...UNLIMITED, ...spec.env } });
+  const profile: Record<string, string> = CPU_PROF_DIR
+    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}/${spec.name.replace(/\W+/g, '-')}` }
+    : {};
+  const system = await startLoadSystem({ llm: spec.llm, env: { ...UNLIMITED, ...profile, ...spec.env } });
   try {
     console.log(`${spec.name}: system up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await before?.(system);
@@ -309,7 +316,7 @@ function printTable(reports: ScenarioReport[]): void {
   };
   row('answers/s', (r) => fmt(r.answersPerSecond, 1));
   row('answers/s ÷ anchor', (r) =>
-    r.ratioToAnchor === null ? 'anchor' : `${fmt(r.ratioToAnchor * 100, 2)} %`,
+    r.name === 'anchor' ? 'anchor' : r.ratioToAnchor === null ? '—' : `${fmt(r.ratioToAnchor * 100, 2)} %`,
   );
   row('answers (errors, failures)', (r) => `${r.answers} (${r.errors}, ${r.failures})`);
   row('p50 ms to complete', (r) => fmt(r.latencyMs.p50, 1));
@@ -353,74 +360,79 @@ export const loadSuite: Suite = {
     const reports: ScenarioReport[] = [];
 
     // (a) The fast path, cache off; its answer's bytes are what the anchor serves.
-    let answer = '';
-    reports.push(
-      await scenario(
-        {
-          name: 'fast path',
-          description: `"${FAST_QUERY}", RESPONSE_CACHE=off, no model`,
-          llm: false,
-          env: { RESPONSE_CACHE: 'off' },
-          flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
-        },
-        infra,
-        async (system) => {
-          answer = await askOnce(system.gatewayUrl);
-        },
-      ),
-    );
+    let anchorReport: ScenarioReport | undefined;
+    if (ONLY.has('fast')) {
+      let answer = '';
+      reports.push(
+        await scenario(
+          {
+            name: 'fast path',
+            description: `"${FAST_QUERY}", RESPONSE_CACHE=off, no model`,
+            llm: false,
+            env: { RESPONSE_CACHE: 'off' },
+            flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
+          },
+          infra,
+          async (system) => {
+            answer = await askOnce(system.gatewayUrl);
+          },
+        ),
+      );
 
-    // The anchor: the same bytes from memory, same generator, same concurrency.
-    const anchor = await forkAnchor(answer);
-    let anchorReport: ScenarioReport;
-    try {
-      const target: Target = {
-        name: 'anchor',
-        description: `bare fastify route streaming one "${FAST_QUERY}" answer (${Buffer.byteLength(answer)} bytes) from memory`,
-        url: anchor.url,
-        flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
-        processes: () => new Map(anchor.child.pid ? [[anchor.child.pid, 'anchor (fastify)']] : []),
-        record: false,
-      };
-      anchorReport = summarise(target, await measure(target, infra), null, undefined);
-    } finally {
-      await anchor.stop();
+      // The anchor: the same bytes from memory, same generator, same concurrency.
+      const anchor = await forkAnchor(answer);
+      try {
+        const target: Target = {
+          name: 'anchor',
+          description: `bare fastify route streaming one "${FAST_QUERY}" answer (${Buffer.byteLength(answer)} bytes) from memory`,
+          url: anchor.url,
+          flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
+          processes: () => new Map(anchor.child.pid ? [[anchor.child.pid, 'anchor (fastify)']] : []),
+          record: false,
+        };
+        anchorReport = summarise(target, await measure(target, infra), null, undefined);
+      } finally {
+        await anchor.stop();
+      }
+      reports.unshift(anchorReport);
     }
-    reports.unshift(anchorReport);
 
     // (b) The cached path: the cache on (the default), the same question over and over.
-    reports.push(
-      await scenario(
-        {
-          name: 'cached',
-          description: `"${FAST_QUERY}" repeated, RESPONSE_CACHE=on, no model`,
-          llm: false,
-          env: { RESPONSE_CACHE: 'on' },
-          flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
-        },
-        infra,
-        // One answer first, so the load finds it cached rather than fifty misses at once.
-        async (system) => void (await askOnce(system.gatewayUrl)),
-      ),
-    );
+    if (ONLY.has('cached'))
+      reports.push(
+        await scenario(
+          {
+            name: 'cached',
+            description: `"${FAST_QUERY}" repeated, RESPONSE_CACHE=on, no model`,
+            llm: false,
+            env: { RESPONSE_CACHE: 'on' },
+            flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
+          },
+          infra,
+          // One answer first, so the load finds it cached rather than fifty misses at once.
+          async (system) => void (await askOnce(system.gatewayUrl)),
+        ),
+      );
 
     // (c) Mixed: a fast-path read, a model read, and a write proposed and confirmed (mcqResponse).
-    reports.push(
-      await scenario(
-        {
-          name: 'mixed r/w',
-          description:
-            'per client, in turn: a fast-path read, a read by the scripted model (one tool call), and a create_customer proposed and confirmed with mcqResponse; RESPONSE_CACHE=off',
-          llm: true,
-          env: { RESPONSE_CACHE: 'off' },
-          flow: { kind: 'mixed', tenant, reads: [FAST_QUERY, LLM_READ], write: LLM_WRITE },
-        },
-        infra,
-      ),
-    );
+    if (ONLY.has('mixed'))
+      reports.push(
+        await scenario(
+          {
+            name: 'mixed r/w',
+            description:
+              'per client, in turn: a fast-path read, a read by the scripted model (one tool call), and a create_customer proposed and confirmed with mcqResponse; RESPONSE_CACHE=off',
+            llm: true,
+            env: { RESPONSE_CACHE: 'off' },
+            flow: { kind: 'mixed', tenant, reads: [FAST_QUERY, LLM_READ], write: LLM_WRITE },
+          },
+          infra,
+        ),
+      );
 
     for (const r of reports)
-      r.ratioToAnchor = r.name === 'anchor' ? null : r.answersPerSecond / anchorReport.answersPerSecond;
+      r.ratioToAnchor =
+        r.name === 'anchor' || !anchorReport ? null : r.answersPerSecond / anchorReport.answersPerSecond;
     for (const r of reports) console.log(`${r.name}: ${r.description}`);
     printTable(reports);
     for (const r of reports) {

@@ -78,7 +78,25 @@ function fyStart(date: Date, startMonth: number): number {
   return date.getUTCMonth() + 1 >= startMonth ? y : y - 1;
 }
 
+const built = new Map<string, Formats>();
+/** Tenants whose formats are kept; Intl formatters are costly to make and every answer uses them. */
+const FORMATS_KEPT = 256;
+
 export function formatsFor(business: BusinessContext = DEFAULT_BUSINESS_CONTEXT): Formats {
+  const key = JSON.stringify(business);
+  let formats = built.get(key);
+  if (formats) {
+    // Most recently used last: the oldest goes first when the map is full.
+    built.delete(key);
+  } else {
+    formats = buildFormats(business);
+    if (built.size >= FORMATS_KEPT) built.delete(built.keys().next().value as string);
+  }
+  built.set(key, formats);
+  return formats;
+}
+
+function buildFormats(business: BusinessContext): Formats {
   const locale = numberLocale(business);
   const cache = new Map<string, Intl.NumberFormat>();
   const nf = (key: string, make: () => Intl.NumberFormat) => {
@@ -106,8 +124,15 @@ export function formatsFor(business: BusinessContext = DEFAULT_BUSINESS_CONTEXT)
         });
       }
     });
-  const withCode = (text: string, currency: string, f: Intl.NumberFormat) =>
-    f.resolvedOptions().style === 'currency' ? text : `${text} ${currency}`;
+  const isCurrency = new WeakMap<Intl.NumberFormat, boolean>();
+  const withCode = (text: string, currency: string, f: Intl.NumberFormat) => {
+    let style = isCurrency.get(f);
+    if (style === undefined) {
+      style = f.resolvedOptions().style === 'currency';
+      isCurrency.set(f, style);
+    }
+    return style ? text : `${text} ${currency}`;
+  };
   const compact = nf('compact', () => {
     return new Intl.NumberFormat(locale, {
       notation: 'compact',
@@ -117,20 +142,23 @@ export function formatsFor(business: BusinessContext = DEFAULT_BUSINESS_CONTEXT)
     });
   });
   const compactFrom = business.numberSystem === 'indian' ? 1e5 : 1e6;
-  const short = (zone: string) =>
-    new Intl.DateTimeFormat(business.locale, {
-      day: '2-digit',
-      month: '2-digit',
-      year: 'numeric',
-      timeZone: zone,
-    });
-  const long = (zone: string) =>
-    new Intl.DateTimeFormat(business.locale, {
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      timeZone: zone,
-    });
+  const dates = new Map<string, Intl.DateTimeFormat>();
+  const dateFormat = (kind: 'short' | 'long', zone: string) => {
+    const key = `${kind}:${zone}`;
+    let f = dates.get(key);
+    if (!f) {
+      f = new Intl.DateTimeFormat(business.locale, {
+        day: kind === 'short' ? '2-digit' : 'numeric',
+        month: kind === 'short' ? '2-digit' : 'short',
+        year: 'numeric',
+        timeZone: zone,
+      });
+      dates.set(key, f);
+    }
+    return f;
+  };
+  const short = (zone: string) => dateFormat('short', zone);
+  const long = (zone: string) => dateFormat('long', zone);
   const dateWith = (make: (zone: string) => Intl.DateTimeFormat) => (value: unknown) => {
     const parsed = parseDate(value);
     if (!parsed) return undefined;

@@ -13,11 +13,38 @@ export type Rec = Record<string, unknown>;
 /** Where a record names its customer or vendor, in the usual spellings; each reader adds its own fallbacks. */
 export const CONTACT_NAME_KEYS = ['ContactName', 'CustomerName', 'VendorName', 'SupplierName', 'Contact'];
 
-export const norm = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+const normCache = new Map<string, string>();
+/** Enough for the field names of any books; tool output is untrusted, so the memo is bounded. */
+const NORM_CACHE_MAX = 10_000;
+
+export const norm = (key: string): string => {
+  let out = normCache.get(key);
+  if (out === undefined) {
+    out = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+    if (normCache.size >= NORM_CACHE_MAX) normCache.clear();
+    normCache.set(key, out);
+  }
+  return out;
+};
+
+/** Each record's keys by their `norm`, built once: renderers ask one record for many fields. */
+const indexes = new WeakMap<Rec, { count: number; keys: Map<string, string> }>();
+function keyIndex(obj: Rec): Map<string, string> {
+  const names = Object.keys(obj);
+  let index = indexes.get(obj);
+  // Records are read, not changed; one that gained or lost a field is indexed again all the same.
+  if (index === undefined || index.count !== names.length) {
+    const keys = new Map<string, string>();
+    for (const k of names) keys.set(norm(k), k);
+    index = { count: names.length, keys };
+    indexes.set(obj, index);
+  }
+  return index.keys;
+}
 
 /** The key of `obj` matching the first of `aliases` it has (aliases in any style). */
 export function keyOf(obj: Rec, aliases: readonly string[]): string | undefined {
-  const keys = new Map(Object.keys(obj).map((k) => [norm(k), k]));
+  const keys = keyIndex(obj);
   for (const alias of aliases) {
     const key = keys.get(norm(alias));
     if (key !== undefined) return key;
@@ -31,7 +58,7 @@ export function pick<T>(
   aliases: readonly string[],
   accept: (v: unknown) => T | undefined,
 ): T | undefined {
-  const keys = new Map(Object.keys(obj).map((k) => [norm(k), k]));
+  const keys = keyIndex(obj);
   for (const alias of aliases) {
     const key = keys.get(norm(alias));
     if (key === undefined) continue;
