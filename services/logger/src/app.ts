@@ -19,6 +19,8 @@ export interface LoggerConfig {
   concurrency: number;
   /** Largest number of events written in one transaction (default 1,000). */
   batchSize?: number;
+  /** How long a batch that is not full waits for more events (default 0: what arrived in the same tick). */
+  lingerMs?: number;
   /** Unacked events the durable consumer hands out over all instances (default 10 000). */
   maxAckPending?: number;
   ackWaitMs?: number;
@@ -78,6 +80,7 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
       ingest = await startIngest(bus, db, log, {
         durable: LOGGER_DURABLE,
         batchSize: config.batchSize ?? 1000,
+        lingerMs: config.lingerMs ?? 0,
         partitions: config.concurrency,
         maxAckPending: config.maxAckPending ?? 10_000,
         ackWaitMs: config.ackWaitMs ?? 30_000,

@@ -14,6 +14,7 @@ await runMain('logger', async (log) => {
     config: {
       concurrency: env.LOGGER_CONCURRENCY,
       batchSize: env.LOGGER_BATCH_SIZE,
+      lingerMs: env.LOGGER_LINGER_MS,
       ackWaitMs: env.LOGGER_ACK_WAIT_MS,
       retentionDays: env.EVENTS_RETENTION_DAYS,
       learnIntervalMs: env.LOGGER_LEARN_INTERVAL_MS,

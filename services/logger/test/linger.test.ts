@@ -1,0 +1,73 @@
+import type { Bus } from '@munim/bus';
+import { TestNats } from '@munim/bus/testing';
+import type { ServiceName } from '@munim/contracts';
+import { createDb, type Database, migrateToLatest } from '@munim/db';
+import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createLogger } from '@munim/kit';
+import type { Kysely } from 'kysely';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { buildLogger, type LoggerApp } from '../src/app.ts';
+import { countStored, publishFlow, scopeOf, storedIds, writeFlow } from './support/flows.ts';
+
+const nats = new TestNats();
+const buses = new Map<ServiceName, Bus>();
+const busOf = (service: ServiceName) => buses.get(service)!;
+let testDb: TestDatabase;
+let db: Kysely<Database>;
+let app: LoggerApp | undefined;
+let batches: number[] = [];
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDb(testDb.url, { max: 4 });
+  await migrateToLatest(db);
+  for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const)
+    buses.set(service, await nats.bus(service));
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+afterAll(async () => {
+  await nats.cleanup();
+  await db?.destroy();
+  await testDb?.drop();
+});
+
+async function startLogger(lingerMs: number) {
+  batches = [];
+  app = await buildLogger({
+    bus: await nats.bus('logger'),
+    log: createLogger('logger', 'silent'),
+    db,
+    config: { concurrency: 1, batchSize: 100, lingerMs, onBatch: (_, size) => batches.push(size) },
+  });
+  await app.start();
+}
+
+it('writes events that arrive one by one within the linger in one transaction, in order', async () => {
+  // Long enough that a flow published one event at a time, each awaited, ends within it.
+  await startLogger(1_500);
+  const scope = scopeOf();
+  const ids = await publishFlow(busOf, scope, writeFlow(scope));
+  await expect.poll(() => countStored(db, [scope.requestId]), { timeout: 10_000 }).toBe(10);
+  expect(batches).toEqual([10]);
+  expect((await storedIds(db, [scope.requestId])).get(scope.requestId)).toEqual(ids);
+});
+
+it('writes a full batch at once, and what is left when it stops, without waiting out the linger', async () => {
+  // A linger no test would wait out: only a full batch, or the stop, ends it.
+  await startLogger(600_000);
+  const scopes = Array.from({ length: 12 }, () => scopeOf());
+  const requestIds = scopes.map((s) => s.requestId);
+  await Promise.all(scopes.map((s) => publishFlow(busOf, s, writeFlow(s))));
+  await expect.poll(() => countStored(db, requestIds), { timeout: 10_000 }).toBe(100);
+  expect(batches).toEqual([100]);
+
+  await app?.stop();
+  app = undefined;
+  expect(await countStored(db, requestIds)).toBe(120);
+  expect(batches).toEqual([100, 20]);
+});
