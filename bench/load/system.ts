@@ -16,6 +16,7 @@ import { type RunningStack, startStack } from '@munim/devstack';
 import { freePort } from '@munim/testkit/ports';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { migrateWithBase } from './base.ts';
 import { forkScriptedLlm } from './llm.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -46,10 +47,13 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** The demo books MCP server (infra/demo-books, as `npm start` serves it) in its own process. */
-async function startBooks(lines: (line: string) => void): Promise<{ url: string; child: ChildProcess }> {
+async function startBooks(
+  root: string,
+  lines: (line: string) => void,
+): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['infra/demo-books/src/main.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MCP_AUTH_TOKEN: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,10 +75,14 @@ async function startBooks(lines: (line: string) => void): Promise<{ url: string;
   throw new Error('the demo books MCP server did not start');
 }
 
-/** Starts the whole system; `env` goes to every service over the launcher's settings. */
+/**
+ * Starts the whole system; `env` goes to every service over the launcher's settings. With `root`,
+ * the services, the demo books and the migrations are those of that checkout (an A/B run's base).
+ */
 export async function startLoadSystem(opts: {
   llm: boolean;
   env: Record<string, string>;
+  root?: string | undefined;
 }): Promise<LoadSystem> {
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const prefix = `bench${randomBytes(4).toString('hex')}`;
@@ -93,14 +101,17 @@ export async function startLoadSystem(opts: {
   try {
     const database = await createTestDatabase();
     cleanup.push(() => database.drop());
-    const db = createDb(database.url, { max: 1 });
-    try {
-      await migrateToLatest(db);
-    } finally {
-      await db.destroy();
+    if (opts.root) await migrateWithBase(opts.root, database.url);
+    else {
+      const db = createDb(database.url, { max: 1 });
+      try {
+        await migrateToLatest(db);
+      } finally {
+        await db.destroy();
+      }
     }
     cleanup.push(() => deleteStreams(natsUrl, prefix));
-    const books = await startBooks((text) => {
+    const books = await startBooks(opts.root ?? ROOT, (text) => {
       for (const line of text.split('\n')) if (line) onLine('demo-books', line);
     });
     cleanup.push(() => stopChild(books.child));
@@ -122,6 +133,7 @@ export async function startLoadSystem(opts: {
         ...opts.env,
       },
       onLine,
+      ...(opts.root ? { root: opts.root } : {}),
     });
     cleanup.push(() => stack.stop());
     return {

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { forkAnchor } from '../load/anchor.ts';
+import { type BaseCheckout, checkoutBase } from '../load/base.ts';
 import { CpuMeter, type CpuTimes, childrenOf, cmdline, pidListeningOn } from '../load/cpu.ts';
 import { forkGenerator, type LoadPlan, type LoadResult, type Received } from '../load/generator.ts';
 import { FAST_QUERY, LLM_READ, LLM_WRITE } from '../load/llm.ts';
@@ -19,6 +20,8 @@ const STORE_DEADLINE_MS = 60_000;
 const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
 /** Which of the stack's scenarios run (`fast,cached,mixed`; the anchor always does). */
 const ONLY = new Set((process.env.BENCH_LOAD_ONLY ?? 'fast,cached,mixed').split(',').map((s) => s.trim()));
+/** A commit to measure the same scenarios on first, in the same run: the A of an A/B comparison. */
+const BASE_REF = process.env.BENCH_LOAD_BASE;
 /** A folder for each service's V8 CPU profile (`--cpu-prof`), written as the services stop. */
 const CPU_PROF_DIR = process.env.BENCH_LOAD_CPU_PROF;
 
@@ -251,23 +254,48 @@ function summarise(
   };
 }
 
-/** Runs one scenario against a fresh system and stops it. */
+interface ScenarioSpec {
+  name: string;
+  description: string;
+  llm: boolean;
+  env: Record<string, string>;
+  flow: LoadPlan['flow'];
+}
+
+/**
+ * Runs one scenario against a fresh system, and first against the base commit's system when
+ * BENCH_LOAD_BASE names one (its report named `<scenario> @<commit>`).
+ */
 async function scenario(
-  spec: {
-    name: string;
-    description: string;
-    llm: boolean;
-    env: Record<string, string>;
-    flow: LoadPlan['flow'];
-  },
+  spec: ScenarioSpec,
   infra: ReturnType<typeof infrastructure>,
+  base: BaseCheckout | undefined,
+  before?: (system: LoadSystem) => Promise<void>,
+): Promise<ScenarioReport[]> {
+  const reports: ScenarioReport[] = [];
+  if (base)
+    reports.push(
+      await runScenario({ ...spec, name: `${spec.name} @${base.label}` }, infra, base.root, before),
+    );
+  reports.push(await runScenario(spec, infra, undefined, before));
+  return reports;
+}
+
+async function runScenario(
+  spec: ScenarioSpec,
+  infra: ReturnType<typeof infrastructure>,
+  root: string | undefined,
   before?: (system: LoadSystem) => Promise<void>,
 ): Promise<ScenarioReport> {
   const started = performance.now();
   const profile: Record<string, string> = CPU_PROF_DIR
     ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}/${spec.name.replace(/\W+/g, '-')}` }
     : {};
-  const system = await startLoadSystem({ llm: spec.llm, env: { ...UNLIMITED, ...profile, ...spec.env } });
+  const system = await startLoadSystem({
+    llm: spec.llm,
+    env: { ...UNLIMITED, ...profile, ...spec.env },
+    root,
+  });
   try {
     console.log(`${spec.name}: system up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await before?.(system);
@@ -358,13 +386,18 @@ export const loadSuite: Suite = {
     const infra = infrastructure(process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://127.0.0.1:5432/postgres');
     for (const note of infra.notes) console.log(`note: ${note}`);
     const reports: ScenarioReport[] = [];
+    const base = BASE_REF ? await checkoutBase(BASE_REF) : undefined;
+    if (base)
+      console.log(
+        `A/B: each scenario on ${BASE_REF} (${base.label}, in ${base.root}), then on this checkout`,
+      );
 
     // (a) The fast path, cache off; its answer's bytes are what the anchor serves.
     let anchorReport: ScenarioReport | undefined;
     if (ONLY.has('fast')) {
       let answer = '';
       reports.push(
-        await scenario(
+        ...(await scenario(
           {
             name: 'fast path',
             description: `"${FAST_QUERY}", RESPONSE_CACHE=off, no model`,
@@ -373,10 +406,11 @@ export const loadSuite: Suite = {
             flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
           },
           infra,
+          base,
           async (system) => {
             answer = await askOnce(system.gatewayUrl);
           },
-        ),
+        )),
       );
 
       // The anchor: the same bytes from memory, same generator, same concurrency.
@@ -400,7 +434,7 @@ export const loadSuite: Suite = {
     // (b) The cached path: the cache on (the default), the same question over and over.
     if (ONLY.has('cached'))
       reports.push(
-        await scenario(
+        ...(await scenario(
           {
             name: 'cached',
             description: `"${FAST_QUERY}" repeated, RESPONSE_CACHE=on, no model`,
@@ -409,15 +443,16 @@ export const loadSuite: Suite = {
             flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
           },
           infra,
+          base,
           // One answer first, so the load finds it cached rather than fifty misses at once.
           async (system) => void (await askOnce(system.gatewayUrl)),
-        ),
+        )),
       );
 
     // (c) Mixed: a fast-path read, a model read, and a write proposed and confirmed (mcqResponse).
     if (ONLY.has('mixed'))
       reports.push(
-        await scenario(
+        ...(await scenario(
           {
             name: 'mixed r/w',
             description:
@@ -427,7 +462,8 @@ export const loadSuite: Suite = {
             flow: { kind: 'mixed', tenant, reads: [FAST_QUERY, LLM_READ], write: LLM_WRITE },
           },
           infra,
-        ),
+          base,
+        )),
       );
 
     for (const r of reports)
@@ -461,6 +497,7 @@ export const loadSuite: Suite = {
           cores: availableParallelism(),
           warmupMs: WARMUP_MS,
           durationMs: DURATION_MS,
+          base: base ? { ref: BASE_REF, commit: base.label } : null,
           notes: infra.notes,
           scenarios: reports,
         },

@@ -24,6 +24,8 @@ export interface StackOptions {
   onLine?: (instance: string, line: string, stream: 'stdout' | 'stderr') => void;
   /** How long to wait for /readyz, in ms. */
   readyTimeoutMs?: number;
+  /** The checkout whose services run (another worktree, for an A/B benchmark); this one when not given. */
+  root?: string;
 }
 
 export interface ServiceProcess {
@@ -72,7 +74,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
       SERVICE_INSTANCE: name,
     };
     const child = spawn(process.execPath, [`services/${service}/src/main.ts`], {
-      cwd: ROOT,
+      cwd: opts.root ?? ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
