@@ -14,6 +14,7 @@ import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOf } from '../../packages/bus/src/index.ts';
 import { type NatsCluster, startNatsCluster } from '../../packages/bus/test/nats-cluster.ts';
 import type { SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -369,8 +370,10 @@ async function storedEvents(prefix: string, requestIds: string[]): Promise<strin
   for (let seq = first; seq <= last; seq += 1) {
     const msg = await jsm.streams.getMessage(stream, { seq });
     if (!msg) continue;
-    const event = msg.json<{ requestId: string; data: { type: string } }>();
-    if (wanted.has(event.requestId)) keys.push(`${event.requestId}:${seq}:${event.data.type}`);
+    const parsed = eventsOf(seq, msg.json());
+    if (!parsed.ok) throw new Error(`stream message ${seq} is malformed: ${parsed.detail}`);
+    for (const { seq: eventSeq, message } of parsed.events)
+      if (wanted.has(message.requestId)) keys.push(`${message.requestId}:${eventSeq}:${message.data.type}`);
   }
   return keys;
 }

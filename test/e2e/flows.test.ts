@@ -1,3 +1,4 @@
+import { streamSeqOf } from '@munim/contracts';
 import { type ChatRequest, offeredToolNames, type Script } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
@@ -96,6 +97,21 @@ describe('one query through all six services', () => {
       requestId,
     ]);
     expect(stored.rows[0].n).toBe(events.length);
+    // The SSE ids are the stored sequences; the routing steps, sent together, are one stream message.
+    const seqs = await sys.db.query('select seq from request_events where request_id = $1 order by seq', [
+      requestId,
+    ]);
+    expect(seqs.rows.map((r) => Number(r.seq))).toEqual(ids);
+    const messageOf = (type: string) => streamSeqOf(Number(only(events, type)[0]?.id));
+    const routing = [
+      'route_started',
+      'intent_detected',
+      'entities_extracted',
+      'route_classified',
+      'tools_filtered',
+    ];
+    expect(new Set(routing.map(messageOf)).size).toBe(1);
+    expect(messageOf('understanding_started')).toBeLessThan(messageOf('route_started'));
   });
 
   it('self-corrects a payment blocked by pre-flight validation (seed 000 §2)', async () => {

@@ -4,6 +4,8 @@ import {
   type BroadcastSubjectName,
   type Catalog,
   catalog,
+  EVENTS_PER_MESSAGE,
+  eventSeq,
   type Message,
   messageSchema,
   type RequestScope,
@@ -50,7 +52,7 @@ export interface MessageContext {
   traceparent: string | undefined;
   /** JetStream delivery attempt (1 for request/reply). */
   deliveryCount: number;
-  /** JetStream stream sequence (0 for request/reply). */
+  /** JetStream stream sequence (0 for request/reply); for an event, its sequence (see `eventSeq`). */
   seq: number;
 }
 
@@ -232,12 +234,52 @@ export class Bus {
    * Emits one event of a request, on the request's own subject. A deterministic `msgID`
    * (e.g. `<requestId>:router:route_classified`) makes a redelivered handler's re-emit a no-op.
    */
-  emit(scope: RequestScope, event: AgentEvent, traceparent?: string, msgID?: string) {
-    return this.publish('requestEvents', scope, event, {
+  async emit(scope: RequestScope, event: AgentEvent, traceparent?: string, msgID?: string) {
+    const published = await this.publish('requestEvents', scope, event, {
       params: { requestId: scope.requestId },
       traceparent,
       ...(msgID ? { msgID } : {}),
     });
+    // The event's sequence, as its readers see it (see `eventSeq`).
+    return { ...published, seq: eventSeq(published.seq, 0) };
+  }
+
+  /**
+   * Emits several events of a request, in order, as one message (or as few as
+   * `EVENTS_PER_MESSAGE` allows): what a service has at once costs the stream and every consumer
+   * one message. `msgID` (deterministic, as for `emit`) is the first message's; further ones
+   * add `#2`, `#3`, …. Resolves to the stream sequence of the last message.
+   */
+  async emitAll(
+    scope: RequestScope,
+    events: readonly AgentEvent[],
+    traceparent?: string,
+    msgID?: string,
+  ): Promise<{ seq: number; messages: Message<AgentEvent>[] }> {
+    // `seq`: the last event's sequence (see `eventSeq`).
+    if (events.length === 0) throw new Error('emitAll: no events');
+    const messages = events.map(
+      (event) => this.envelope('requestEvents', scope, event) as Message<AgentEvent>,
+    );
+    const subject = this.subject('requestEvents', { requestId: scope.requestId });
+    let seq = 0;
+    for (let start = 0, part = 1; start < messages.length; start += EVENTS_PER_MESSAGE, part += 1) {
+      const slice = messages.slice(start, start + EVENTS_PER_MESSAGE);
+      const hop = eventHop(traceparent, slice.map((m) => m.data.type).join(','));
+      const id = msgID ? (part === 1 ? msgID : `${msgID}#${part}`) : slice[0]!.id;
+      try {
+        // One event goes as the envelope itself, as `emit` sends it.
+        const body = JSON.stringify(slice.length === 1 ? slice[0] : slice);
+        const ack = await this.jsPublish(subject, encoder.encode(body), {
+          msgID: id,
+          headers: hop.headers,
+        });
+        seq = eventSeq(ack.seq, slice.length - 1);
+      } finally {
+        hop.span.end();
+      }
+    }
+    return { seq, messages };
   }
 
   /** Calls a request/reply subject; throws {@link RequestFailedError} on timeout, no responder or error reply. */

@@ -4,6 +4,7 @@ import { context, SpanKind } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { Bus, MessageContext } from './bus.ts';
 import { describeIssues } from './errors.ts';
+import { eventsOf } from './events.ts';
 import { type DurableOptions, ensureDurable } from './streams.ts';
 import { failSpan, startHop, untracedHop } from './tracing.ts';
 import { parseJson } from './wire.ts';
@@ -31,6 +32,10 @@ export interface ConsumeOptions extends DurableOptions {
   traced?: boolean;
 }
 
+type ParsedMessages<T> =
+  | { ok: true; list: { seq: number; message: Message<T> }[] }
+  | { ok: false; raw: unknown; detail: string };
+
 export interface RunningConsumer {
   /** Stops pulling, waits for in-flight handlers. */
   stop(): Promise<void>;
@@ -55,19 +60,33 @@ export async function consume<N extends StreamSubjectName>(
   const messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
   const inFlight = new Set<Promise<void>>();
 
-  const handle = async (msg: JsMsg) => {
+  /** The messages one JetStream message carries (several for a batch of events), each with its sequence. */
+  const parse = (msg: JsMsg): ParsedMessages<DataOf<N>> => {
     const raw = parseJson(msg.data);
+    if (name === 'requestEvents') {
+      const parsed = eventsOf(msg.seq, raw);
+      return parsed.ok
+        ? { ok: true, list: parsed.events as { seq: number; message: Message<DataOf<N>> }[] }
+        : parsed;
+    }
     const parsed = bus.schemaFor(name).safeParse(raw);
-    if (!parsed.success) {
-      const detail = describeIssues(parsed.error.issues);
+    return parsed.success
+      ? { ok: true, list: [{ seq: msg.seq, message: parsed.data as Message<DataOf<N>> }] }
+      : { ok: false, raw, detail: describeIssues(parsed.error.issues) };
+  };
+
+  const handle = async (msg: JsMsg) => {
+    const parsed = parse(msg);
+    if (!parsed.ok) {
+      const { detail } = parsed;
       log?.warn({ subject: msg.subject, detail }, 'malformed message terminated');
       // nats-server 2.9 ignores a TERM that carries a reason; the reason is logged above instead.
       msg.term();
       if (opts.reportMalformed !== false)
-        await reportMalformed(bus, raw, `${catalog[name].subject}: ${detail}`);
+        await reportMalformed(bus, parsed.raw, `${catalog[name].subject}: ${detail}`);
       return;
     }
-    const message = parsed.data as Message<DataOf<N>>;
+    const message = parsed.list[0]!.message;
     if (msg.info.deliveryCount > 1 && opts.traced !== false) {
       // Another instance died holding it (or a handler failed): worth a line, it is rare.
       log?.warn(
@@ -87,14 +106,16 @@ export async function consume<N extends StreamSubjectName>(
             'munim.request_id': message.requestId,
           });
     try {
-      await context.with(hop.ctx, () =>
-        handler(message, {
-          subject: msg.subject,
-          traceparent: hop.traceparent,
-          deliveryCount: msg.info.deliveryCount,
-          seq: msg.seq,
-        }),
-      );
+      // A batch's messages in order; a failure hands the whole batch back (handlers allow a repeat).
+      for (const { seq, message: each } of parsed.list)
+        await context.with(hop.ctx, () =>
+          handler(each, {
+            subject: msg.subject,
+            traceparent: hop.traceparent,
+            deliveryCount: msg.info.deliveryCount,
+            seq,
+          }),
+        );
       msg.ack();
     } catch (error) {
       failSpan(hop.span, error);

@@ -1,15 +1,13 @@
-import { type AgentEvent, type Message, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import { streamSeqOf, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { DeliverPolicy, type StoredMsg as JsStoredMsg, type MsgRequest } from '@nats-io/jetstream';
 import type { Bus } from './bus.ts';
 import { PULL_EXPIRES_MS } from './consumers.ts';
+import { eventsOf, type SequencedEvent } from './events.ts';
 import { FAILOVER_RETRY_MS, jsApi } from './js-api.ts';
 import { parseJson } from './wire.ts';
 
-export interface FollowedEvent {
-  /** Stream sequence: the SSE id, and where a resumed stream starts after. */
-  seq: number;
-  message: Message<AgentEvent>;
-}
+/** An event and its sequence (see `eventSeq`): the SSE id, and where a resumed stream starts after. */
+export type FollowedEvent = SequencedEvent;
 
 export interface Following extends AsyncIterable<FollowedEvent> {
   stop(): Promise<void>;
@@ -64,8 +62,13 @@ export async function follow(
   const { log, jsm } = bus;
   const stream = bus.streamName('events');
   const filter = bus.subject('requestEvents', { requestId });
-  /** Stream sequence of the last event handed out: a new consumer starts after it. */
+  /** Sequence of the last event handed out. */
   let after = opts.afterSeq ?? 0;
+  /**
+   * Stream sequence of the last message read: a new consumer starts after it. A resumed follow
+   * reads the message holding `afterSeq` again, for the events it carries after that one.
+   */
+  let read = after > 0 ? streamSeqOf(after) - 1 : 0;
   let stopped = false;
   const open = async () => {
     // Made again while unanswered: while a server is down, nats-server 2.9 places some new
@@ -76,8 +79,8 @@ export async function follow(
       () =>
         bus.followJs.consumers.get(stream, {
           filter_subjects: filter,
-          ...(after
-            ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 }
+          ...(read
+            ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: read + 1 }
             : { deliver_policy: DeliverPolicy.All }),
         }),
       FAILOVER_RETRY_MS,
@@ -107,13 +110,13 @@ export async function follow(
       if (now - current.heardAt >= FOLLOW_SILENCE_MS) return replace('silent');
       if (current.checking || now - Math.max(current.handedAt, current.checkedAt) < FOLLOW_CHECK_MS) return;
       current.checking = true;
-      const seen = after;
+      const seen = read;
       jsm.streams
         .getMessage(stream, { last_by_subj: filter })
         .then((last) => {
           // Stored a while ago and still not delivered (a consumer delivers in milliseconds).
           const stale = last && Date.now() - last.time.getTime() >= FOLLOW_STALE_MS;
-          if (last && stale && last.seq > seen && after === seen) replace('behind');
+          if (last && stale && last.seq > seen && read === seen) replace('behind');
         })
         .catch(() => undefined)
         .finally(() => {
@@ -128,7 +131,7 @@ export async function follow(
   async function* missed(): AsyncGenerator<JsStoredMsg> {
     for (;;) {
       // nats-server answers `next_by_subj` here since 2.9; nats.js types it for direct gets only.
-      const request = { next_by_subj: filter, seq: after + 1 } as unknown as MsgRequest;
+      const request = { next_by_subj: filter, seq: read + 1 } as unknown as MsgRequest;
       const next = await jsApi(
         `follow ${requestId}: event after ${after}`,
         () => jsm.streams.getMessage(stream, request),
@@ -139,28 +142,30 @@ export async function follow(
     }
   }
   let current = await open();
-  const parse = (bytes: Uint8Array) => parseEvent(bus, bytes);
-  /** The event to hand out, or 'skip' for one handed out already (or malformed). */
-  const take = (seq: number, subject: string, data: Uint8Array): FollowedEvent | 'skip' => {
-    if (seq <= after) return 'skip';
-    after = seq;
+  /** The events of one message still to hand out: none for one read already (or malformed). */
+  const take = (seq: number, subject: string, data: Uint8Array): FollowedEvent[] => {
+    if (seq <= read) return [];
+    read = seq;
     current.handedAt = Date.now();
-    const message = parse(data);
-    if (!message) {
-      log?.warn({ subject, seq }, 'skipping malformed event');
-      return 'skip';
+    const parsed = eventsOf(seq, parseJson(data));
+    if (!parsed.ok) {
+      log?.warn({ subject, seq, detail: parsed.detail }, 'skipping malformed event');
+      return [];
     }
-    return { seq, message };
+    const fresh = parsed.events.filter((e) => e.seq > after);
+    if (fresh.length > 0) after = fresh.at(-1)!.seq;
+    return fresh;
   };
+  const isEnd = (event: FollowedEvent) => TERMINAL_EVENT_TYPES.includes(event.message.data.type);
   async function* iterate(): AsyncGenerator<FollowedEvent> {
     for (;;) {
       for await (const msg of current.messages) {
         current.heardAt = Date.now();
         // A consumer made again may repeat what its predecessor (or the leader) handed out.
-        const event = take(msg.seq, msg.subject, msg.data);
-        if (event === 'skip') continue;
-        yield event;
-        if (TERMINAL_EVENT_TYPES.includes(event.message.data.type)) return;
+        for (const event of take(msg.seq, msg.subject, msg.data)) {
+          yield event;
+          if (isEnd(event)) return;
+        }
       }
       if (stopped || !current.replaced) return;
       log?.warn(
@@ -173,10 +178,10 @@ export async function follow(
       try {
         if (current.replaced === 'behind') {
           for await (const stored of missed()) {
-            const event = take(stored.seq, stored.subject, stored.data);
-            if (event === 'skip') continue;
-            yield event;
-            if (TERMINAL_EVENT_TYPES.includes(event.message.data.type)) return;
+            for (const event of take(stored.seq, stored.subject, stored.data)) {
+              yield event;
+              if (isEnd(event)) return;
+            }
           }
         }
         current = await open();
@@ -222,11 +227,6 @@ export async function lastEvent(bus: Bus, requestId: string): Promise<FollowedEv
     FAILOVER_RETRY_MS,
   );
   if (!stored) return null;
-  const message = parseEvent(bus, stored.data);
-  return message ? { seq: stored.seq, message } : null;
-}
-
-function parseEvent(bus: Bus, bytes: Uint8Array): Message<AgentEvent> | null {
-  const parsed = bus.schemaFor('requestEvents').safeParse(parseJson(bytes));
-  return parsed.success ? (parsed.data as Message<AgentEvent>) : null;
+  const parsed = eventsOf(stored.seq, parseJson(stored.data));
+  return parsed.ok ? parsed.events.at(-1)! : null;
 }

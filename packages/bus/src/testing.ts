@@ -51,7 +51,11 @@ export const newScope = (): RequestScope => ({
 export function recordEvents(bus: Bus, requestId: string): { events: AgentEvent[]; stop(): void } {
   const events: AgentEvent[] = [];
   const sub = bus.nc.subscribe(bus.subject('requestEvents', { requestId }), {
-    callback: (_err, msg) => void events.push((msg.json() as { data: AgentEvent }).data),
+    // A message is one event's envelope or several (see `emitAll`).
+    callback: (_err, msg) => {
+      const body = msg.json() as { data: AgentEvent } | { data: AgentEvent }[];
+      for (const m of Array.isArray(body) ? body : [body]) events.push(m.data);
+    },
   });
   return { events, stop: () => sub.unsubscribe() };
 }

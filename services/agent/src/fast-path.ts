@@ -12,6 +12,16 @@ import { toolStep } from './tool-step/tool-step.ts';
 
 /** A fast-path query: the routed pipeline of reads, then the model's words on them (or a table without one). */
 export async function runFastPath(run: Run, data: QueryRouted) {
+  // Planned, executing, and the answer's events from enrichments to complete: one message each.
+  run.hold();
+  try {
+    await fastPath(run, data);
+  } finally {
+    await run.release();
+  }
+}
+
+async function fastPath(run: Run, data: QueryRouted) {
   const { llm, config } = run.ctx;
   const steps = data.route.pipeline;
   const pipelineSteps = steps.map(({ tool, description, purpose }) => ({ tool, description, purpose }));
@@ -32,6 +42,8 @@ export async function runFastPath(run: Run, data: QueryRouted) {
   const enrichments = await enrich(run, results);
   let response: string;
   if (llm) {
+    // The model's words go out as they come.
+    await run.release();
     // Streamed through the output guard: no id or card block goes out, even for a moment.
     const stream = answerStream(run);
     const turn = await llmTurn(run, 'fast_path', {

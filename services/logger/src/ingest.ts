@@ -1,12 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Bus, describeIssues, PULL_EXPIRES_MS } from '@munim/bus';
-import {
-  type AgentEvent,
-  catalog,
-  type Message,
-  messageSchema,
-  TERMINAL_EVENT_TYPES,
-} from '@munim/contracts';
+import { type Bus, eventsOf, PULL_EXPIRES_MS, type SequencedEvent } from '@munim/bus';
+import { type AgentEvent, catalog, type Message, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { type Database, pingDb } from '@munim/db';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -41,9 +35,10 @@ export interface Ingest {
   stop(): Promise<void>;
 }
 
+/** One message of the stream and its events (several when a service sent them together): acked as one. */
 interface Held {
   msg: JsMsg;
-  event: IncomingEvent;
+  events: IncomingEvent[];
   /** The consumer span of a request's terminal event: from its receipt to its commit. */
   span: Span | undefined;
 }
@@ -56,8 +51,6 @@ function finish(held: readonly Held[], error?: unknown): void {
     h.span?.end();
   }
 }
-
-const eventSchema = messageSchema(catalog.requestEvents.schema);
 
 /** A failure of one stored event that persists while the database answers: a poison event. */
 const GIVE_UP_AFTER = 5;
@@ -76,17 +69,20 @@ function parseJson(text: string): unknown {
 
 const traceparentOf = (msg: JsMsg) => msg.headers?.get('traceparent') || undefined;
 
-/** An event as it came off the stream: its JSON stored as the bytes it arrived as. */
+/**
+ * An event as it came off the stream: a message that is one event is stored as the bytes it
+ * arrived as; an event of a batch is written out again.
+ */
 class StreamEvent implements IncomingEvent {
   readonly seq: number;
-  readonly json: Uint8Array;
+  readonly json: Uint8Array | undefined;
   readonly message: Message<AgentEvent>;
   readonly #msg: JsMsg;
-  constructor(msg: JsMsg, message: Message<AgentEvent>) {
+  constructor(msg: JsMsg, { seq, message }: SequencedEvent, whole: boolean) {
     this.#msg = msg;
     this.message = message;
-    this.seq = msg.seq;
-    this.json = msg.data;
+    this.seq = seq;
+    this.json = whole ? msg.data : undefined;
   }
 
   /** Headers are decoded only where a request's trace id is read (its first events). */
@@ -146,7 +142,7 @@ export async function startIngest(
       try {
         const result = await storeBatch(
           db,
-          batch.map((h) => h.event),
+          batch.flatMap((h) => h.events),
         );
         for (const h of batch) h.msg.ack();
         const redelivered = batch.filter((h) => h.msg.info.deliveryCount > 1).length;
@@ -164,7 +160,7 @@ export async function startIngest(
           return;
         }
         if (reachable && attempt >= GIVE_UP_AFTER) {
-          const { message } = batch[0]!.event;
+          const { message } = batch[0]!.events[0]!;
           log.error(
             { err: error, eventId: message.id, requestId: message.requestId },
             'event given up, not stored',
@@ -193,9 +189,9 @@ export async function startIngest(
     const queue = queues[p]!;
     while (queue.length > 0) {
       // Let messages delivered in the same tick, or within the linger, join the batch.
-      if (config.lingerMs > 0 && queue.length < config.batchSize && !stopping) await linger(p);
+      if (config.lingerMs > 0 && queued[p]! < config.batchSize && !stopping) await linger(p);
       else await new Promise((resolve) => setImmediate(resolve));
-      const batch = queue.splice(0, config.batchSize);
+      const batch = takeBatch(p);
       inFlight[p] = batch;
       try {
         await commit(batch);
@@ -203,6 +199,21 @@ export async function startIngest(
         inFlight[p] = [];
       }
     }
+  };
+
+  /** Events waiting in each partition's queue (a message may carry several). */
+  const queued: number[] = Array.from({ length: config.partitions }, () => 0);
+  /** The queue's first messages holding up to `batchSize` events (at least one message). */
+  const takeBatch = (p: number): Held[] => {
+    const queue = queues[p]!;
+    let count = 0;
+    let n = 0;
+    while (n < queue.length && (n === 0 || count + queue[n]!.events.length <= config.batchSize)) {
+      count += queue[n]!.events.length;
+      n += 1;
+    }
+    queued[p] = queued[p]! - count;
+    return queue.splice(0, n);
   };
 
   /** Ends a partition's linger early: its batch is full, or the logger is stopping. */
@@ -229,32 +240,32 @@ export async function startIngest(
   };
 
   const receive = (msg: JsMsg) => {
-    const text = textOf(msg.data);
-    const raw = parseJson(text);
-    const parsed = eventSchema.safeParse(raw);
-    if (!parsed.success) {
-      const detail = describeIssues(parsed.error.issues);
-      log.warn({ subject: msg.subject, detail }, 'malformed message terminated');
+    const raw = parseJson(textOf(msg.data));
+    const parsed = eventsOf(msg.seq, raw);
+    if (!parsed.ok) {
+      log.warn({ subject: msg.subject, detail: parsed.detail }, 'malformed message terminated');
       msg.term();
-      void bus.reportMalformed(raw, `${catalog.requestEvents.subject}: ${detail}`);
+      void bus.reportMalformed(parsed.raw, `${catalog.requestEvents.subject}: ${parsed.detail}`);
       return;
     }
-    const message = parsed.data as Message<AgentEvent>;
-    const p = partitionOf(message.requestId, config.partitions);
+    const whole = !Array.isArray(raw);
+    const events = parsed.events.map((e) => new StreamEvent(msg, e, whole));
+    const last = events.at(-1)!.message;
+    const p = partitionOf(last.requestId, config.partitions);
     // One span per request (at its complete/error), not per event: the trace shows where each
     // request's record was committed without a span for every stored event.
-    const span = !TERMINAL_EVENT_TYPES.includes(message.data.type)
+    const span = !TERMINAL_EVENT_TYPES.includes(last.data.type)
       ? undefined
       : bus.startSpan(`process ${catalog.requestEvents.subject}`, SpanKind.CONSUMER, traceparentOf(msg), {
           'messaging.operation.name': 'process',
           'messaging.destination.name': msg.subject,
           'messaging.consumer.group.name': config.durable,
-          'munim.request_id': message.requestId,
-          'munim.event_type': message.data.type,
+          'munim.request_id': last.requestId,
+          'munim.event_type': last.data.type,
         }).span;
-    const queue = queues[p]!;
-    queue.push({ msg, event: new StreamEvent(msg, message), span });
-    if (queue.length >= config.batchSize) wakers[p]?.();
+    queues[p]!.push({ msg, events, span });
+    queued[p] = queued[p]! + events.length;
+    if (queued[p]! >= config.batchSize) wakers[p]?.();
     kick(p);
   };
 

@@ -103,6 +103,9 @@ export async function buildRouter(deps: RouterDeps) {
     const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
       bus.emit(scope, event, ctx.traceparent, `${scope.requestId}:router:${event.type}`);
+    // The steps of routing happen within a millisecond of each other: sent as one message.
+    const emitAll = (events: AgentEvent[], what: string) =>
+      bus.emitAll(scope, events, ctx.traceparent, `${scope.requestId}:router:${what}`);
 
     if (mcqResponse) {
       await bus.publish(
@@ -126,7 +129,9 @@ export async function buildRouter(deps: RouterDeps) {
       log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
       return NO_CONVERSATION;
     });
-    await emit({ type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } });
+    const steps: AgentEvent[] = [
+      { type: 'route_started', payload: { intentCount: matcher.size, toolCount: registry.length } },
+    ];
 
     const { classification, match, entities, selection, decision, order } = routeQuery({
       query,
@@ -158,26 +163,32 @@ export async function buildRouter(deps: RouterDeps) {
         });
       if (cached) {
         routes().add(1, { 'munim.path': 'cached', 'munim.category': decision.category });
-        await emit({
-          type: 'route_classified',
-          payload: {
-            path: 'cached',
-            category: decision.category,
-            confidence: decision.confidence,
-            tier,
-            reasoning: `cached answer of ${cached.answeredAt}`,
-          },
-        });
-        await emit({ type: 'response_generating', payload: {} });
-        await emit({ type: 'response_chunk', payload: { text: cached.response } });
-        await emit({ type: 'complete', payload: cachedComplete(query, cached) });
+        await emitAll(
+          [
+            ...steps,
+            {
+              type: 'route_classified',
+              payload: {
+                path: 'cached',
+                category: decision.category,
+                confidence: decision.confidence,
+                tier,
+                reasoning: `cached answer of ${cached.answeredAt}`,
+              },
+            },
+            { type: 'response_generating', payload: {} },
+            { type: 'response_chunk', payload: { text: cached.response } },
+            { type: 'complete', payload: cachedComplete(query, cached) },
+          ],
+          'cached',
+        );
         log.debug({ requestId: scope.requestId, from: cached.requestId }, 'answered from the cache');
         return;
       }
     }
 
     if (classification.crossover) {
-      await emit({
+      steps.push({
         type: 'mode_switch',
         payload: {
           from: 'general_chat',
@@ -186,14 +197,14 @@ export async function buildRouter(deps: RouterDeps) {
         },
       });
     }
-    await emit({ type: 'intent_detecting', payload: { intentCount: matcher.size } });
-    await emit({
+    steps.push({ type: 'intent_detecting', payload: { intentCount: matcher.size } });
+    steps.push({
       type: 'intent_detected',
       payload: { intent: match?.intent ?? null, confidence: match?.intent.confidence ?? 0 },
     });
-    await emit({ type: 'entities_extracted', payload: { entities } });
+    steps.push({ type: 'entities_extracted', payload: { entities } });
     routes().add(1, { 'munim.path': decision.path, 'munim.category': decision.category });
-    await emit({
+    steps.push({
       type: 'route_classified',
       payload: {
         path: decision.path,
@@ -203,7 +214,7 @@ export async function buildRouter(deps: RouterDeps) {
         reasoning,
       },
     });
-    await emit({
+    steps.push({
       type: 'tools_filtered',
       payload: {
         strategy: selection.strategy,
@@ -212,6 +223,7 @@ export async function buildRouter(deps: RouterDeps) {
         count: selection.tools.length,
       },
     });
+    await emitAll(steps, 'routed');
     // Recorded before the agent can finish, so the outcome always finds its route.
     await store
       .recordRoute({

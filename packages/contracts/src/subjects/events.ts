@@ -10,3 +10,20 @@ export const requestEvents = defineSubject({
   schema: AgentEventSchema as unknown as z.ZodType<AgentEvent>,
   description: 'Every event of one request, in causal order; followed by the gateway, stored by the logger.',
 });
+
+/**
+ * Events one message on {@link requestEvents} may carry. A message is one event's envelope or an
+ * array of up to this many, of one request, in order: a service that has several events at once
+ * (the router's routing steps, the agent's finished answer) sends them together, so the stream,
+ * its consumers and the database handle one message instead of many.
+ */
+export const EVENTS_PER_MESSAGE = 100;
+
+/**
+ * An event's sequence (the SSE `id`, `request_events.seq`): its message's stream sequence times
+ * {@link EVENTS_PER_MESSAGE}, plus its place in the message. It increases along a request's events.
+ */
+export const eventSeq = (streamSeq: number, index: number): number => streamSeq * EVENTS_PER_MESSAGE + index;
+
+/** The stream sequence of the message that carried the event with sequence `seq`. */
+export const streamSeqOf = (seq: number): number => Math.floor(seq / EVENTS_PER_MESSAGE);

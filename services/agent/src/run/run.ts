@@ -30,6 +30,8 @@ export class Run {
   private businessContext: Promise<BusinessContext> | undefined;
   private formatsOf: Promise<Formats> | undefined;
   private emitted = 0;
+  /** Events emitted while holding, with their number among the run's events (for their msgID). */
+  private held: { event: AgentEvent; n: number }[] | undefined;
   private callSeq = 0;
   readonly ctx: AgentContext;
   readonly scope: RequestScope;
@@ -51,20 +53,55 @@ export class Run {
    * n-th event is not the first one's, and under the same id JetStream would drop it as a
    * duplicate — its `complete` included.
    */
-  emit(event: AgentEvent) {
+  async emit(event: AgentEvent): Promise<void> {
     this.emitted += 1;
+    if (this.held) {
+      this.held.push({ event, n: this.emitted });
+      return;
+    }
+    await this.ctx.bus.emit(this.scope, event, this.traceparent, this.msgID(this.emitted));
+  }
+
+  private msgID(first: number, last = first) {
     const delivery = this.delivery > 1 ? `${this.delivery}:` : '';
-    return this.ctx.bus.emit(
+    return `${this.scope.requestId}:agent:${delivery}${first}${last > first ? `-${last}` : ''}`;
+  }
+
+  /**
+   * Holds the events emitted from now on until `flush` or `release`, to send them as one message:
+   * for work that has several events at once and nothing slow in between (a fast-path answer).
+   * Whatever is held goes out before this run asks another service anything (see `flush`).
+   */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Sends what is held, as one message, and goes on holding. */
+  async flush(): Promise<void> {
+    const held = this.held;
+    if (!held || held.length === 0) return;
+    this.held = [];
+    await this.ctx.bus.emitAll(
       this.scope,
-      event,
+      held.map((h) => h.event),
       this.traceparent,
-      `${this.scope.requestId}:agent:${delivery}${this.emitted}`,
+      this.msgID(held[0]!.n, held.at(-1)!.n),
     );
   }
 
+  /** Sends what is held and stops holding. */
+  async release(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      this.held = undefined;
+    }
+  }
+
   /** An event that happens once in the request whichever delivery emits it, `what` naming it. */
-  emitOnce(event: AgentEvent, what: string) {
-    return this.ctx.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${what}`);
+  async emitOnce(event: AgentEvent, what: string): Promise<void> {
+    await this.flush();
+    await this.ctx.bus.emit(this.scope, event, this.traceparent, `${this.scope.requestId}:agent:${what}`);
   }
 
   /**

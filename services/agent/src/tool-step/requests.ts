@@ -14,6 +14,8 @@ const UNANSWERED_PAUSE_MS = 500;
  * whatever reaches it twice (a write by its idempotency key, its approval found again).
  */
 export async function unlessUnanswered<T>(run: Run, what: string, send: () => Promise<T>): Promise<T> {
+  // The events held so far come first: the service asked may emit its own (a validation, a call).
+  await run.flush();
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await send();

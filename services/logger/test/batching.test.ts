@@ -71,3 +71,58 @@ it('writes a full batch at once, and what is left when it stops, without waiting
   expect(await countStored(db, requestIds)).toBe(120);
   expect(batches).toEqual([100, 20]);
 });
+
+it('stores each event of a message that carries several, in order, and nothing of a forged one', async () => {
+  await startLogger(0);
+  const scope = scopeOf();
+  const flow = writeFlow(scope);
+  const agent = busOf('agent');
+  await agent.emit(scope, flow[0]!);
+  const { messages } = await agent.emitAll(scope, flow.slice(1, 9));
+  await agent.emit(scope, flow[9]!);
+  await expect.poll(() => countStored(db, [scope.requestId]), { timeout: 10_000 }).toBe(10);
+  const rows = await db
+    .selectFrom('request_events')
+    .select(['id', 'seq', 'type'])
+    .where('request_id', '=', scope.requestId)
+    .orderBy('seq')
+    .execute();
+  expect(rows.map((r) => r.type)).toEqual(flow.map((e) => e.type));
+  expect(rows.slice(1, 9).map((r) => r.id)).toEqual(messages.map((m) => m.id));
+  expect(new Set(rows.map((r) => Number(r.seq))).size).toBe(10);
+
+  // Two requests in one message: refused whole, the second request's event included.
+  const forged = scopeOf();
+  const victim = scopeOf();
+  const envelope = (s: typeof forged, data: unknown) => ({
+    id: crypto.randomUUID(),
+    ...s,
+    service: 'agent',
+    ts: new Date().toISOString(),
+    data,
+  });
+  await agent.js.publish(
+    agent.subject('requestEvents', { requestId: forged.requestId }),
+    JSON.stringify([
+      envelope(forged, { type: 'response_chunk', payload: { text: 'hi' } }),
+      envelope(victim, { type: 'complete', payload: flow[9]!.payload }),
+    ]),
+  );
+  await agent.emit(victim, flow[0]!);
+  await expect.poll(() => countStored(db, [victim.requestId]), { timeout: 10_000 }).toBe(1);
+  // The request the message named first is ended with an error saying why; nothing of it is stored.
+  await expect.poll(() => countStored(db, [forged.requestId]), { timeout: 10_000 }).toBe(1);
+  const ended = await db
+    .selectFrom('request_events')
+    .select(['type', 'payload'])
+    .where('request_id', '=', forged.requestId)
+    .executeTakeFirstOrThrow();
+  expect(ended).toMatchObject({ type: 'error', payload: { code: 'MALFORMED_MESSAGE' } });
+  expect(JSON.stringify(ended.payload)).toContain('event 2 of 2 is of another request');
+  const victimRows = await db
+    .selectFrom('request_events')
+    .select('type')
+    .where('request_id', '=', victim.requestId)
+    .execute();
+  expect(victimRows.map((r) => r.type)).toEqual(['connected']);
+});
