@@ -306,7 +306,7 @@ async function ask(input) {
         if (!debug.panel.hidden) debug.show(requestId);
       }
       liveEvents.get(requestId)?.push({ event, data, at });
-      if (debug.requestId === requestId) debug.add(event, data, at);
+      if (debug.requestId === requestId && replayed !== requestId) debug.add(event, data, at);
       switch (event) {
         case 'understanding_started':
         case 'route_classified':
@@ -359,17 +359,32 @@ async function ask(input) {
   }
 }
 
-/** Shows the step cards of a request: from this page's record, else replayed from the gateway. */
+/** The request the debugger shows from a replay with the tools' full results. */
+let replayed = null;
+
+/**
+ * Shows the step cards of a request. The tools' full results are streamed only to a caller allowed
+ * to debug (an admin key, or a gateway without authentication): the debugger asks the gateway for
+ * them first, and otherwise shows this page's record of the request, or replays it as it is.
+ */
 async function openDebugger(requestId) {
   debug.show(requestId);
+  const events = `/v1/requests/${encodeURIComponent(requestId)}/events`;
+  const full = await fetch(`${events}?debug=true`, { headers: headers() }).catch(() => null);
+  if (full?.ok) {
+    // The replay follows a running request to its end: the chat's stream adds nothing more.
+    replayed = requestId;
+    await readEvents(full, ({ event, data }) => {
+      if (debug.requestId === requestId) debug.add(event, data, null);
+    });
+    return;
+  }
   const recorded = liveEvents.get(requestId);
   if (recorded) {
     for (const { event, data, at } of recorded) debug.add(event, data, at);
     return;
   }
-  const response = await fetch(`/v1/requests/${encodeURIComponent(requestId)}/events`, {
-    headers: headers(),
-  });
+  const response = await fetch(events, { headers: headers() });
   if (!response.ok) {
     debug.add('error', { code: String(response.status), message: await errorText(response) }, null);
     return;

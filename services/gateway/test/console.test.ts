@@ -360,6 +360,10 @@ describe('web console', () => {
     expect(await page.locator('#steps .step[data-type="tool_result"] .duration').textContent()).toBe(
       'Duration: 120 ms',
     );
+    // The chat's stream had the tool's outcome only; the debugger asked for its result.
+    expect(await page.locator('#steps .step[data-type="tool_result"]').textContent()).toContain(
+      '{"count":2}',
+    );
     await page.screenshot({ path: `${SHOTS}06-replayed.png` });
   });
 

@@ -49,6 +49,7 @@ beforeAll(async () => {
         // An executor of an earlier version still sends the data: it is not passed on either.
         payload: { tool: 'list_invoices', success: true, recordCount: 2, result: RECORDS, duration_ms: 12 },
       },
+      { type: 'response_chunk', payload: { text: 'You have 2 unpaid invoices.' } },
       complete,
     ];
   });
@@ -129,5 +130,48 @@ describe('tool results on the stream', () => {
     });
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toContain('debug');
+  });
+});
+
+describe('a compact complete (?compact=true)', () => {
+  const repeated = ['response', 'query', 'pipelineSteps', 'mcpToolResults'];
+
+  it('leaves out what the stream carried before it, and keeps the rest', async () => {
+    const full = of((await readSse(await postQuery(open, body))).events, 'complete');
+    const response = await fetch(`${open}/v1/query?compact=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const raw = await response.clone().text();
+    const { events } = await readSse(response);
+    const compact = of(events, 'complete');
+    for (const key of repeated) expect(compact).not.toHaveProperty(key);
+    const kept = Object.fromEntries(Object.entries(full).filter(([key]) => !repeated.includes(key)));
+    expect(compact).toEqual(kept);
+    expect(compact.status).toBe('answered');
+    // The answer went out once, in its chunk.
+    expect(raw.split('You have 2 unpaid invoices.')).toHaveLength(2);
+    expect(of(events, 'response_chunk').text).toBe('You have 2 unpaid invoices.');
+  });
+
+  it('is asked for on a replay too, and a value that is not a yes or a no is refused by name', async () => {
+    const { events } = await readSse(await postQuery(open, body));
+    const { requestId } = connectedOf(events);
+    const replay = await readSse(await fetch(`${open}/v1/requests/${requestId}/events?compact=1`));
+    expect(of(replay.events, 'complete')).not.toHaveProperty('response');
+
+    for (const url of [
+      `${open}/v1/query?compact=yes`,
+      `${open}/v1/requests/${requestId}/events?compact=yes`,
+    ]) {
+      const refused = await fetch(url, {
+        method: url.includes('/v1/query') ? 'POST' : 'GET',
+        headers: { 'content-type': 'application/json' },
+        ...(url.includes('/v1/query') ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(await refused.json())).toContain('compact');
+    }
   });
 });

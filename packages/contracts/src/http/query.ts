@@ -37,9 +37,14 @@ export type QueryRequest = z.infer<typeof QueryRequestSchema>;
 /**
  * Query string of `POST /v1/query`: `debug=true` streams the tools' full results (for the pipeline
  * debugger; an admin credential, or a gateway without authentication). Without it a tool result
- * is its outcome, record count and duration.
+ * is its outcome, record count and duration. `compact=true` leaves out of `complete` what the
+ * stream carried before it: `response` (the `response_chunk`s, and any `response_replace`, carry
+ * it), `query`, `pipelineSteps` and `mcpToolResults`.
  */
-export const QueryOptionsSchema = z.object({ debug: z.enum(['true', '1', 'false', '0']).optional() });
+export const QueryOptionsSchema = z.object({
+  debug: z.enum(['true', '1', 'false', '0']).optional(),
+  compact: z.enum(['true', '1', 'false', '0']).optional(),
+});
 
 /** Path of `GET /v1/requests/:requestId/events`. */
 export const ReplayParamsSchema = z.object({ requestId: RequestIdSchema });

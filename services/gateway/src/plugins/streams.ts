@@ -5,7 +5,7 @@ import type { Following } from '@munim/bus';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../context.ts';
-import { forClient } from '../detail.ts';
+import { forClient, type StreamView } from '../detail.ts';
 import { relay } from '../relay.ts';
 
 /** A client went away; nothing is written for it. */
@@ -45,8 +45,8 @@ export async function streamEvents(
   ctx: Pick<GatewayContext, 'openStreams' | 'config'>,
   reply: FastifyReply,
   following: Following,
-  /** Whether tool results go out in full (see detail.ts). */
-  detail = false,
+  /** What of the events goes out (see detail.ts). */
+  view: StreamView = { detail: false, compact: false },
 ): Promise<void> {
   // The follow is stopped by relay(); a client that left before it started still frees it.
   await ctx.openStreams.track(async (shutdown) => {
@@ -66,7 +66,7 @@ export async function streamEvents(
         await reply.sse.send({
           id: String(seq),
           event: message.data.type,
-          data: forClient(message.data.type, message.data.payload, detail),
+          data: forClient(message.data.type, message.data.payload, view),
         });
       },
     });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkQueryAttachments } from '../attachment-checks.ts';
 import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
-import { streamsDetail } from '../detail.ts';
+import { streamView } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
@@ -39,7 +39,7 @@ export async function answerQuery(
   if (body.attachmentIds) {
     await checkQueryAttachments(ctx.attachments, body.attachmentIds, body, body.conversationId);
   }
-  const detail = streamsDetail(ctx, request);
+  const view = streamView(ctx, request);
   const release = acquireStream(ctx, request);
   try {
     const refused = await ctx.quotas.admit(body);
@@ -64,7 +64,7 @@ export async function answerQuery(
           request.log.warn({ err: error }, 'attachments not bound to the conversation'),
         );
     }
-    await streamEvents(ctx, reply, submission.following, detail);
+    await streamEvents(ctx, reply, submission.following, view);
   } finally {
     release();
   }

@@ -3,7 +3,7 @@ import { LastEventIdSchema, ReplayParamsSchema, TERMINAL_EVENT_TYPES } from '@mu
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
-import { streamsDetail } from '../detail.ts';
+import { streamView } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
@@ -55,6 +55,12 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
               enum: ['true', '1', 'false', '0'],
               description: 'Stream the tools’ full results (an admin credential, or no authentication).',
             },
+            compact: {
+              type: 'string',
+              enum: ['true', '1', 'false', '0'],
+              description:
+                '`complete` without what the stream carried before it: the answer (its chunks), the question, the pipeline and the tools’ outcomes.',
+            },
           },
         },
         headers: {
@@ -67,7 +73,7 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
     async (request, reply) => {
       const { requestId } = request.params;
       const afterSeq = afterSeqOf(request);
-      const detail = streamsDetail(ctx, request);
+      const view = streamView(ctx, request);
       let last: Awaited<ReturnType<Bus['lastEvent']>>;
       try {
         last = await bus.lastEvent(requestId);
@@ -98,7 +104,7 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
           request.log.error({ err: error, requestId }, 'could not follow the request');
           throw busUnavailable();
         }
-        await streamEvents(ctx, reply, following, detail);
+        await streamEvents(ctx, reply, following, view);
       } finally {
         release();
       }
