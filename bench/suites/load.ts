@@ -74,6 +74,8 @@ interface ScenarioReport {
   failures: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   bytesPerAnswer: number;
+  /** One answer measured apart: its rendered text, and its stream as a default and as a compact client get it. */
+  oneAnswer?: AnswerBytes;
   eventsPerAnswer: number;
   statuses: Record<string, number>;
   paths: Record<string, number>;
@@ -254,6 +256,9 @@ function summarise(
   };
 }
 
+/** Work on the started system before the load; what it returns joins the scenario's report. */
+type Before = (system: LoadSystem) => Promise<Pick<ScenarioReport, 'oneAnswer'> | undefined>;
+
 interface ScenarioSpec {
   name: string;
   description: string;
@@ -270,7 +275,7 @@ async function scenario(
   spec: ScenarioSpec,
   infra: ReturnType<typeof infrastructure>,
   base: BaseCheckout | undefined,
-  before?: (system: LoadSystem) => Promise<void>,
+  before?: Before,
 ): Promise<ScenarioReport[]> {
   const reports: ScenarioReport[] = [];
   if (base)
@@ -285,7 +290,7 @@ async function runScenario(
   spec: ScenarioSpec,
   infra: ReturnType<typeof infrastructure>,
   root: string | undefined,
-  before?: (system: LoadSystem) => Promise<void>,
+  before?: Before,
 ): Promise<ScenarioReport> {
   const started = performance.now();
   const profile: Record<string, string> = CPU_PROF_DIR
@@ -298,7 +303,7 @@ async function runScenario(
   });
   try {
     console.log(`${spec.name}: system up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    await before?.(system);
+    const extra = await before?.(system);
     const target: Target = {
       name: spec.name,
       description: spec.description,
@@ -310,7 +315,7 @@ async function runScenario(
     };
     const measured = await measure(target, infra);
     const events = await checkEvents(system.databaseUrl, measured.result.received);
-    const report = summarise(target, measured, events, system);
+    const report = { ...summarise(target, measured, events, system), ...extra };
     if (report.answers === 0 || report.problems.length > 0)
       console.log(
         `${spec.name}: problems\n${[...report.problems, '--- last lines ---', ...system.tail().slice(-40)].join('\n')}`,
@@ -321,9 +326,30 @@ async function runScenario(
   }
 }
 
+interface AnswerBytes {
+  /** The answer as rendered: the UTF-8 bytes of complete's `response`. */
+  rendered: number;
+  /** The whole SSE stream of the answer, for a client that asks for nothing, and for one that asks `?compact=true`. */
+  stream: number;
+  compactStream: number;
+}
+
+/** One answer's rendered bytes against its stream's, by default and compact. */
+async function answerBytes(gatewayUrl: string): Promise<AnswerBytes> {
+  const stream = await askOnce(gatewayUrl);
+  const compactStream = await askOnce(gatewayUrl, '?compact=true');
+  const complete = /event: complete\ndata: (.*)\n/.exec(stream)?.[1];
+  const response = (JSON.parse(complete ?? '{}') as { response?: string }).response ?? '';
+  return {
+    rendered: Buffer.byteLength(response),
+    stream: Buffer.byteLength(stream),
+    compactStream: Buffer.byteLength(compactStream),
+  };
+}
+
 /** One "show all invoices" answer, as the bytes of its stream. */
-async function askOnce(gatewayUrl: string): Promise<string> {
-  const res = await fetch(`${gatewayUrl}/v1/query`, {
+async function askOnce(gatewayUrl: string, options = ''): Promise<string> {
+  const res = await fetch(`${gatewayUrl}/v1/query${options}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query: FAST_QUERY, ...tenant }),
@@ -350,6 +376,13 @@ function printTable(reports: ScenarioReport[]): void {
   row('p50 ms to complete', (r) => fmt(r.latencyMs.p50, 1));
   row('p99 ms to complete', (r) => fmt(r.latencyMs.p99, 1));
   row('SSE bytes/answer', (r) => fmt(r.bytesPerAnswer));
+  row('one answer: rendered bytes', (r) => fmt(r.oneAnswer?.rendered));
+  row('one answer: stream ÷ rendered', (r) =>
+    r.oneAnswer ? fmt(r.oneAnswer.stream / r.oneAnswer.rendered, 2) : '—',
+  );
+  row('one answer: compact stream ÷ rendered', (r) =>
+    r.oneAnswer ? fmt(r.oneAnswer.compactStream / r.oneAnswer.rendered, 2) : '—',
+  );
   row('SSE events/answer', (r) => fmt(r.eventsPerAnswer, 1));
   row('events stored/sent', (r) =>
     r.events
@@ -409,6 +442,7 @@ export const loadSuite: Suite = {
           base,
           async (system) => {
             answer = await askOnce(system.gatewayUrl);
+            return { oneAnswer: await answerBytes(system.gatewayUrl) };
           },
         )),
       );
@@ -445,7 +479,10 @@ export const loadSuite: Suite = {
           infra,
           base,
           // One answer first, so the load finds it cached rather than fifty misses at once.
-          async (system) => void (await askOnce(system.gatewayUrl)),
+          async (system) => {
+            await askOnce(system.gatewayUrl);
+            return { oneAnswer: await answerBytes(system.gatewayUrl) };
+          },
         )),
       );
 

@@ -82,7 +82,8 @@ describe('token streaming on the LLM path', () => {
     expect(atFirstChunk?.sent).toBeLessThan(atFirstChunk?.deltas ?? 0);
     const types = events.map((e) => e.event);
     expect(types.indexOf('response_generating')).toBeLessThan(types.indexOf('response_chunk'));
-    expect(texts(events).length).toBeGreaterThan(10);
+    // Paced (a chunk per 50 ms at most): the 150 ms of the model's writing is a few chunks, not 33.
+    expect(texts(events).length).toBeGreaterThanOrEqual(2);
     expect(only(events, 'response_replace')).toEqual([]);
     expect(texts(events).join('')).toBe(final(events));
   });

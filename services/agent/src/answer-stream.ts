@@ -1,5 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentEvent } from '@munim/contracts';
 import { StreamGuard } from './stream-guard.ts';
+
+/**
+ * The pace of a streamed answer: its first words go out at once, then what the model wrote since
+ * goes out as one chunk at most this often. Twenty updates a second reads as smooth as one a
+ * token, at a fraction of the events (each a publish, a stored row and an SSE write).
+ */
+export const STREAM_CHUNK_INTERVAL_MS = 50;
 
 /**
  * Text known at once (a rendered report, the rest of a streamed answer) goes out as one chunk: a
@@ -30,6 +38,8 @@ export interface AnswerStreamOptions {
   holds?: ((sentence: string) => boolean) | undefined;
   /** Nothing is streamed: the answer will not be the model's words. */
   muted?: boolean | undefined;
+  /** At most one chunk this often while the model writes (default {@link STREAM_CHUNK_INTERVAL_MS}). */
+  intervalMs?: number | undefined;
 }
 
 /**
@@ -43,6 +53,11 @@ export class AnswerStream {
   readonly #guard: StreamGuard;
   #sent = '';
   #announced = false;
+  /** Guarded text not sent yet, the sending of it, when the last chunk went, and a failure to send. */
+  #pending = '';
+  #sending: Promise<void> | undefined;
+  #lastAt = 0;
+  #failure: { error: unknown } | undefined;
 
   constructor(emit: (event: AgentEvent) => Promise<unknown>, options: AnswerStreamOptions = {}) {
     this.#emit = emit;
@@ -50,21 +65,68 @@ export class AnswerStream {
     this.#guard = new StreamGuard(options.holds);
   }
 
-  /** The model's next text delta (`Llm.turn`'s `onText`). */
+  /**
+   * The model's next text delta (`Llm.turn`'s `onText`): it joins what waits to be sent, and the
+   * model's stream is read on meanwhile. A failure to send surfaces here, or at the end.
+   */
   readonly onText = async (delta: string): Promise<void> => {
+    this.#rethrow();
     if (this.#options.muted) return;
     const text = this.#guard.push(delta);
-    if (text) await this.#chunk(text);
+    if (!text) return;
+    this.#pending += text;
+    // A chunk waiting for its turn, or being sent, takes this text along.
+    if (this.#sending) return;
+    const paced = this.#lastAt > 0 && this.#wait() > 0;
+    const sending = this.#pump().finally(() => {
+      this.#sending = undefined;
+    });
+    this.#sending = sending;
+    // Nothing to wait for: sent now, before the model's stream is read on.
+    if (!paced) await sending;
+    this.#rethrow();
   };
+
+  #wait(): number {
+    return this.#lastAt + (this.#options.intervalMs ?? STREAM_CHUNK_INTERVAL_MS) - Date.now();
+  }
+
+  /** Sends what waits, a chunk at a time, no more often than the interval. */
+  async #pump(): Promise<void> {
+    try {
+      while (this.#pending) {
+        const wait = this.#wait();
+        if (this.#lastAt > 0 && wait > 0) await sleep(wait);
+        const text = this.#pending;
+        this.#pending = '';
+        this.#lastAt = Date.now();
+        await this.#chunk(text);
+      }
+    } catch (error) {
+      this.#failure = { error };
+    }
+  }
+
+  /** Waits until what the model wrote so far is sent (or its sending failed: then throws). */
+  async #settle(): Promise<void> {
+    while (this.#sending) await this.#sending;
+    this.#rethrow();
+  }
+
+  #rethrow(): void {
+    if (this.#failure) throw this.#failure.error;
+  }
 
   /** The turn ended in tool calls, or its text is not the answer: what was shown of it goes. */
   async retract(): Promise<void> {
+    await this.#settle();
     if (this.#sent) await this.#emit({ type: 'response_replace', payload: { text: '' } });
     this.#sent = '';
   }
 
   /** The final answer: the rest of what was streamed, or one replacement when it is not that. */
   async finish(answer: string): Promise<void> {
+    await this.#settle();
     if (this.#sent && !answer.startsWith(this.#sent)) {
       await this.#emit({ type: 'response_replace', payload: { text: answer } });
       this.#sent = answer;

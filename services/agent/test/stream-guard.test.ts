@@ -148,9 +148,50 @@ describe('answer stream', () => {
     return { events, emit, texts };
   }
 
+  it('paces a fast model: its first words at once, then what came since as one chunk per interval', async () => {
+    const { emit, texts } = recorder();
+    const s = new AnswerStream(emit, { intervalMs: 40 });
+    const words = Array.from({ length: 60 }, (_, i) => ` ${'abcdefghij'[i % 10]}${'klmnop'[i % 6]}`);
+    const started = Date.now();
+    await s.onText(`Here${words[0]}`);
+    expect(texts()).toHaveLength(1);
+    for (const word of words.slice(1)) {
+      await s.onText(word);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await s.finish(`Here${words.join('')}.`);
+    const elapsed = Date.now() - started;
+    expect(
+      texts()
+        .map((e) => e.payload.text)
+        .join(''),
+    ).toBe(`Here${words.join('')}.`);
+    expect(texts().every((e) => e.type === 'response_chunk')).toBe(true);
+    // One at once, one per interval after it, and the rest at the end.
+    expect(texts().length).toBeLessThanOrEqual(Math.ceil(elapsed / 40) + 2);
+    expect(texts().length).toBeGreaterThan(2);
+  });
+
+  it('surfaces a chunk that could not be sent, at the next delta or at the end', async () => {
+    let calls = 0;
+    const s = new AnswerStream(
+      async () => {
+        calls += 1;
+        if (calls > 2) throw new Error('the stream is down');
+      },
+      { intervalMs: 20 },
+    );
+    await s.onText('First words');
+    await s.onText(' more');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await expect(s.onText(' and more')).rejects.toThrow('the stream is down');
+    await expect(s.finish('First words more and more')).rejects.toThrow('the stream is down');
+  });
+
   it('streams the answer, then sends only the rest of it', async () => {
     const { events, emit, texts } = recorder();
-    const s = new AnswerStream(emit, { model: 'scripted/m' });
+    // Unpaced: each delta as it comes, to show what the guard holds back.
+    const s = new AnswerStream(emit, { model: 'scripted/m', intervalMs: 0 });
     const answer = 'Your two overdue invoices are from 2025';
     for (const word of answer.split(/(?= )/)) await s.onText(word);
     expect(events[0]).toEqual({ type: 'response_generating', payload: { model: 'scripted/m' } });
