@@ -49,10 +49,8 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       const answered = event.type === 'complete' && event.payload.status === 'answered';
       const counted: CountedOutcome = { requestId, tenant, answered, intent: null, patternHash: null };
       if (route.path === 'fast' && route.intent_id !== null && route.confidence !== null) {
-        if (answered || event.type === 'error') {
+        if (answered || event.type === 'error')
           counted.intent = { id: route.intent_id, bucket: confidenceBucket(route.confidence) };
-          await tx.recordIntentOutcome(counted.intent.id, counted.intent.bucket, answered, ms);
-        }
       }
       if (event.type === 'complete') {
         if (route.cacheable && config.cacheEnabled && isCacheableAnswer(event.payload)) {
@@ -64,6 +62,9 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       }
       // Feedback on the answer, arriving later, turns what was counted here around (the logger applies it).
       if (counted.intent || counted.patternHash) await tx.recordOutcome(counted);
+      // Last: every answer of an intent updates the same row, whose lock is held until the commit.
+      if (counted.intent)
+        await tx.recordIntentOutcome(counted.intent.id, counted.intent.bucket, answered, ms);
     });
   };
 }
