@@ -1,7 +1,7 @@
 import { streamSeqOf } from '@munim/contracts';
 import { type ChatRequest, offeredToolNames, type Script } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, type SseEvent } from '../support/sse.ts';
+import { ask, readSse, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
@@ -112,6 +112,45 @@ describe('one query through all six services', () => {
     ];
     expect(new Set(routing.map(messageOf)).size).toBe(1);
     expect(messageOf('understanding_started')).toBeLessThan(messageOf('route_started'));
+  });
+
+  it("keeps the tools' full results in the stored answer only when a caller asked to debug", async () => {
+    const storedComplete = async (requestId: string) => {
+      await routingLog(requestId);
+      const row = await sys.db.query(
+        `select payload from request_events where request_id = $1 and type = 'complete'`,
+        [requestId],
+      );
+      return row.rows[0]?.payload as { mcpToolResults: Record<string, unknown>[]; response: string };
+    };
+    sys.llm?.script({
+      match: 'show me all invoices',
+      repeat: true,
+      turns: [{ content: 'Here are all your invoices.' }],
+    });
+    // Tenants of their own: an answer from another request's cache would have no tool results.
+    const lean = await ask(sys.gatewayUrl, {
+      query: 'show me all invoices',
+      entityId: 'ent-lean',
+      orgId: 'org-1',
+    });
+    const leanComplete = await storedComplete(String(lean.events[0]?.data.requestId));
+    expect(leanComplete.mcpToolResults).toEqual([{ tool: 'get_all_invoices', success: true }]);
+
+    const res = await fetch(`${sys.gatewayUrl}/v1/query?debug=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'show me all invoices', entityId: 'ent-debug', orgId: 'org-1' }),
+    });
+    const full = await readSse(res);
+    const fullComplete = await storedComplete(String(full.events[0]?.data.requestId));
+    const call = fullComplete.mcpToolResults[0];
+    expect(call).toMatchObject({ tool: 'get_all_invoices', success: true, input: expect.any(Object) });
+    expect(JSON.stringify(call?.result)).toContain('InvoiceNumber');
+    // The debug stream itself carries them; both answers are the same words.
+    const streamed = full.events.at(-1)?.data as { mcpToolResults: unknown[] } | undefined;
+    expect(streamed?.mcpToolResults).toEqual(fullComplete.mcpToolResults);
+    expect(fullComplete.response).toBe(leanComplete.response);
   });
 
   it('self-corrects a payment blocked by pre-flight validation (seed 000 §2)', async () => {

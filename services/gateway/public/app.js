@@ -13,6 +13,8 @@ const settings = {
   apiKey: sessionStorage.getItem('munim.apiKey') ?? '',
   entityId: localStorage.getItem('munim.entityId') ?? 'demo',
   orgId: localStorage.getItem('munim.orgId') ?? 'demo',
+  /** Questions ask for the tools' full results (`?debug=true`), for the pipeline debugger. */
+  debug: localStorage.getItem('munim.debug') === 'true',
 };
 let conversationId = null;
 let running = null;
@@ -284,7 +286,7 @@ async function ask(input) {
   let text = '';
   let requestId = null;
   try {
-    const response = await fetch('/v1/query', {
+    const response = await fetch(settings.debug ? '/v1/query?debug=true' : '/v1/query', {
       method: 'POST',
       headers: headers(true),
       signal: controller.signal,
@@ -483,11 +485,14 @@ async function removeConversation(id) {
 $('#api-key').value = settings.apiKey;
 $('#entity-id').value = settings.entityId;
 $('#org-id').value = settings.orgId;
+$('#debug-results').checked = settings.debug;
 $('#settings-form').addEventListener('submit', (event) => {
   event.preventDefault();
   settings.apiKey = $('#api-key').value.trim();
   settings.entityId = $('#entity-id').value.trim();
   settings.orgId = $('#org-id').value.trim();
+  settings.debug = $('#debug-results').checked;
+  localStorage.setItem('munim.debug', String(settings.debug));
   // The key stays for this tab only; entity and org are remembered.
   sessionStorage.setItem('munim.apiKey', settings.apiKey);
   localStorage.setItem('munim.entityId', settings.entityId);

@@ -15,6 +15,8 @@ export interface QueryInput {
   attachmentIds?: string[] | undefined;
   /** `mcp` for the `/mcp` tool: there, text never confirms a change. */
   channel?: Channel | undefined;
+  /** A caller allowed to debug asked for the tools' full results. */
+  debug?: boolean | undefined;
 }
 
 /** A submitted query: its scope and the follow of its events, starting with `connected`. */
@@ -78,6 +80,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
         ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}),
         ...(input.attachmentIds?.length ? { attachmentIds: input.attachmentIds } : {}),
         ...(input.channel ? { channel: input.channel } : {}),
+        ...(input.debug ? { debug: true } : {}),
       },
       { msgID: scope.requestId, traceparent },
     );

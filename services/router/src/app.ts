@@ -99,7 +99,8 @@ export async function buildRouter(deps: RouterDeps) {
 
   const route = async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
-    const { query, mcqResponse, attachmentIds, channel } = message.data;
+    const { query, mcqResponse, attachmentIds, channel, debug } = message.data;
+    const passed = { ...(channel ? { channel } : {}), ...(debug ? { debug } : {}) };
     const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
       bus.emit(scope, event, ctx.traceparent, `${scope.requestId}:router:${event.type}`);
@@ -111,7 +112,7 @@ export async function buildRouter(deps: RouterDeps) {
       await bus.publish(
         'queryRouted',
         scope,
-        { query, mcqResponse, route: confirmationRoute(), ...(channel ? { channel } : {}) },
+        { query, mcqResponse, route: confirmationRoute(), ...passed },
         { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
       );
       return;
@@ -247,7 +248,7 @@ export async function buildRouter(deps: RouterDeps) {
     await bus.publish(
       'queryRouted',
       scope,
-      { query, route: decision, ...(attachments ? { attachmentIds } : {}), ...(channel ? { channel } : {}) },
+      { query, route: decision, ...(attachments ? { attachmentIds } : {}), ...passed },
       { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
     );
     log.debug({ requestId: scope.requestId, path: decision.path, intent: match?.intent.name }, 'routed');

@@ -30,6 +30,11 @@ export const QuerySubmittedSchema = z.object({
   channel: ChannelSchema.optional(),
   /** Files of the tenant the query is about (checked by the gateway, read by the agent). */
   attachmentIds: AttachmentIdsSchema.optional(),
+  /**
+   * Asked by a caller allowed to debug (`?debug=true`): `complete` keeps each tool's input and
+   * full result. Otherwise it names the tools and their outcomes only.
+   */
+  debug: z.boolean().optional(),
 });
 export type QuerySubmitted = z.infer<typeof QuerySubmittedSchema>;
 
@@ -61,6 +66,8 @@ export const QueryRoutedSchema = z.object({
   mcqResponse: McqResponseSchema.optional(),
   channel: ChannelSchema.optional(),
   attachmentIds: AttachmentIdsSchema.optional(),
+  /** See {@link QuerySubmittedSchema}. */
+  debug: z.boolean().optional(),
 });
 export type QueryRouted = z.infer<typeof QueryRoutedSchema>;
 

@@ -11,7 +11,7 @@ import { isRecord } from '../util.ts';
 import type { Run } from './run.ts';
 
 /** The query a request answers and how it was routed. */
-export type Asked = Pick<QueryRouted, 'query' | 'route'>;
+export type Asked = Pick<QueryRouted, 'query' | 'route' | 'debug'>;
 
 /** The last paged list a request showed, for "show more". */
 function lastList(results: McpToolResult[]) {
@@ -87,7 +87,11 @@ export async function complete(
     enrichments: run.enrichments.map(({ type, description }) => ({ type, description })),
     responseFormat: 'markdown',
     response,
-    mcpToolResults: run.toolResults,
+    // The tools' inputs and full results only where a caller allowed to debug asked: the stream,
+    // its consumers and the database carry an answer, not every record its tools returned.
+    mcpToolResults: data.debug
+      ? run.toolResults
+      : run.toolResults.map(({ tool, success, error }) => ({ tool, success, ...(error ? { error } : {}) })),
     dataSources: [...new Set(run.toolResults.filter((r) => r.success).map((r) => r.tool))],
     llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (llm?.label ?? '') : '',
     iterationCount: run.iterations,

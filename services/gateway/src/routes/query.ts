@@ -46,7 +46,7 @@ export async function answerQuery(
     if (refused) throw quotaRefusalError(refused);
     let submission: Awaited<ReturnType<typeof submitQuery>>;
     try {
-      submission = await submitQuery(ctx.bus, body);
+      submission = await submitQuery(ctx.bus, { ...body, debug: view.detail });
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error;
       request.log.error({ err: error }, 'query could not be submitted');
