@@ -80,18 +80,25 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The path of the largest array reachable through plain objects (depth-bounded). */
-function largestArrayPath(
-  value: unknown,
-  path: Path = [],
-  depth = 0,
-): { path: Path; size: number } | undefined {
-  if (Array.isArray(value)) return { path, size: jsonLength(value) };
-  if (!isPlainObject(value) || depth > 4) return undefined;
+/** The paths of the arrays reachable through plain objects (depth-bounded), in key order. */
+function arrayPaths(value: unknown, path: Path = [], depth = 0, out: Path[] = []): Path[] {
+  if (Array.isArray(value)) out.push(path);
+  else if (isPlainObject(value) && depth <= 4)
+    for (const [key, child] of Object.entries(value)) arrayPaths(child, [...path, key], depth + 1, out);
+  return out;
+}
+
+/**
+ * The path of the largest array reachable through plain objects (depth-bounded), by the length
+ * of its JSON; the first of equals. One array is the largest without measuring it.
+ */
+function largestArrayPath(value: unknown): { path: Path } | undefined {
+  const paths = arrayPaths(value);
+  if (paths.length <= 1) return paths[0] ? { path: paths[0] } : undefined;
   let best: { path: Path; size: number } | undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const found = largestArrayPath(child, [...path, key], depth + 1);
-    if (found && (!best || found.size > best.size)) best = found;
+  for (const path of paths) {
+    const size = jsonLength(getAt(value, path));
+    if (!best || size > best.size) best = { path, size };
   }
   return best;
 }
