@@ -22,6 +22,8 @@ const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
 const ONLY = new Set((process.env.BENCH_LOAD_ONLY ?? 'fast,cached,mixed').split(',').map((s) => s.trim()));
 /** A commit to measure the same scenarios on first, in the same run: the A of an A/B comparison. */
 const BASE_REF = process.env.BENCH_LOAD_BASE;
+/** The B of the comparison when it is not this checkout: another commit, to measure one change against its parent. */
+const HEAD_REF = process.env.BENCH_LOAD_HEAD;
 /** A folder for each service's V8 CPU profile (`--cpu-prof`), written as the services stop. */
 const CPU_PROF_DIR = process.env.BENCH_LOAD_CPU_PROF;
 
@@ -282,9 +284,13 @@ async function scenario(
     reports.push(
       await runScenario({ ...spec, name: `${spec.name} @${base.label}` }, infra, base.root, before),
     );
-  reports.push(await runScenario(spec, infra, undefined, before));
+  const named = head ? { ...spec, name: `${spec.name} @${head.label}` } : spec;
+  reports.push(await runScenario(named, infra, head?.root, before));
   return reports;
 }
+
+/** BENCH_LOAD_HEAD's checkout, when given: run in place of this one. */
+let head: BaseCheckout | undefined;
 
 async function runScenario(
   spec: ScenarioSpec,
@@ -420,9 +426,10 @@ export const loadSuite: Suite = {
     for (const note of infra.notes) console.log(`note: ${note}`);
     const reports: ScenarioReport[] = [];
     const base = BASE_REF ? await checkoutBase(BASE_REF) : undefined;
+    head = HEAD_REF ? await checkoutBase(HEAD_REF) : undefined;
     if (base)
       console.log(
-        `A/B: each scenario on ${BASE_REF} (${base.label}, in ${base.root}), then on this checkout`,
+        `A/B: each scenario on ${BASE_REF} (${base.label}, in ${base.root}), then on ${head ? `${HEAD_REF} (${head.label})` : 'this checkout'}`,
       );
 
     // (a) The fast path, cache off; its answer's bytes are what the anchor serves.
@@ -535,6 +542,7 @@ export const loadSuite: Suite = {
           warmupMs: WARMUP_MS,
           durationMs: DURATION_MS,
           base: base ? { ref: BASE_REF, commit: base.label } : null,
+          head: head ? { ref: HEAD_REF, commit: head.label } : null,
           notes: infra.notes,
           scenarios: reports,
         },
