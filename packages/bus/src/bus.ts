@@ -234,35 +234,36 @@ export class Bus {
    * Emits one event of a request, on the request's own subject. A deterministic `msgID`
    * (e.g. `<requestId>:router:route_classified`) makes a redelivered handler's re-emit a no-op.
    */
-  async emit(scope: RequestScope, event: AgentEvent, traceparent?: string, msgID?: string) {
-    const published = await this.publish('requestEvents', scope, event, {
-      params: { requestId: scope.requestId },
-      traceparent,
-      ...(msgID ? { msgID } : {}),
-    });
-    // The event's sequence, as its readers see it (see `eventSeq`).
-    return { ...published, seq: eventSeq(published.seq, 0) };
+  async emit(
+    scope: RequestScope,
+    event: AgentEvent,
+    traceparent?: string,
+    msgID?: string,
+  ): Promise<{ seq: number; duplicate: boolean; message: Message<AgentEvent> }> {
+    const { seq, duplicate, messages } = await this.emitAll(scope, [event], traceparent, msgID);
+    return { seq, duplicate, message: messages[0]! };
   }
 
   /**
    * Emits several events of a request, in order, as one message (or as few as
    * `EVENTS_PER_MESSAGE` allows): what a service has at once costs the stream and every consumer
    * one message. `msgID` (deterministic, as for `emit`) is the first message's; further ones
-   * add `#2`, `#3`, …. Resolves to the stream sequence of the last message.
+   * add `#2`, `#3`, …. Resolves to the last event's sequence (see `eventSeq`), whether the stream
+   * had every message already (a repeat under the same `msgID`), and the envelopes.
    */
   async emitAll(
     scope: RequestScope,
     events: readonly AgentEvent[],
     traceparent?: string,
     msgID?: string,
-  ): Promise<{ seq: number; messages: Message<AgentEvent>[] }> {
-    // `seq`: the last event's sequence (see `eventSeq`).
+  ): Promise<{ seq: number; duplicate: boolean; messages: Message<AgentEvent>[] }> {
     if (events.length === 0) throw new Error('emitAll: no events');
     const messages = events.map(
       (event) => this.envelope('requestEvents', scope, event) as Message<AgentEvent>,
     );
     const subject = this.subject('requestEvents', { requestId: scope.requestId });
     let seq = 0;
+    let duplicate = true;
     for (let start = 0, part = 1; start < messages.length; start += EVENTS_PER_MESSAGE, part += 1) {
       const slice = messages.slice(start, start + EVENTS_PER_MESSAGE);
       const hop = eventHop(traceparent, slice.map((m) => m.data.type).join(','));
@@ -275,11 +276,12 @@ export class Bus {
           headers: hop.headers,
         });
         seq = eventSeq(ack.seq, slice.length - 1);
+        duplicate &&= ack.duplicate;
       } finally {
         hop.span.end();
       }
     }
-    return { seq, messages };
+    return { seq, duplicate, messages };
   }
 
   /** Calls a request/reply subject; throws {@link RequestFailedError} on timeout, no responder or error reply. */
