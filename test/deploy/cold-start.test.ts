@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isListening } from '@munim/devstack';
 import { freePort } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
@@ -19,6 +20,7 @@ const WARM = 3;
 let clone: string;
 let env: NodeJS.ProcessEnv;
 let gatewayUrl: string;
+let pgPort: number;
 const prefix = `cold${process.pid}`;
 
 beforeAll(async () => {
@@ -28,6 +30,7 @@ beforeAll(async () => {
   execFileSync('git', ['clone', '--quiet', ROOT, clone]);
   const [port, books, pg] = [await freePort(), await freePort(), await freePort()];
   gatewayUrl = `http://127.0.0.1:${port}`;
+  pgPort = pg;
   const {
     DATABASE_URL: _d,
     MCP_SERVER_URL: _m,
@@ -102,6 +105,20 @@ async function stop(child: ChildProcess): Promise<void> {
   }
 }
 
+/**
+ * What a Ctrl-C may not bring: the database stopping before the services have written their last
+ * work to it (the logger's batch handed back, the executor's usage counts lost).
+ */
+const LOST_AT_STOP = /database system is shutting down|handed back|could not store/;
+
+/** After a Ctrl-C: the services stopped before their database, and the database stopped too. */
+async function stoppedInOrder(output: string[]): Promise<void> {
+  const text = output.join('');
+  expect(text).toContain('munim: stopping');
+  expect(text).not.toMatch(LOST_AT_STOP);
+  expect(await isListening('127.0.0.1', pgPort)).toBe(false);
+}
+
 /** Whether any process of the group is still there. */
 function inGroup(group: number): boolean {
   try {
@@ -138,6 +155,7 @@ describe('npm start on a fresh clone, nothing configured', () => {
       } finally {
         await stop(run.child);
       }
+      await stoppedInOrder(run.output);
     }
     for (let i = 0; i < WARM; i += 1) {
       const run = await start();
@@ -147,6 +165,7 @@ describe('npm start on a fresh clone, nothing configured', () => {
       } finally {
         await stop(run.child);
       }
+      await stoppedInOrder(run.output);
     }
     const secs = (ms: number[]) => ms.map((m) => (m / 1000).toFixed(1)).join(', ');
     // The first cold start includes installing dependencies into the clone.

