@@ -7,11 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createDb, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
-import { type RunningStack, startStack } from '@munim/devstack';
+import { type RunningStack, startStack, stopProcess } from '@munim/devstack';
 // Not from @munim/testkit's index: that one holds vitest fixtures, which only load inside vitest.
 import { freePort } from '@munim/testkit/ports';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -37,14 +36,7 @@ export interface LoadSystem {
 
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (!running(child)) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopChild = (child: ChildProcess) => stopProcess(child, 'SIGTERM', 10_000);
 
 /** The demo books MCP server (infra/demo-books, as `npm start` serves it) in its own process. */
 async function startBooks(

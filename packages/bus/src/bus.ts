@@ -185,17 +185,12 @@ export class Bus {
   ): Promise<{ seq: number; duplicate: boolean; message: Message<DataOf<N>> }> {
     const message = this.envelope(name, scope, data);
     const subject = this.subject(name, opts.params);
-    // An event is recorded on the span of the work that emits it, not as a span of its own: a
-    // request emits dozens, and its readers (the logger) join the trace through this parent.
-    const hop =
-      name === 'requestEvents'
-        ? eventHop(opts.traceparent, (data as AgentEvent).type)
-        : startHop(`publish ${catalog[name].subject}`, SpanKind.PRODUCER, opts.traceparent, {
-            'messaging.operation.name': 'publish',
-            'messaging.destination.name': subject,
-            'messaging.message.id': message.id,
-            'munim.request_id': scope.requestId,
-          });
+    const hop = startHop(`publish ${catalog[name].subject}`, SpanKind.PRODUCER, opts.traceparent, {
+      'messaging.operation.name': 'publish',
+      'messaging.destination.name': subject,
+      'messaging.message.id': message.id,
+      'munim.request_id': scope.requestId,
+    });
     try {
       const ack = await this.jsPublish(subject, encoder.encode(JSON.stringify(message)), {
         msgID: opts.msgID ?? message.id,
@@ -266,6 +261,8 @@ export class Bus {
     let duplicate = true;
     for (let start = 0, part = 1; start < messages.length; start += EVENTS_PER_MESSAGE, part += 1) {
       const slice = messages.slice(start, start + EVENTS_PER_MESSAGE);
+      // Recorded on the span of the work that emits them, not as spans of their own: a request
+      // emits dozens, and its readers (the logger) join the trace through this parent.
       const hop = eventHop(traceparent, slice.map((m) => m.data.type).join(','));
       const id = msgID ? (part === 1 ? msgID : `${msgID}#${part}`) : slice[0]!.id;
       try {

@@ -79,7 +79,11 @@ export async function ensureNats(dataDir: string, port = 4222): Promise<Embedded
 }
 
 /** Signals a process and waits for it to exit; SIGKILL after `deadlineMs`. */
-async function stopProcess(child: ChildProcess, signal: NodeJS.Signals, deadlineMs = 15_000): Promise<void> {
+export async function stopProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals,
+  deadlineMs = 15_000,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill(signal);

@@ -4,19 +4,12 @@ import { currencyOf, type RenderInput } from './input.ts';
 import type { Formats } from './locale.ts';
 import { heading, table } from './markdown.ts';
 import { type Rec, records, text } from './shape.ts';
-import { display, isIdKey, isTechnicalKey } from './values.ts';
+import { display, isIdKey, isTechnicalKey, plainKeys } from './values.ts';
 import { capitalise, label } from './words.ts';
 
 /** The records as a table of their plain columns, with no totals: nothing is known about what adds up. */
 function plainTable(rows: Rec[], fmt: Formats, currency: string): string {
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => {
-    const values = rows.map((r) => r[k]);
-    return (
-      !isIdKey(k, values) &&
-      !isTechnicalKey(k) &&
-      values.some((v) => v !== null && v !== undefined && (typeof v !== 'object' || text(v)))
-    );
-  });
+  const keys = plainKeys(rows);
   if (keys.length === 0) return '';
   return table(
     keys.map(label),

@@ -6,7 +6,7 @@ import type { Formats } from './locale.ts';
 import { bold, heading, table } from './markdown.ts';
 import { keyOf, norm, num, type Paging, paging, pick, type Rec, records, str, text } from './shape.ts';
 import { sum } from './statement.ts';
-import { display, isIdKey, isMoneyKey, isTechnicalKey, statusOf } from './values.ts';
+import { display, isIdKey, isMoneyKey, isTechnicalKey, plainKeys, statusOf } from './values.ts';
 import { capitalise, codeWords, count, label, nounOf } from './words.ts';
 
 type Kind = 'text' | 'date' | 'money' | 'days' | 'code' | 'status' | 'applied';
@@ -283,14 +283,7 @@ function columnsFor(rows: Rec[], noun: { one: string; many: string }): [Col, str
     cols.push([col, key]);
   }
   if (cols.length >= 2) return cols;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => {
-    const values = rows.map((r) => r[k]);
-    return (
-      !isIdKey(k, values) &&
-      !isTechnicalKey(k) &&
-      values.some((v) => v !== null && v !== undefined && (typeof v !== 'object' || text(v)))
-    );
-  });
+  const keys = plainKeys(rows);
   return keys.map((k) => [
     {
       id: k,

@@ -72,3 +72,15 @@ export function statusOf(row: Rec): string | undefined {
   if (overdue) return p === 'Partly paid' ? 'Overdue (partly paid)' : 'Overdue';
   return p;
 }
+
+/** The fields of the records a person would read: no ids, no technical fields, not always empty or nested. */
+export function plainKeys(rows: Rec[]): string[] {
+  return [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => {
+    const values = rows.map((r) => r[k]);
+    return (
+      !isIdKey(k, values) &&
+      !isTechnicalKey(k) &&
+      values.some((v) => v !== null && v !== undefined && (typeof v !== 'object' || text(v)))
+    );
+  });
+}
