@@ -31,7 +31,8 @@ function dateAndCurrencyIssue(field: string, key: string, value: unknown): Field
       message: `Field '${field}' must be a real calendar date as YYYY-MM-DD, but received ${renderValue(value)}.`,
     };
   }
-  if (isCurrencyKey(key) && !ISO_4217.has(value)) {
+  // Stripe writes codes in lower case (`usd`): ISO 4217 codes are letters, whatever their case.
+  if (isCurrencyKey(key) && !ISO_4217.has(value.toUpperCase())) {
     return {
       field,
       expected: 'an ISO 4217 currency code, e.g. INR',

@@ -36,8 +36,6 @@ export type Concept =
 export interface ConceptSpec {
   /** Patterns over {@link fieldKey}, best first: the first that a schema property matches wins. */
   patterns: readonly RegExp[];
-  /** The name demanded when the schema lists no properties (and the arguments use none of the patterns). */
-  canonical?: string;
   /** The field holds a list: only array-typed properties match (when the schema gives a type). */
   list?: boolean;
 }
@@ -54,7 +52,6 @@ export const CONCEPTS: Readonly<Record<Exclude<Concept, 'recordId'>, ConceptSpec
       /^account(?:_(?:ref|code|number))?$/,
       new RegExp(`^(?:${ACCOUNT_OWNER})_account(?:_(?:ref|code))?$`),
     ],
-    canonical: 'AccountId',
   },
   amount: {
     patterns: [
@@ -64,11 +61,9 @@ export const CONCEPTS: Readonly<Record<Exclude<Concept, 'recordId'>, ConceptSpec
       /^(?:total_)?amt$/,
       /^total$/,
     ],
-    canonical: 'Amount',
   },
   contact: {
     patterns: [new RegExp(`^(?:${PARTY})_id$`), new RegExp(`^(?:${PARTY})(?:_(?:ref|code))?$`)],
-    canonical: 'ContactId',
   },
   lines: {
     patterns: [
@@ -77,12 +72,10 @@ export const CONCEPTS: Readonly<Record<Exclude<Concept, 'recordId'>, ConceptSpec
       /^(?:manual_)?journal_lines$/,
       /^(?:items|entries|postings|journal_entries)$/,
     ],
-    canonical: 'Lines',
     list: true,
   },
   applications: {
     patterns: [/^(?:payment_)?(?:applications|allocations)$/, /^appl(?:ied|y)_to$/, /^(?:invoices|bills)$/],
-    canonical: 'Applications',
     list: true,
   },
   email: {
@@ -92,42 +85,14 @@ export const CONCEPTS: Readonly<Record<Exclude<Concept, 'recordId'>, ConceptSpec
       /^(?:to|recipient|send_to)_(?:email|emails|email_address)$/,
       /^(?:to_mail_ids|send_to|recipients?|to)$/,
     ],
-    canonical: 'email',
   },
   fromAccount: {
     patterns: [/^(?:from|source|transfer_from)_(?:bank_)?account(?:_(?:id|ref|code))?$/],
-    canonical: 'FromAccountId',
   },
   toAccount: {
     patterns: [/^(?:to|destination|target|transfer_to)_(?:bank_)?account(?:_(?:id|ref|code))?$/],
-    canonical: 'ToAccountId',
   },
 };
-
-/** Records whose id has a well-known name (`InvoiceId`) to demand from a schema that lists no properties. */
-export const RECORD_NOUNS: ReadonlySet<string> = new Set([
-  'invoice',
-  'bill',
-  'payment',
-  'bill_payment',
-  'contact',
-  'customer',
-  'vendor',
-  'supplier',
-  'credit_note',
-  'debit_note',
-  'quote',
-  'estimate',
-  'sales_order',
-  'purchase_order',
-  'journal',
-  'journal_entry',
-  'manual_journal',
-  'transfer',
-  'expense',
-  'item',
-  'account',
-]);
 
 /**
  * The id of the record a tool acts on, from its nouns (`credit`, `note`): `credit_note_id`, then the
@@ -141,10 +106,7 @@ export function recordIdSpec(nouns: readonly string[]): ConceptSpec {
   for (let i = words.length - 1; i >= 1; i--) names.push(words.slice(0, i).join('_'));
   // Name words are letters and digits only: nothing to escape.
   const patterns = [...new Set(names)].filter((n) => n !== '').map((n) => new RegExp(`^${n}_id$`));
-  const canonical = RECORD_NOUNS.has(object)
-    ? `${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}Id`
-    : undefined;
-  return { patterns: [...patterns, /^id$/], ...(canonical ? { canonical } : {}) };
+  return { patterns: [...patterns, /^id$/] };
 }
 
 const NOT_MONEY = new Set([

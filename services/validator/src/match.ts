@@ -1,5 +1,6 @@
 import { parseToolName, singular, type ToolDefinition, type VerbClass } from '@munim/contracts';
 import { CONCEPTS, type Concept, type ConceptSpec, fieldKey, recordIdSpec } from './fields.ts';
+import { deref, isRequiredPath, propertiesOf, requiredNames } from './required.ts';
 import { WRITE_RULES, type WriteRuleSpec } from './rules.ts';
 
 type Schema = Record<string, unknown>;
@@ -7,12 +8,18 @@ type Schema = Record<string, unknown>;
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The write rules of one call, as field paths of its arguments (`AccountId`, `payment.amount`). */
+/**
+ * The write rules of one call, as field paths of its arguments (`AccountId`, `payment.amount`).
+ * Only `required` demands a field; the other checks apply to the fields the call sends.
+ */
 export interface CallRules {
   /** The built-in rules that matched, by name. */
   matched: string[];
+  /** Fields that must be there, neither null nor empty: the server's schema or the operator requires them. */
   required: string[];
+  /** Lists that may not be empty when sent. */
   nonEmpty: string[];
+  /** Amounts that must be greater than zero when sent. */
   positive: string[];
   /** The lines field of a journal: at least two lines that balance. */
   journal?: string | undefined;
@@ -63,14 +70,19 @@ interface Candidate {
   depth: 1 | 2;
 }
 
-/** The properties of a schema, and of its object-valued properties. */
-function schemaCandidates(props: Record<string, unknown>): Candidate[] {
+/** The properties of a schema and the names it requires, and those of its object-valued properties. */
+function schemaCandidates(schema: Schema, props: Record<string, unknown>): Candidate[] {
   const out: Candidate[] = [];
-  for (const [key, schema] of Object.entries(props)) {
-    out.push({ path: key, key, schema, depth: 1 });
-    const inner = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
-    for (const [child, sub] of Object.entries(inner))
-      out.push({ path: `${key}.${child}`, key: child, schema: sub, depth: 2 });
+  const named = (node: unknown, declared: Schema): [string, unknown][] => [
+    ...Object.entries(declared).map(([name, sub]): [string, unknown] => [name, deref(sub, schema) ?? sub]),
+    ...[...requiredNames(node, schema)]
+      .filter((name) => !(name in declared))
+      .map((name): [string, unknown] => [name, {}]),
+  ];
+  for (const [key, sub] of named(schema, props)) {
+    out.push({ path: key, key, schema: sub, depth: 1 });
+    for (const [child, leaf] of named(sub, propertiesOf(sub, schema) ?? {}))
+      out.push({ path: `${key}.${child}`, key: child, schema: leaf, depth: 2 });
   }
   return out;
 }
@@ -97,31 +109,32 @@ function pick(candidates: Candidate[], spec: ConceptSpec): string | undefined {
   return undefined;
 }
 
+/** Whether a schema names its fields and accepts no others: its rules then do not depend on a call. */
+const isClosed = (schema: Schema) =>
+  propertiesOf(schema, schema) !== undefined && schema.additionalProperties !== true;
+
 /**
- * Where a concept lives in a tool's arguments: the schema's property that means it (in any naming
- * style); for a schema that lists no properties (or allows any), the argument that means it, else
- * the concept's usual name. Undefined when a closed schema has no such field.
+ * Where a concept lives in a tool's arguments: the schema's field that means it (in any naming
+ * style, declared or required, in a combinator branch too); for a schema that lists no fields (or
+ * allows any), the argument that means it. Undefined when there is no such field.
  */
-export function findField(
-  schema: Schema,
-  args: Record<string, unknown>,
-  spec: ConceptSpec,
-): string | undefined {
-  const props = isRecord(schema.properties) ? schema.properties : undefined;
-  const inSchema = props ? pick(schemaCandidates(props), spec) : undefined;
-  if (inSchema) return inSchema;
-  if (props !== undefined && schema.additionalProperties !== true) return undefined;
-  return pick(argCandidates(args), spec) ?? spec.canonical;
+function findField(schema: Schema, args: Record<string, unknown>, spec: ConceptSpec): string | undefined {
+  const props = propertiesOf(schema, schema) ?? {};
+  const inSchema = pick(schemaCandidates(schema, props), spec);
+  if (inSchema || isClosed(schema)) return inSchema;
+  return pick(argCandidates(args), spec);
 }
 
 /**
  * The write rules of a call (seed 000 §4.1), chosen by the verb and nouns of the tool's name and
  * resolved to the fields its schema has; then the operator's policy rules, by exact field name.
+ * A rule demands a field only where the server's schema requires it (DESIGN §3.5); the operator's
+ * `required` and `nonEmpty` are demanded as written.
  */
 export function rulesFor(definition: ToolDefinition, args: Record<string, unknown>): CallRules {
   const schema = definition.inputSchema;
   // A closed schema's fields do not depend on the call's arguments: resolved once per definition.
-  const closed = isRecord(schema.properties) && schema.additionalProperties !== true;
+  const closed = isClosed(schema);
   const known = closed ? resolvedRules.get(definition) : undefined;
   if (known) return known;
   const rules = resolveRules(definition, args);
@@ -160,20 +173,29 @@ function resolveRules(definition: ToolDefinition, args: Record<string, unknown>)
     add(out.positive, rule.positive);
     if (rule.balanced) out.journal = field('lines');
   }
+  out.required = out.required.filter((path) => isRequiredPath(schema, path));
+  // A list the schema requires is demanded like any required field, and reported as a list.
+  out.required.push(...out.nonEmpty.filter((path) => isRequiredPath(schema, path)));
 
   const policy = definition.access?.rules;
   if (policy) {
-    const props = isRecord(schema.properties) ? schema.properties : undefined;
-    // As the built-in rules: never a field the schema cannot accept.
+    const props = propertiesOf(schema, schema);
+    // Never a field the schema cannot accept: the operator's rule would block every call.
     const accepts = (path: string) =>
-      props === undefined || schema.additionalProperties === true || (path.split('.')[0] ?? path) in props;
-    out.required.push(...(policy.required ?? []).filter(accepts));
-    out.nonEmpty.push(...(policy.nonEmpty ?? []).filter(accepts));
+      !isClosed(schema) || (props !== undefined && (path.split('.')[0] ?? path) in props);
+    const nonEmpty = (policy.nonEmpty ?? []).filter(accepts);
+    out.required.push(...(policy.required ?? []).filter(accepts), ...nonEmpty);
+    out.nonEmpty.push(...nonEmpty);
     out.positive.push(...(policy.positive ?? []).filter(accepts));
     if (policy.balancedJournal) {
       out.journal ??= field('lines');
-      if (out.journal && !out.nonEmpty.includes(out.journal)) out.nonEmpty.push(out.journal);
+      if (out.journal) {
+        out.required.push(out.journal);
+        out.nonEmpty.push(out.journal);
+      }
     }
   }
+  out.required = [...new Set(out.required)];
+  out.nonEmpty = [...new Set(out.nonEmpty)];
   return out;
 }

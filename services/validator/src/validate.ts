@@ -5,6 +5,7 @@ import { amountIssues } from './checks.ts';
 import { guidanceSentence, questionsFor, sourceOf } from './guidance.ts';
 import { checkJournal } from './journal.ts';
 import { rulesFor, valueAt } from './match.ts';
+import { deref, propertiesOf, requiredNames } from './required.ts';
 import { confirmationTier } from './rules.ts';
 import { fieldPath, renderValue, type SchemaCompiler, toFieldIssue } from './schema.ts';
 
@@ -49,29 +50,39 @@ export function unknownTool(request: ValidateRequest): Outcome {
   };
 }
 
-/** Required fields that are null or "" (ajv accepts them when the type allows), found by walking schema and value. */
-function blankRequired(schema: unknown, value: unknown, path: string, out: string[]): void {
-  if (!isRecord(schema)) return;
+/**
+ * Required fields that are null or "" (ajv accepts them when the type allows), found by walking
+ * schema and value; what is required is what the schema requires whatever the call ({@link requiredNames}).
+ */
+function blankRequired(schema: unknown, root: Schema, value: unknown, path: string, out: string[]): void {
+  const node = deref(schema, root);
+  if (!node) return;
   if (Array.isArray(value)) {
-    const items = schema.items;
-    if (isRecord(items)) value.forEach((item, i) => void blankRequired(items, item, `${path}[${i}]`, out));
+    const items = node.items;
+    if (isRecord(items))
+      value.forEach((item, i) => void blankRequired(items, root, item, `${path}[${i}]`, out));
     return;
   }
   if (!isRecord(value)) return;
-  const props = isRecord(schema.properties) ? schema.properties : {};
-  if (Array.isArray(schema.required)) {
-    for (const key of schema.required) {
-      if (typeof key !== 'string') continue;
-      if (key in value && (value[key] === null || value[key] === '')) out.push(path ? `${path}.${key}` : key);
-    }
-  }
-  for (const [key, sub] of Object.entries(props)) {
+  for (const key of requiredNames(node, root))
+    if (key in value && (value[key] === null || value[key] === '')) out.push(path ? `${path}.${key}` : key);
+  for (const [key, sub] of Object.entries(propertiesOf(node, root) ?? {}))
     if (key in value && value[key] !== null)
-      blankRequired(sub, value[key], path ? `${path}.${key}` : key, out);
-  }
+      blankRequired(sub, root, value[key], path ? `${path}.${key}` : key, out);
 }
 
 const topField = (path: string) => path.split(/[.[]/)[0] ?? path;
+
+/** The issue of a write whose input schema does not compile: nothing can be said to fit it. */
+function uncheckable(tool: string, reason: string): FieldIssue {
+  return {
+    field: '(arguments)',
+    expected: 'arguments checked against the input schema of the tool',
+    received: 'an input schema that cannot be compiled',
+    code: 'schema_unavailable',
+    message: `The server's input schema for ${tool} cannot be checked (${reason}), so this change is not sent. The operator must fix or replace the tool's schema on the server.`,
+  };
+}
 
 function arrayLike(schema: Schema, field: string): boolean {
   const props = isRecord(schema.properties) ? schema.properties : {};
@@ -121,7 +132,7 @@ export function validateCall(
   for (const field of rules?.required ?? []) if (isBlank(valueAt(args, field))) missing.push(field);
   for (const field of rules?.nonEmpty ?? []) {
     const value = valueAt(args, field);
-    if (isBlank(value) || (Array.isArray(value) && value.length === 0)) missing.push(field);
+    if (Array.isArray(value) && value.length === 0) missing.push(field);
   }
 
   const compiled = compiler.compile(tool, schema);
@@ -143,8 +154,10 @@ export function validateCall(
     }
   } else {
     guardrails.push(GUARDRAILS.schemaUnavailable);
+    // Fail closed: a write the server's schema cannot check is not sent on the rules alone.
+    if (isWrite) issues.push(uncheckable(tool, compiled.reason));
   }
-  blankRequired(schema, args, '', missing);
+  blankRequired(schema, schema, args, '', missing);
 
   let signed: ReadonlySet<string> | undefined;
   if (rules) {

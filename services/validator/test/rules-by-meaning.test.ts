@@ -6,13 +6,18 @@ const compiler = new SchemaCompiler();
 type Props = Record<string, unknown>;
 
 /** A tool as the executor's registry sends it: classified by its name, with a closed schema. */
-function tool(name: string, properties: Props, access?: Partial<ToolAccess>): ToolDefinition {
+function tool(
+  name: string,
+  properties: Props,
+  access?: Partial<ToolAccess>,
+  required: string[] = [],
+): ToolDefinition {
   const classified = { ...classifyTool(name), ...access };
   return {
     name,
     isWrite: classified.kind === 'write',
     access: classified,
-    inputSchema: { type: 'object', properties, additionalProperties: false },
+    inputSchema: { type: 'object', properties, required, additionalProperties: false },
   };
 }
 
@@ -43,12 +48,13 @@ const money = { type: 'number' };
 
 describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_style, name) => {
   describe.each(Object.entries(FIELD_STYLES))('with %s fields', (_fieldStyle, f) => {
-    const payment = tool(name('create', ['payment']), {
+    const fields = {
       [f('account', 'id')]: any,
       [f('amount')]: money,
       [f('applications')]: list,
       [f('reference')]: any,
-    });
+    };
+    const payment = tool(name('create', ['payment']), fields, undefined, [f('account', 'id'), f('amount')]);
     const paid = {
       [f('account', 'id')]: 'acc-1',
       [f('amount')]: 500,
@@ -63,6 +69,19 @@ describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_st
       expect(result.message).toBe(`Missing: ${f('account', 'id')}.`);
     });
 
+    it('does not demand the account where the schema leaves it optional, and still checks what is sent', () => {
+      const optional = tool(name('create', ['payment']), fields, undefined, [f('amount')]);
+      const { [f('account', 'id')]: _account, ...rest } = paid;
+      expect(check(optional, rest)).toMatchObject({ status: 'passed', args: rest });
+      expect(check(optional, { [f('amount')]: 500 }).status).toBe('passed');
+      expect(check(optional, { ...rest, [f('amount')]: 0 }).issues).toEqual([
+        expect.objectContaining({ field: f('amount'), code: 'too_small' }),
+      ]);
+      expect(check(optional, { ...rest, [f('applications')]: [] }).missingFields).toEqual([
+        f('applications'),
+      ]);
+    });
+
     it('blocks a payment of zero', () => {
       expect(check(payment, { ...paid, [f('amount')]: 0 }).issues).toEqual([
         expect.objectContaining({ field: f('amount'), code: 'too_small', expected: 'number > 0' }),
@@ -70,10 +89,11 @@ describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_st
     });
 
     it('blocks an invoice with no lines', () => {
-      const invoice = tool(name('create', ['invoice']), {
-        [f('customer', 'id')]: any,
-        [f('line', 'items')]: list,
-      });
+      const fields = { [f('customer', 'id')]: any, [f('line', 'items')]: list };
+      const invoice = tool(name('create', ['invoice']), fields, undefined, [
+        f('customer', 'id'),
+        f('line', 'items'),
+      ]);
       const lines = [{ description: 'Design work', quantity: 1, unit_price: 100 }];
       expect(check(invoice, { [f('customer', 'id')]: 'c-1', [f('line', 'items')]: lines }).status).toBe(
         'passed',
@@ -83,14 +103,22 @@ describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_st
         missingFields: [f('line', 'items')],
       });
       expect(check(invoice, { [f('line', 'items')]: lines }).missingFields).toEqual([f('customer', 'id')]);
+      // A draft without lines, where the schema allows one: sent lines must still not be empty.
+      const draft = tool(name('create', ['invoice']), fields, undefined, [f('customer', 'id')]);
+      expect(check(draft, { [f('customer', 'id')]: 'c-1' }).status).toBe('passed');
+      expect(check(draft, { [f('customer', 'id')]: 'c-1', [f('line', 'items')]: [] }).missingFields).toEqual([
+        f('line', 'items'),
+      ]);
     });
 
     it('blocks a transfer of zero and one without its accounts', () => {
-      const transfer = tool(name('create', ['transfer']), {
-        [f('from', 'account', 'id')]: any,
-        [f('to', 'account', 'id')]: any,
-        [f('amount')]: money,
-      });
+      const accounts = [f('from', 'account', 'id'), f('to', 'account', 'id')];
+      const transfer = tool(
+        name('create', ['transfer']),
+        { [accounts[0] as string]: any, [accounts[1] as string]: any, [f('amount')]: money },
+        undefined,
+        accounts,
+      );
       const whole = { [f('from', 'account', 'id')]: 'a', [f('to', 'account', 'id')]: 'b', [f('amount')]: 10 };
       expect(check(transfer, whole).status).toBe('passed');
       expect(check(transfer, { ...whole, [f('amount')]: 0 }).issues).toEqual([
@@ -103,7 +131,12 @@ describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_st
     });
 
     it('blocks a delete without the id of its record', () => {
-      const remove = tool(name('delete', ['invoice']), { [f('invoice', 'id')]: any, [f('reason')]: any });
+      const remove = tool(
+        name('delete', ['invoice']),
+        { [f('invoice', 'id')]: any, [f('reason')]: any },
+        undefined,
+        [f('invoice', 'id')],
+      );
       expect(check(remove, { [f('reason')]: 'duplicate' })).toMatchObject({
         status: 'blocked',
         isWrite: true,
@@ -111,8 +144,9 @@ describe.each(Object.entries(NAME_STYLES))('write rules for %s tool names', (_st
         missingFields: [f('invoice', 'id')],
       });
       expect(check(remove, { [f('invoice', 'id')]: 'inv-1' }).status).toBe('passed');
-      const bare = tool(name('void', ['bill']), { id: any });
+      const bare = tool(name('void', ['bill']), { id: any }, undefined, ['id']);
       expect(check(bare, {}).missingFields).toEqual(['id']);
+      expect(check(tool(name('void', ['bill']), { id: any }), {}).status).toBe('passed');
     });
   });
 });
@@ -237,16 +271,23 @@ describe('which writes get which rules', () => {
       'create_bill_payment',
       'books__record-customer-payment',
     ]) {
-      const result = check(tool(name, paymentSchema), {});
-      expect(result.missingFields, name).toEqual(['AccountId', 'Amount', 'Applications']);
-      expect(result.message, name).toBe('Missing: AccountId, Amount, Applications[].');
+      const payment = tool(name, paymentSchema);
+      const result = check(payment, { AccountId: 'a', Amount: 0, Applications: [] });
+      expect(result.missingFields, name).toEqual(['Applications']);
+      expect(result.message, name).toBe(
+        "Missing: Applications[]. Field 'Amount' must be greater than 0, but received 0.",
+      );
+      // Nothing the schema leaves optional is demanded.
+      expect(check(payment, { Amount: 5 }).status, name).toBe('passed');
+      const required = tool(name, paymentSchema, undefined, ['AccountId', 'Amount', 'Applications']);
+      expect(check(required, {}).message, name).toBe('Missing: AccountId, Amount, Applications[].');
     }
   });
 
   it('reads a transfer by its verb too', () => {
     for (const name of ['transfer_funds', 'transferMoney', 'books__create-bank-transfer']) {
       const transfer = tool(name, { FromAccountRef: any, ToAccountRef: any, Amount: money });
-      expect(check(transfer, { Amount: 0 }).missingFields, name).toEqual(['FromAccountRef', 'ToAccountRef']);
+      expect(check(transfer, { Amount: 0 }).missingFields, name).toEqual([]);
       expect(check(transfer, { FromAccountRef: 'a', ToAccountRef: 'b', Amount: 0 }).issues, name).toEqual([
         expect.objectContaining({ field: 'Amount', code: 'too_small' }),
       ]);
@@ -258,10 +299,12 @@ describe('which writes get which rules', () => {
       payment: {
         type: 'object',
         properties: { account_ref: any, amount: money },
+        required: ['account_ref'],
         additionalProperties: false,
       },
     });
     expect(check(nested, { payment: { amount: 5 } }).missingFields).toEqual(['payment.account_ref']);
+    expect(check(nested, {}).status).toBe('passed');
     expect(check(nested, { payment: { account_ref: 'a', amount: 0 } }).issues).toEqual([
       expect.objectContaining({ field: 'payment.amount', code: 'too_small' }),
     ]);
@@ -270,8 +313,12 @@ describe('which writes get which rules', () => {
   it('never demands a field the schema has no place for', () => {
     const bare = tool('create_payment', { Amount: money, Reference: any });
     expect(check(bare, { Amount: 5 }).status).toBe('passed');
-    const send = tool('send-invoice', { invoiceId: any, toEmail: any });
+    const send = tool('send-invoice', { invoiceId: any, toEmail: any }, undefined, ['invoiceId', 'toEmail']);
     expect(check(send, {})).toMatchObject({ missingFields: ['invoiceId', 'toEmail'], tier: 2 });
+    expect(check(tool('send-invoice', { invoiceId: any, toEmail: any }), {})).toMatchObject({
+      status: 'passed',
+      tier: 2,
+    });
     expect(check(tool('send-invoice', { invoiceId: any }), { invoiceId: 'i' }).status).toBe('passed');
   });
 

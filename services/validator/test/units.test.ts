@@ -44,15 +44,28 @@ describe('strict schemas', () => {
     ]);
   });
 
-  it('falls back to the rules when a schema cannot be compiled, and says so', () => {
-    const tool: ToolDefinition = {
-      name: 'void_invoice',
-      isWrite: true,
-      inputSchema: { type: 'object', properties: { InvoiceId: { type: 'uuid-ish' } } },
+  it('blocks a write whose schema cannot be compiled, saying why, and lets a read through', () => {
+    const broken: Record<string, Record<string, unknown>> = {
+      'an unknown type': { type: 'object', properties: { InvoiceId: { type: 'uuid-ish' } } },
+      'a reference to nothing': { type: 'object', properties: { InvoiceId: { $ref: '#/$defs/Missing' } } },
+      'a pattern that is no regular expression': {
+        type: 'object',
+        properties: { InvoiceId: { type: 'string', pattern: '([' } },
+      },
     };
-    const result = check(tool, {});
-    expect(result).toMatchObject({ status: 'blocked', missingFields: ['InvoiceId'] });
-    expect(result.guardrails).toContain('schema_unavailable');
+    for (const [what, inputSchema] of Object.entries(broken)) {
+      const result = check({ name: 'void_invoice', isWrite: true, inputSchema }, { InvoiceId: 'INV-1' });
+      expect(result, what).toMatchObject({ status: 'blocked', missingFields: [] });
+      expect(result.issues, what).toEqual([
+        expect.objectContaining({ field: '(arguments)', code: 'schema_unavailable' }),
+      ]);
+      expect(result.message, what).toMatch(
+        /^The server's input schema for void_invoice cannot be checked \(.+\), so this change is not sent\./,
+      );
+      expect(result.guardrails, what).toEqual(['schema_unavailable', 'write_preflight_block']);
+      const read = check({ name: 'get_invoice', isWrite: false, inputSchema }, { InvoiceId: 'INV-1' });
+      expect(read, what).toMatchObject({ status: 'passed', guardrails: ['schema_unavailable'] });
+    }
   });
 });
 
