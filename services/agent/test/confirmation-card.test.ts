@@ -103,7 +103,7 @@ describe('a write given by id is named by a read', () => {
     );
   });
 
-  it('reads no more than the record and its party: an account nobody read is said to be so', async () => {
+  it('takes the invoice from what the request read, and reads the account nobody read', async () => {
     const agent = fakeAgent({ tools: TOOLS, books });
     agent.run.toolResults.push({
       tool: 'get_all_invoices',
@@ -115,11 +115,12 @@ describe('a write given by id is named by a read', () => {
     const card = confirmationCard('create_payment', args, 1, {
       lookups: await lookUp(agent.run, 'create_payment', args),
     });
-    // The invoice is in what the request read; the bank account is beside the point.
-    expect(agent.requests).toEqual([]);
+    // The invoice is in what the request read; a read of the books names the account.
+    expect(asked(agent)).toEqual(['validate get_charts_of_accounts', 'execute get_charts_of_accounts']);
     expect(card.question).toBe(
-      'Confirm: create the payment of ₹5,000.00 for Acme Corp, against invoice INV-0042 (₹2,000.00) (account: not looked up)?',
+      'Confirm: create the payment of ₹5,000.00 for Acme Corp, against invoice INV-0042 (₹2,000.00) (account: HDFC Current Account)?',
     );
+    expect(card.question).not.toContain('not looked up');
   });
 
   it('says plainly that a record could not be read, without its id', async () => {
@@ -132,7 +133,7 @@ describe('a write given by id is named by a read', () => {
     // The books answered the read by that id: no list is searched after it.
     expect(asked(agent)).toEqual(['validate get_invoice', 'execute get_invoice']);
     expect(card.question).toBe(
-      'This will void the invoice (I could not look this invoice up: Invoice not found; check which one it is before you confirm) (reason: duplicate). It cannot be undone. Type VOID to confirm.',
+      'This will void the invoice (I could not find this invoice in the books: Invoice not found; check which one it is before you confirm) (reason: duplicate). It cannot be undone. Type VOID to confirm.',
     );
     expect(JSON.stringify(card)).not.toMatch(UUID);
     expect(card.record).toBeUndefined();
@@ -144,7 +145,7 @@ describe('a write given by id is named by a read', () => {
     const card = confirmationCard('void_invoice', args, 3, {
       lookups: await lookUp(agent.run, 'void_invoice', args),
     });
-    expect(card.question).toContain('I could not look this invoice up: the books did not answer');
+    expect(card.question).toContain('I could not find this invoice in the books: the books did not answer');
     expect(card.question).not.toMatch(UUID);
   });
 
@@ -155,7 +156,7 @@ describe('a write given by id is named by a read', () => {
       lookups: await lookUp(agent.run, 'void_invoice', args),
     });
     expect(agent.requests).toEqual([]);
-    expect(card.question).toContain('I could not look this invoice up: no read tool of the books finds it');
+    expect(card.question).toContain('I could not find this invoice in the books: no read tool of the books finds it');
     expect(card.question).not.toMatch(UUID);
   });
 });

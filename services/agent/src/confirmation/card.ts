@@ -5,10 +5,9 @@ import { isRecord } from '../util.ts';
 import {
   amountAndDate,
   areLines,
+  dateInWords,
   factsOf,
   fieldWords,
-  ID_FIELD,
-  idNoun,
   isPartyField,
   labelOf,
   linesInWords,
@@ -17,6 +16,17 @@ import {
   type RecordFacts,
   show,
 } from './facts.ts';
+import {
+  amountRank,
+  dateRank,
+  isNameShaped,
+  isNumberShaped,
+  isOpaqueId,
+  isParty,
+  keyWords,
+  readFacts,
+  refOf,
+} from './fields.ts';
 import type { Lookups } from './lookup.ts';
 
 /** One fact of a confirmation card, in words. */
@@ -42,25 +52,50 @@ export interface Card {
 }
 
 const UNREQUESTED = '⚠️ You did not ask for this change: it was proposed from something I read, not by you. ';
-const HEADLINE_AMOUNT = /^(amount|total|total_amount|payment_amount|amount_paid)$/;
-const HEADLINE_DATE = /^((invoice|bill|payment|transaction|txn|issue|entry|journal)_)?date$/;
+/** For the call's own amount, what is paid or applied is the headline, not a part of it. */
+const PAID = new Set(['paid', 'applied', 'received']);
+const isHeadlineAmount = (key: string, value: unknown) =>
+  typeof value === 'number' && amountRank(keyWords(key).filter((w) => !PAID.has(w))) !== undefined;
+const isHeadlineDate = (key: string, value: unknown) =>
+  typeof value === 'string' && typeof dateRank(keyWords(key)) === 'number';
 
 const snake = (key: string) => nameWords(key).join('_');
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
 
+const idText = (id: unknown) => (typeof id === 'string' || typeof id === 'number' ? String(id) : undefined);
+
 /** The facts of the record an id names, when a read named it. */
-function factsFor(lookups: Lookups, id: unknown): RecordFacts | undefined {
-  const looked = typeof id === 'string' ? lookups.get(id) : undefined;
-  return looked && 'record' in looked ? factsOf(looked.record) : undefined;
+function factsFor(lookups: Lookups, id: unknown, noun?: string): RecordFacts | undefined {
+  const text = idText(id);
+  const looked = text === undefined ? undefined : lookups.get(text);
+  return looked && 'record' in looked ? factsOf(looked.record, noun) : undefined;
 }
 
-/** What the card says of an id: the record's name, or plainly that it could not be read. */
-function idInWords(lookups: Lookups, id: unknown): string {
-  const facts = factsFor(lookups, id);
+/** The value the call sends, when a person could recognise it (INV-404, ACC-BANK); never an opaque id. */
+function sent(id: unknown): string | undefined {
+  const text = idText(id)?.trim();
+  return text && !isOpaqueId(text) && !/^\d+$/.test(text) ? text : undefined;
+}
+
+/**
+ * What the card says of an id: the record's name, or plainly that the books do not know it (or
+ * could not be asked), with the value the call will send when a person can read it.
+ */
+function idInWords(lookups: Lookups, id: unknown, noun = ''): string {
+  const facts = factsFor(lookups, id, noun);
   const label = facts ? labelOf(facts) : undefined;
   if (label) return label;
-  const looked = typeof id === 'string' ? lookups.get(id) : undefined;
-  return looked && 'failed' in looked ? `could not be looked up (${looked.failed})` : 'not looked up';
+  const text = idText(id);
+  const looked = text === undefined ? undefined : lookups.get(text);
+  const value = sent(id);
+  const what = noun ? noun.replace(/_/g, ' ') : 'record';
+  const why =
+    looked && 'failed' in looked
+      ? `I could not find this ${what} in the books: ${looked.failed}`
+      : looked && 'record' in looked
+        ? `the books name this ${what} no further`
+        : `not checked against the books`;
+  return value ? `${value} (${why})` : why;
 }
 
 /** The key of `record` that is `key` in another naming style, if any. */
@@ -81,16 +116,23 @@ function ownRecord(
   lookups: Lookups,
   fmt: Formats,
 ): { subject: string; details: Detail[]; before?: Record<string, unknown>; record?: string } {
-  const noun = idNoun(own) || parseToolName(tool).object;
+  const noun = refOf(own, args[own])?.noun || parseToolName(tool).object;
   const looked = lookups.get(String(args[own]));
   const details: Detail[] = [];
   if (!looked || !('record' in looked)) {
     const reason = looked && 'failed' in looked ? looked.failed : 'no read tool of the books finds it';
-    details.push({ label: fieldWords(noun), value: `could not be looked up (${reason})` });
-    const subject = ` (I could not look this ${noun.replace(/_/g, ' ')} up: ${reason}; check which one it is before you confirm)`;
+    const value = sent(args[own]);
+    const what = noun.replace(/_/g, ' ');
+    details.push({
+      label: fieldWords(noun),
+      value: `${value ? `${value} ` : ''}(I could not find this ${what} in the books: ${reason})`,
+    });
+    const subject = `${value ? ` ${value}` : ''} (I could not find this ${what} in the books: ${reason}; check which one it is before you confirm)`;
     return { subject, details };
   }
-  const facts = factsOf(looked.record);
+  const facts = factsOf(looked.record, noun);
+  // Its number as the call names it, when the record read has none of its own.
+  if (!facts.number && isNumberShaped(args[own])) facts.number = String(args[own]).trim();
   const record = labelOf(facts);
   const extra = amountAndDate(facts, fmt);
   const named = facts.number ?? facts.name;
@@ -98,8 +140,8 @@ function ownRecord(
   if (facts.party) details.push({ label: partyRole(own, tool, facts), value: facts.party });
   if (facts.amount !== undefined)
     details.push({ label: 'Amount', value: fmt.money(facts.amount, facts.currency) });
-  const date = facts.date ? fmt.date(facts.date) : undefined;
-  if (date) details.push({ label: 'Date', value: date });
+  if (facts.date) details.push({ label: 'Date', value: dateInWords(facts.date, fmt) });
+  else if (facts.due) details.push({ label: 'Due', value: dateInWords(facts.due, fmt) });
   return {
     subject: `${record ? ` ${record}` : ''}${extra ? ` (${extra})` : ''}`,
     details,
@@ -125,38 +167,56 @@ function otherArgs(
     party: undefined as string | undefined,
     dated: undefined as string | undefined,
   };
-  const whole = Object.entries(args).find(
-    ([k, v]) => typeof v === 'number' && HEADLINE_AMOUNT.test(snake(k)),
-  )?.[1];
+  const whole = Object.entries(args).find(([k, v]) => isHeadlineAmount(k, v))?.[1];
   for (const [key, value] of Object.entries(args)) {
     if (key === own?.field || !present(value)) continue;
     let detail: Detail;
-    if (ID_FIELD.test(key) && typeof value === 'string') {
-      const facts = factsFor(lookups, value);
-      const party = isPartyField(key);
+    const ref = Array.isArray(value) ? undefined : refOf(key, value);
+    if (ref) {
+      const facts = factsFor(lookups, ref.value, ref.noun);
+      const party = isPartyField(key) || isParty(keyWords(ref.noun));
       detail = {
-        label: party ? partyRole(key, tool, facts) : fieldWords(idNoun(key)),
-        value: idInWords(lookups, value),
+        label: party ? partyRole(key, tool, facts) : fieldWords(ref.noun || key),
+        value: idInWords(lookups, ref.value, ref.noun),
       };
       if (party && facts && !own) {
         out.party = detail.value;
         out.details.push(detail);
         continue;
       }
+      // A document the call applies to (a payment's invoice): named with its party, amount and date.
+      const document = facts && !party && (facts.number !== undefined || facts.amount !== undefined);
+      if (document && !own) {
+        out.party ??= facts.party;
+        const extra = amountAndDate(facts, fmt);
+        const name = facts.number && facts.party === out.party ? facts.number : detail.value;
+        const named = `${refWords(ref.noun)}${name}${extra ? ` (${extra})` : ''}`;
+        out.against.push(named);
+        out.details.push({ label: 'Against', value: named });
+        continue;
+      }
+    } else if (!own && out.party === undefined && isPartyName(key, value)) {
+      out.party = String(value).trim();
+      out.details.push({ label: partyRole(key, tool), value: out.party });
+      continue;
     } else if (Array.isArray(value) && value.length > 0 && value.every(isRecord) && !areLines(value)) {
       const refs = value.flatMap((item) => {
-        const idKey = Object.keys(item).find((f) => ID_FIELD.test(f) && typeof item[f] === 'string');
-        if (!idKey) return [];
-        const facts = factsFor(lookups, item[idKey]);
+        const found = Object.entries(item)
+          .map(([f, v]) => (Array.isArray(v) ? undefined : refOf(f, v)))
+          .find((r) => r !== undefined);
+        if (!found) return [];
+        const facts = factsFor(lookups, found.value, found.noun);
         out.party ??= facts?.party;
         const money = Object.entries(item).find(([f, v]) => typeof v === 'number' && /amount/i.test(f));
         // Its party is the card's already: the number alone names it.
         const name =
-          facts?.number && facts.party === out.party ? facts.number : idInWords(lookups, item[idKey]);
+          facts?.number && facts.party === out.party
+            ? facts.number
+            : idInWords(lookups, found.value, found.noun);
         // All of the call's amount against one record goes without saying.
         const all = value.length === 1 && money?.[1] === whole;
         return [
-          `${idNoun(idKey).replace(/_/g, ' ')} ${name}${money && !all ? ` (${show(money[0], money[1], fmt)})` : ''}`,
+          `${refWords(found.noun)}${name}${money && !all ? ` (${show(money[0], money[1], fmt)})` : ''}`,
         ];
       });
       detail = { label: fieldWords(key), value: refs.length > 0 ? refs.join(', ') : show(key, value, fmt) };
@@ -167,12 +227,12 @@ function otherArgs(
       }
     } else {
       detail = { label: fieldWords(key), value: valueInWords(key, value, fmt) };
-      if (!own && out.amount === undefined && typeof value === 'number' && HEADLINE_AMOUNT.test(snake(key))) {
+      if (!own && out.amount === undefined && isHeadlineAmount(key, value)) {
         out.amount = detail.value;
         out.details.push({ label: 'Amount', value: detail.value });
         continue;
       }
-      if (!own && out.dated === undefined && typeof value === 'string' && HEADLINE_DATE.test(snake(key))) {
+      if (!own && out.dated === undefined && isHeadlineDate(key, value)) {
         out.dated = detail.value;
         out.details.push({ label: 'Date', value: detail.value });
         continue;
@@ -184,6 +244,15 @@ function otherArgs(
     else out.rest.push(detail);
   }
   return out;
+}
+
+/** "invoice " before a document's name; nothing for a bare id. */
+const refWords = (noun: string) => (noun ? `${noun.replace(/_/g, ' ')} ` : '');
+
+/** Whether an argument names the party by name (`customer_name: "Acme Corp"`, `Customer: "Acme Corp"`). */
+function isPartyName(key: string, value: unknown): boolean {
+  const words = keyWords(key);
+  return isParty(words) && isNameShaped(value) && readFacts({ [key]: value }).party !== undefined;
 }
 
 /**
@@ -207,10 +276,11 @@ function changeOf(
   if (current === undefined) return undefined;
   const now = before[current];
   if (JSON.stringify(now) === JSON.stringify(value)) return null;
+  const ref = Array.isArray(now) ? undefined : refOf(key, now);
   const was = !present(now)
     ? '—'
-    : ID_FIELD.test(key)
-      ? idInWords(lookups, now)
+    : ref
+      ? idInWords(lookups, ref.value, ref.noun)
       : valueInWords(key, now, fmt);
   return { field: detail.label, before: was, after: detail.value };
 }

@@ -1,6 +1,7 @@
 import { nameWords, parseToolName, singular } from '@munim/contracts';
 import type { Formats } from '../render/locale.ts';
 import { isRecord } from '../util.ts';
+import { type Facts, isParty, keyWords, readFacts, refOf } from './fields.ts';
 
 /** What a confirmation can say of a record, read from whatever names its fields carry. */
 
@@ -22,78 +23,35 @@ export function idNoun(field: string): string {
   return words.slice(0, words.at(-1) === 'id' ? -1 : words.length).join('_');
 }
 
-/** The field holding the id of the record a tool acts on (`InvoiceId` of void_invoice), if any. */
+/**
+ * The field holding the id (or number) of the record a tool acts on (`InvoiceId` of void_invoice,
+ * `invoice_number` of delete_invoice, a bare `id`), if any.
+ */
 export function ownIdField(tool: string, args: Record<string, unknown>): string | undefined {
   const { verbClass, object } = parseToolName(tool);
   if (verbClass !== 'destructive' && verbClass !== 'edit') return undefined;
-  const fields = Object.keys(args).filter((k) => ID_FIELD.test(k) && typeof args[k] === 'string');
+  const kind = singular(object.split('_').at(-1) ?? '');
+  const refs = Object.entries(args).flatMap(([k, v]) => {
+    const ref = isRecord(v) ? undefined : refOf(k, v);
+    return ref ? [{ k, noun: ref.noun }] : [];
+  });
   return (
-    fields.find((k) => {
-      const noun = idNoun(k);
-      return noun !== '' && (object === noun || object.endsWith(`_${noun}`));
-    }) ?? fields.find((k) => idNoun(k) === '')
+    refs.find((r) => r.noun !== '' && (object === r.noun || r.noun.split('_').at(-1) === kind))?.k ??
+    refs.find((r) => r.noun === '')?.k
   );
 }
 
-const PARTY_NOUNS = new Set(['contact', 'customer', 'vendor', 'supplier', 'party', 'client', 'payee']);
-
 /** Whether an id field names the other party of a document: its customer, vendor or contact. */
 export function isPartyField(field: string): boolean {
-  return PARTY_NOUNS.has(idNoun(field).split('_').at(-1) ?? '');
+  return isParty(keyWords(idNoun(field)));
 }
 
-export interface RecordFacts {
-  /** Its document number: INV-0042. */
-  number?: string;
-  /** Its own name (a contact's, an account's). */
-  name?: string;
-  /** The customer or vendor of a document. */
-  party?: string;
-  /** "Customer" or "Vendor" when the record says which. */
-  role?: string;
-  amount?: number;
-  currency?: string;
-  date?: string;
-}
+/** What a card can say of a record: its number, name, party, amount, currency and dates. */
+export type RecordFacts = Facts;
 
-const AMOUNT_KEYS = ['total', 'total_amount', 'grand_total', 'amount', 'amount_total', 'net_amount'];
-const DATE_KEY = /^((invoice|bill|issue|document|transaction|txn|payment|entry|journal)_)?date$/;
-const NUMBER_KEY = /(^|_)(number|no)$/;
-const NOT_A_DOCUMENT_NUMBER = /phone|mobile|tax|gst|pan|vat|bank|account|tin|registration/;
-const NAME_KEYS = ['display_name', 'name', 'full_name', 'company_name', 'title'];
-const PARTY_KEY = /^(contact|customer|vendor|supplier|party|client|payee)_(display_)?name$/;
-const PARTY_OBJECT = /^(contact|customer|vendor|supplier|party|client|payee)$/;
-
-const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-
-/** The facts of one record, whatever the naming style of its fields. */
-export function factsOf(record: Record<string, unknown>): RecordFacts {
-  const byKey = new Map(Object.entries(record).map(([k, v]) => [snake(k), v]));
-  const facts: RecordFacts = {};
-  const number = [...byKey].find(
-    ([k, v]) => NUMBER_KEY.test(k) && !NOT_A_DOCUMENT_NUMBER.test(k) && text(v),
-  )?.[1];
-  if (number !== undefined) facts.number = String(number).trim();
-  const name = NAME_KEYS.map((k) => text(byKey.get(k))).find(Boolean);
-  if (name) facts.name = name;
-  for (const [k, v] of byKey) {
-    if (facts.party) break;
-    const named = text(v);
-    if (PARTY_KEY.test(k) && named) facts.party = named;
-    else if (PARTY_OBJECT.test(k) && isRecord(v)) {
-      const inner = factsOf(v);
-      if (inner.name) facts.party = inner.name;
-    }
-  }
-  const type = text(byKey.get('contact_type')) ?? text(byKey.get('type'));
-  if (type && /^(customer|vendor|supplier)$/i.test(type)) facts.role = roleWord(type);
-  const amount = AMOUNT_KEYS.map((k) => byKey.get(k)).find((v) => typeof v === 'number');
-  if (typeof amount === 'number') facts.amount = amount;
-  const currency = text(byKey.get('currency_code')) ?? text(byKey.get('currency'));
-  if (currency && /^[A-Z]{3}$/.test(currency)) facts.currency = currency;
-  const date = [...byKey].find(([k, v]) => DATE_KEY.test(k) && text(v))?.[1];
-  if (typeof date === 'string') facts.date = date;
-  return facts;
+/** The facts of one record, whatever the spelling and nesting of its fields (`noun`: its kind, when known). */
+export function factsOf(record: Record<string, unknown>, noun?: string): RecordFacts {
+  return readFacts(record, noun);
 }
 
 function roleWord(word: string): string {
@@ -117,12 +75,17 @@ export function labelOf(facts: RecordFacts): string | undefined {
   return facts.number ?? facts.name ?? facts.party;
 }
 
+/** A date in the business's format; as the books wrote it when it cannot be read as one. */
+export function dateInWords(value: string, fmt: Formats): string {
+  return fmt.date(value) ?? value;
+}
+
 /** Its amount and date in the business's formats: "₹1,18,000.00, dated 15/01/2026". */
 export function amountAndDate(facts: RecordFacts, fmt: Formats): string {
   const parts: string[] = [];
   if (facts.amount !== undefined) parts.push(fmt.money(facts.amount, facts.currency));
-  const date = facts.date ? fmt.date(facts.date) : undefined;
-  if (date) parts.push(`dated ${date}`);
+  if (facts.date) parts.push(`dated ${dateInWords(facts.date, fmt)}`);
+  else if (facts.due) parts.push(`due ${dateInWords(facts.due, fmt)}`);
   return parts.join(', ');
 }
 

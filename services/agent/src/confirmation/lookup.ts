@@ -1,46 +1,60 @@
-import { nameWords, parseToolName, singular, type ToolDefinition } from '@munim/contracts';
+import { parseToolName, singular, type ToolDefinition } from '@munim/contracts';
 import { groupsOfToolName } from '@munim/kit';
 import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
 import { isRecord } from '../util.ts';
-import { areLines, ID_FIELD, idNoun, isPartyField, ownIdField, plainReason } from './facts.ts';
+import { areLines, ownIdField, plainReason } from './facts.ts';
+import { isNameShaped, isNumberShaped, keyWords, type Ref, readFacts, refOf } from './fields.ts';
 
 /**
  * What is known of one id of a call: the record a read gave, why none could be read, or that it
- * was not read (an id beside the record and its party, like a bank account, that no read of this
- * request names).
+ * was not read (the confirmation's reads were spent on the records it is about).
  */
 export type Looked = { record: Record<string, unknown> } | { failed: string } | { unread: true };
-/** The ids of a call, by value, each looked up. */
+/** The ids of a call, by value as text, each looked up. */
 export type Lookups = Map<string, Looked>;
 
 /** Reads a confirmation may make: each is a call to the books while the user waits. */
-const MAX_READS = 4;
-const MAX_IDS = 6;
+const MAX_READS = 6;
+const MAX_IDS = 8;
 const NO_READER = 'no read tool of the books finds it';
+/** Nouns too general to find a reader by: the kind is in a sibling field (`entity_type: "contact"`). */
+const GENERAL = new Set(['entity', 'object', 'record', 'txn', 'transaction', 'document', 'item', 'resource']);
 
-interface IdRef {
-  field: string;
-  value: string;
-  /** The record acted on, its party, or a record it is against: read when not known. */
-  primary: boolean;
+interface IdRef extends Ref {
+  /** The record the change acts on. */
+  own: boolean;
 }
 
-/** The ids of a call: the record it acts on first, then the records in its lists, its party, the rest. */
+/** The kind a sibling field names (`entity_type: "contact"`, QuickBooks' `TxnType: "Invoice"`), for a general noun. */
+function kindBeside(item: Record<string, unknown>, ref: Ref): string {
+  if (!GENERAL.has(ref.noun.split('_').at(-1) ?? '')) return ref.noun;
+  const kind = Object.entries(item).find(
+    ([k, v]) => keyWords(k).at(-1) === 'type' && typeof v === 'string' && /^[A-Za-z ]{3,30}$/.test(v),
+  )?.[1];
+  return typeof kind === 'string' ? keyWords(kind).join('_') : ref.noun;
+}
+
+/** The records a call points at: the one it acts on first, then those its lists apply to, then the rest. */
 function idRefs(tool: string, args: Record<string, unknown>): IdRef[] {
   const own = ownIdField(tool, args);
   const refs: IdRef[] = [];
-  const id = (k: string, v: unknown): v is string => ID_FIELD.test(k) && typeof v === 'string' && v !== '';
-  if (own && id(own, args[own])) refs.push({ field: own, value: args[own], primary: true });
-  for (const value of Object.values(args)) {
+  const add = (item: Record<string, unknown>, key: string, isOwn: boolean) => {
+    const ref = refOf(key, item[key]);
+    if (ref) refs.push({ ...ref, noun: kindBeside(item, ref), own: isOwn });
+  };
+  if (own) add(args, own, true);
+  const lists = (value: unknown, depth: number) => {
     // Line items point at ledger accounts and products, not at the records the change is about.
-    if (!Array.isArray(value) || !value.every(isRecord) || areLines(value)) continue;
+    if (depth > 2 || !Array.isArray(value) || !value.every(isRecord) || areLines(value)) return;
     for (const item of value)
-      for (const [k, v] of Object.entries(item))
-        if (id(k, v)) refs.push({ field: k, value: v, primary: true });
-  }
-  for (const [k, v] of Object.entries(args))
-    if (k !== own && id(k, v)) refs.push({ field: k, value: v, primary: isPartyField(k) });
+      for (const [k, v] of Object.entries(item)) {
+        if (Array.isArray(v)) lists(v, depth + 1);
+        else add(item, k, false);
+      }
+  };
+  for (const value of Object.values(args)) lists(value, 0);
+  for (const k of Object.keys(args)) if (k !== own) add(args, k, false);
   const seen = new Set<string>();
   return refs.filter((r) => !seen.has(r.value) && seen.add(r.value)).slice(0, MAX_IDS);
 }
@@ -52,74 +66,140 @@ function* objects(value: unknown, depth = 0): Generator<Record<string, unknown>>
   for (const child of Array.isArray(value) ? value : Object.values(value)) yield* objects(child, depth + 1);
 }
 
+const same = (v: unknown, id: string) =>
+  (typeof v === 'string' || typeof v === 'number') &&
+  String(v).trim().toLowerCase() === id.trim().toLowerCase();
+
 /**
- * The record whose own id is `id`: the object whose first id field holds it (an invoice that
- * merely names the customer by `ContactId` is not the customer's record).
+ * The fields that name a record itself, not another it points at: its first id field and those of
+ * the same kind (`InvoiceID`, `InvoiceNumber`), a bare `id` or `number`, a `DocNumber`; a `value`
+ * in a small reference object. An invoice that names its customer by `ContactID` is not the customer.
  */
+function ownKeys(o: Record<string, unknown>): string[] {
+  const ids = Object.keys(o).flatMap((k) => {
+    const ref = typeof o[k] === 'string' || typeof o[k] === 'number' ? refOf(k, o[k]) : undefined;
+    return ref ? [{ k, noun: ref.noun }] : [];
+  });
+  const kind = ids[0]?.noun ?? '';
+  const mine = ids.filter(
+    (r) => r.noun === '' || r.noun === kind || r.noun === 'doc' || r.noun === 'document',
+  );
+  const small = Object.keys(o).length <= 3 && 'value' in o ? ['value'] : [];
+  return [...mine.map((r) => r.k), ...small];
+}
+
+/** The record whose own id (or number) is `id`, in what a read returned. */
 function recordOf(value: unknown, id: string): Record<string, unknown> | undefined {
   for (const o of objects(value)) {
-    const first = Object.keys(o).find((k) => ID_FIELD.test(k));
-    if (first !== undefined && o[first] === id) return o;
+    if (ownKeys(o).some((k) => same(o[k], id))) return o;
+    // A document known by its number-shaped name (Odoo's `name: "INV/2024/0042"`).
+    if (isNumberShaped(id) && readFacts(o).number === id.trim()) return o;
   }
   return undefined;
 }
 
-/** A name a record gives beside the id it refers to: `ContactName` next to `ContactId`. */
-function nameBeside(value: unknown, id: string): Record<string, unknown> | undefined {
+const sameNoun = (a: string, b: string) =>
+  a === b || (a !== '' && b !== '' && (a.endsWith(`_${b}`) || b.endsWith(`_${a}`)));
+
+/**
+ * A name a record gives beside the id it refers to: `ContactName` next to `ContactID`, the name of
+ * Odoo's `partner_id: [7, "Acme"]`.
+ */
+function nameBeside(value: unknown, ref: Ref): Record<string, unknown> | undefined {
   for (const o of objects(value)) {
-    const entries = Object.entries(o);
-    for (const [key, v] of entries) {
-      const noun = idNoun(key);
-      if (v !== id || noun === '' || !ID_FIELD.test(key)) continue;
-      const sibling = (suffix: string) =>
-        entries.find(([k, w]) => snake(k) === `${noun}_${suffix}` && typeof w === 'string')?.[1];
-      const name = sibling('name') ?? sibling('display_name');
+    for (const [key, v] of Object.entries(o)) {
+      const pairNoun = keyWords(key)
+        .filter((w) => w !== 'id')
+        .join('_');
+      if (
+        Array.isArray(v) &&
+        v.length === 2 &&
+        same(v[0], ref.value) &&
+        isNameShaped(v[1]) &&
+        sameNoun(pairNoun, ref.noun)
+      )
+        return { Name: v[1] };
+      const theirs = same(v, ref.value) ? refOf(key, v) : undefined;
+      if (!theirs || theirs.noun === '') continue;
+      const prefix = theirs.noun.split('_');
+      const beside: Record<string, unknown> = {};
+      for (const [k, w] of Object.entries(o)) {
+        const words = keyWords(k);
+        if (k !== key && prefix.every((p, i) => words[i] === p))
+          beside[words.slice(prefix.length).join('_')] = w;
+      }
+      const facts = readFacts(beside);
+      const name = facts.name ?? facts.number;
       if (name) return { Name: name };
-      const number = sibling('number');
-      if (number) return { Number: number };
     }
   }
   return undefined;
 }
 
-const snake = (key: string) => nameWords(key).join('_');
-
-/** Read tools that may name the record an id field points at: a read by that id first, then lists. */
-function readersFor(field: string, ownNoun: string, readers: ToolDefinition[]): ToolDefinition[] {
-  const noun = idNoun(field) || ownNoun;
+/** Whether a tool is about records of the kind `noun` names (`list_contacts` and a customer). */
+function about(tool: string, noun: string): boolean {
   const last = noun.split('_').at(-1) ?? noun;
   const groups = new Set(groupsOfToolName(last));
-  const related = (t: ToolDefinition) => {
-    const nouns = parseToolName(t.name).nouns.map(singular);
-    return groupsOfToolName(t.name).some((g) => groups.has(g)) || nouns.includes(last);
-  };
+  const nouns = parseToolName(tool).nouns.map(singular);
+  return groupsOfToolName(tool).some((g) => groups.has(g)) || nouns.includes(last);
+}
+
+/** Read tools that may name the record a ref points at: a read by that id first, then lists. */
+function readersFor(ref: Ref, ownNoun: string, readers: ToolDefinition[]) {
+  const noun = ref.noun || ownNoun;
+  const related = (t: ToolDefinition) => about(t.name, noun);
   const required = (t: ToolDefinition) =>
     Array.isArray(t.inputSchema.required) ? (t.inputSchema.required as unknown[]) : [];
-  const takes = (t: ToolDefinition) =>
-    isRecord(t.inputSchema.properties) && field in t.inputSchema.properties;
+  const spelled = keyWords(ref.field).join('_');
+  const byIdWords = noun === '' ? 'id' : `${noun}_id`;
+  // The reader's own spelling of the field: `invoice_id` for the call's `InvoiceID`.
+  const input = (t: ToolDefinition) =>
+    isRecord(t.inputSchema.properties)
+      ? Object.keys(t.inputSchema.properties).find((p) => {
+          const words = keyWords(p).join('_');
+          return words === spelled || words === byIdWords;
+        })
+      : undefined;
   const mine = readers.filter(related);
-  const byId = mine
-    .filter((t) => takes(t) && required(t).every((f) => f === field))
-    .sort((a, b) => Number(!required(a).includes(field)) - Number(!required(b).includes(field)));
-  const lists = mine.filter((t) => !takes(t) && required(t).length === 0);
+  const byId = mine.flatMap((t) => {
+    const field = input(t);
+    return field && required(t).every((f) => f === field) ? [{ tool: t, field }] : [];
+  });
+  byId.sort(
+    (a, b) => Number(!required(a.tool).includes(a.field)) - Number(!required(b.tool).includes(b.field)),
+  );
+  const lists = mine
+    .filter((t) => !input(t) && required(t).length === 0)
+    .map((tool) => ({ tool, field: undefined }));
   return [...byId.slice(0, 1), ...lists.slice(0, 2)];
 }
 
+/** The id as the reader's schema types it: Odoo's ids are numbers. */
+function typed(tool: ToolDefinition, field: string, value: string): unknown {
+  const props = tool.inputSchema.properties;
+  const type = isRecord(props) && isRecord(props[field]) ? props[field].type : undefined;
+  return (type === 'integer' || type === 'number') && /^\d+$/.test(value) ? Number(value) : value;
+}
+
+type Step = Awaited<ReturnType<typeof toolStep>>;
+
 /**
- * Looks up the ids of a write so its confirmation can name them. What this request has read
- * already names most (a model looks records up before it changes them); the record acted on is
- * read afresh, and its party and the records it is against are read when not known, each by a
- * read tool the registry offers for it, through the validator and executor like any call (never
- * a write). What no read names is kept with the reason, so the card says so instead of showing the id.
+ * Looks up the records a write points at so its confirmation can name them. What this request has
+ * read already comes first (a model looks records up before it changes them); what it has not is
+ * read by a read tool the registry offers for it, on the write's own server, through the validator
+ * and executor like any call (never a write). What no read names is kept with the reason, so the
+ * card says so instead of showing the id.
  */
 export async function lookUp(run: Run, tool: string, args: Record<string, unknown>): Promise<Lookups> {
   const lookups: Lookups = new Map();
   const refs = idRefs(tool, args);
   if (refs.length === 0) return lookups;
   const read = () => run.toolResults.filter((r) => r.success).map((r) => r.result);
-  const known = (value: string) => {
-    for (const result of read()) {
-      const record = recordOf(result, value);
+  const known = (ref: IdRef) => {
+    for (const r of run.toolResults) {
+      // A small number is an id in many tables: only a read of this kind of record names it.
+      if (!r.success || (/^\d+$/.test(ref.value) && ref.noun !== '' && !about(r.tool, ref.noun))) continue;
+      const record = recordOf(r.result, ref.value);
       if (record) return record;
     }
     return undefined;
@@ -128,33 +208,23 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
   // Another server's books do not hold this one's records.
   const server = registry.find((t) => t.name === tool)?.access?.server;
   const readers = registry.filter((t) => !t.isWrite && t.access?.server === server);
-  const own = ownIdField(tool, args);
   const ownNoun = parseToolName(tool).object;
-  const cache = new Map<string, Awaited<ReturnType<typeof toolStep>>>();
+  const cache = new Map<string, Step>();
   let reads = 0;
-  for (const { field, value, primary } of refs) {
-    // The record a change acts on is read as it is now: an edit shows it before → after.
-    let record = field === own ? undefined : known(value);
-    let failed: string | undefined = primary ? NO_READER : undefined;
-    for (const reader of record || !primary ? [] : readersFor(field, ownNoun, readers)) {
-      const input = isRecord(reader.inputSchema.properties) && field in reader.inputSchema.properties;
-      const key = `${reader.name}:${input ? value : ''}`;
+  for (const ref of refs) {
+    let record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
+    let failed: string | undefined = record ? undefined : NO_READER;
+    let spent = false;
+    for (const { tool: reader, field } of record ? [] : readersFor(ref, ref.own ? ownNoun : '', readers)) {
+      const key = `${reader.name}:${field ? ref.value : ''}`;
       let step = cache.get(key);
       if (!step) {
-        if (reads >= MAX_READS) break;
+        if (reads >= MAX_READS) {
+          spent = true;
+          break;
+        }
         reads += 1;
-        step = await toolStep(run, reader.name, input ? { [field]: value } : {}, { mayConfirm: false }).catch(
-          (error: unknown) => {
-            // The question is still put: without the name, which the card then says it lacks.
-            run.ctx.log.warn({ err: error, requestId: run.scope.requestId }, 'confirmation read failed');
-            return {
-              kind: 'executed' as const,
-              success: false,
-              content: null,
-              error: 'the books did not answer',
-            };
-          },
-        );
+        step = await readOnce(run, reader.name, field ? { [field]: typed(reader, field, ref.value) } : {});
         cache.set(key, step);
       }
       if (step.kind === 'blocked') {
@@ -165,29 +235,41 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
       if (!step.success) {
         failed = plainReason(step.error ?? 'the read failed');
         // The books answered a read by this very id: a list would not know better.
-        if (input) break;
+        if (field) break;
         continue;
       }
-      record = recordOf(step.content, value);
+      record = recordOf(step.content, ref.value) ?? nameBeside(step.content, ref);
       if (record) break;
       failed = 'the books have no such record';
     }
-    if (!record && field === own && failed === NO_READER) record = known(value);
-    // A name given beside the id (an invoice's `ContactName`) serves for what is not read afresh.
-    if (!record && field !== own)
-      record = read()
-        .map((result) => nameBeside(result, value))
-        .find(Boolean);
-    lookups.set(value, record ? { record } : failed ? { failed } : { unread: true });
+    lookups.set(
+      ref.value,
+      record
+        ? { record }
+        : spent && failed === NO_READER
+          ? { unread: true }
+          : { failed: failed ?? NO_READER },
+    );
   }
   // What an edit replaces is named by the record itself: its `ContactName` beside its `ContactId`.
-  const current = own ? lookups.get(String(args[own])) : undefined;
+  const own = refs.find((r) => r.own);
+  const current = own ? lookups.get(own.value) : undefined;
   if (current && 'record' in current) {
     for (const [key, now] of Object.entries(current.record)) {
-      if (key === own || typeof now !== 'string' || !(key in args) || lookups.has(now)) continue;
-      const name = nameBeside(current.record, now);
-      if (name) lookups.set(now, { record: name });
+      const ref = key in args ? refOf(key, now) : undefined;
+      if (!ref || ref.value === own?.value || lookups.has(ref.value)) continue;
+      const name = nameBeside(current.record, ref);
+      if (name) lookups.set(ref.value, { record: name });
     }
   }
   return lookups;
+}
+
+/** One read for a confirmation; a failure to get an answer is a reason, not an error. */
+function readOnce(run: Run, tool: string, args: Record<string, unknown>): Promise<Step> {
+  return toolStep(run, tool, args, { mayConfirm: false }).catch((error: unknown) => {
+    // The question is still put: without the name, which the card then says it lacks.
+    run.ctx.log.warn({ err: error, requestId: run.scope.requestId }, 'confirmation read failed');
+    return { kind: 'executed' as const, success: false, content: null, error: 'the books did not answer' };
+  });
 }
