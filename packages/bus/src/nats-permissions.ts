@@ -28,7 +28,7 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
   gateway: {
     publishes: ['querySubmitted'],
     requests: ['toolsList', 'healthPing'],
-    broadcasts: ['intentsChanged', 'llmConfigChanged'],
+    broadcasts: ['intentsChanged', 'llmConfigChanged', 'toolPinChanged'],
     follows: true,
   },
   router: {
@@ -50,7 +50,11 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
     requests: ['toolsList'],
     listens: ['toolsChanged'],
   },
-  'mcp-executor': { serves: ['toolExecute', 'toolsList'], broadcasts: ['toolsChanged'] },
+  'mcp-executor': {
+    serves: ['toolExecute', 'toolsList'],
+    broadcasts: ['toolsChanged'],
+    listens: ['toolPinChanged'],
+  },
   logger: { consumes: [{ subject: 'requestEvents', durable: 'logger' }] },
 };
 

@@ -177,9 +177,11 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
     bus.router.listen('intentsChanged', () => heard.push('router:intents'));
     bus.agent.listen('llmConfigChanged', () => heard.push('agent:llm-configs'));
     bus.validator.listen('toolsChanged', () => heard.push('validator:tools'));
+    bus['mcp-executor'].listen('toolPinChanged', () => heard.push('mcp-executor:tool-pins'));
     await Promise.all(SERVICES.map((s) => bus[s].flush()));
     bus.gateway.broadcast('intentsChanged', { reason: 'created', intentIds: ['i1'] });
     bus.gateway.broadcast('llmConfigChanged', { reason: 'default', configId: 1 });
+    bus.gateway.broadcast('toolPinChanged', { reason: 'accepted', server: 'books', tool: 'list_invoices' });
     bus['mcp-executor'].broadcast('toolsChanged', {
       reason: 'connected',
       added: [],
@@ -187,7 +189,9 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
       changed: [],
       total: 0,
     });
-    await expect.poll(() => heard.sort()).toEqual(['agent:llm-configs', 'router:intents', 'validator:tools']);
+    await expect
+      .poll(() => heard.sort())
+      .toEqual(['agent:llm-configs', 'mcp-executor:tool-pins', 'router:intents', 'validator:tools']);
 
     // A query through the work stream: gateway → router → agent, each emitting events; the
     // logger and the router's cache observer consume them all; the gateway follows the request.

@@ -4,6 +4,7 @@ import { intentsChanged } from './subjects/intents.ts';
 import { llmConfigChanged } from './subjects/llm-configs.ts';
 import { queryRouted, querySubmitted } from './subjects/query.ts';
 import { toolsChanged } from './subjects/registry.ts';
+import { toolPinChanged } from './subjects/tool-pins.ts';
 import { toolExecute, toolsList, toolValidate } from './subjects/tools.ts';
 import { answerBlocks, toolsContainers } from './subjects/validator.ts';
 
@@ -18,6 +19,7 @@ export const catalog = {
   toolsChanged,
   intentsChanged,
   llmConfigChanged,
+  toolPinChanged,
   toolsContainers,
   answerBlocks,
   healthPing,

@@ -13,6 +13,7 @@ export * from './subjects/llm-configs.ts';
 export * from './subjects/metrics.ts';
 export * from './subjects/query.ts';
 export * from './subjects/registry.ts';
+export * from './subjects/tool-pins.ts';
 export * from './subjects/tools.ts';
 export * from './subjects/validator.ts';
 export * from './tool-names.ts';

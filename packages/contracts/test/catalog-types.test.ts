@@ -33,7 +33,7 @@ describe('the catalog, as types', () => {
       'toolValidate' | 'toolExecute' | 'toolsList' | 'toolsContainers' | 'answerBlocks' | 'healthPing'
     >();
     expectTypeOf<BroadcastSubjectName>().toEqualTypeOf<
-      'toolsChanged' | 'intentsChanged' | 'llmConfigChanged'
+      'toolsChanged' | 'intentsChanged' | 'llmConfigChanged' | 'toolPinChanged'
     >();
     expectTypeOf<
       StreamSubjectName | RequestSubjectName | BroadcastSubjectName

@@ -161,6 +161,10 @@ describe('envelope and subjects', () => {
       bad: { reason: '', intentIds: 'intent-1' },
     },
     llmConfigChanged: { good: { reason: 'default', configId: 3 }, bad: { reason: 'default', configId: 'x' } },
+    toolPinChanged: {
+      good: { reason: 'accepted', server: 'books', tool: 'list_invoices' },
+      bad: { reason: 'ignored', server: 'books', tool: 'list_invoices' },
+    },
     toolsContainers: { good: { groups: ['invoices'], collapse: 'always' }, bad: { collapse: 'sometimes' } },
     answerBlocks: { good: { text: 'Done.' }, bad: { text: 1 } },
     healthPing: { good: {}, bad: 'ping' },

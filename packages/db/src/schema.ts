@@ -160,6 +160,40 @@ export interface ToolRegistryTable {
   confirm_tier: number | null;
 }
 
+/** Whether the server lists the pinned definition of a tool, one an operator refused, or another. */
+export type ToolPinState = 'pinned' | 'changed' | 'refused';
+
+/** A tool's wire definition as pinned: what `tools/list` says of it, hashed. */
+export interface PinnedToolDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** The definition of each tool of each server an operator trusts, and the one listed now (issue 26). */
+export interface ToolPinsTable {
+  /** The server's configured name. */
+  server_name: string;
+  /** The tool's name on its own server. */
+  tool_name: string;
+  pinned_hash: string;
+  pinned_definition: JSONColumnType<PinnedToolDefinition>;
+  /** When the pinned definition was first listed or accepted. */
+  pinned_at: GeneratedTimestamp;
+  /** Who accepted the pinned definition; null for the first listing's. */
+  accepted_by: string | null;
+  listed_hash: string;
+  listed_definition: JSONColumnType<PinnedToolDefinition>;
+  listed_at: GeneratedTimestamp;
+  refused_hash: string | null;
+  refused_by: string | null;
+  refused_at: NullableTimestamp;
+  /** Derived by the database from the three hashes. */
+  state: ColumnType<ToolPinState, never, never>;
+}
+
 /** Conversation history, numbered per tenant (entity + org: #MJ-0001 …) and soft-deletable (seed 003 §6.14). */
 export interface UnifiedConversationsTable {
   /** The conversation id. */
@@ -475,6 +509,7 @@ export interface Database {
   query_routing_logs: QueryRoutingLogsTable;
   intents: IntentsTable;
   tool_registry: ToolRegistryTable;
+  tool_pins: ToolPinsTable;
   unified_conversations: UnifiedConversationsTable;
   llm_usage_logs: LlmUsageLogsTable;
   feedback_log: FeedbackLogTable;
@@ -516,6 +551,7 @@ export const TABLE_NAMES = [
   'tenant_usage',
   'country_configs',
   'business_contexts',
+  'tool_pins',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;
@@ -527,6 +563,7 @@ export type IntentRow = Selectable<IntentsTable>;
 export type NewIntent = Insertable<IntentsTable>;
 export type ToolRegistryRow = Selectable<ToolRegistryTable>;
 export type NewToolRegistryEntry = Insertable<ToolRegistryTable>;
+export type ToolPinRow = Selectable<ToolPinsTable>;
 export type ConversationRow = Selectable<UnifiedConversationsTable>;
 export type NewConversation = Insertable<UnifiedConversationsTable>;
 export type LlmUsageLogRow = Selectable<LlmUsageLogsTable>;

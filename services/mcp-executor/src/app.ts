@@ -9,6 +9,7 @@ import { ToolCaller, UNAVAILABLE } from './call.ts';
 import type { McpConnection } from './connection.ts';
 import { executeCall } from './execute.ts';
 import { type IdempotencyBackend, IdempotencyStore, MemoryIdempotencyStore } from './idempotency.ts';
+import { MemoryPins, PgPins } from './pins.ts';
 import { ToolPolicy } from './policy.ts';
 import { ServerPool } from './pool.ts';
 import type { ToolRegistry } from './registry.ts';
@@ -119,6 +120,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     pingIntervalMs: config.pingIntervalMs,
     maxTenantSessions: config.maxTenantSessions,
     db: deps.db,
+    pins: deps.db ? new PgPins(deps.db) : new MemoryPins(),
     // Tells every listening instance (the validator); core NATS, fire and forget.
     onToolsChanged: (change) => bus.broadcast('toolsChanged', change),
   });
@@ -142,6 +144,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
   });
   const callDeps = { bus, log, pool, caller, writes, usage };
   const subscriptions: ReturnType<Bus['serve']>[] = [];
+  let pinNotices: ReturnType<Bus['listen']> | undefined;
   const inFlight = new Set<Promise<unknown>>();
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, work: () => void) => {
@@ -175,6 +178,11 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
           executeCall(callDeps, message, ctx.traceparent, ctx.reply),
         ),
       );
+      // An operator's decision on a changed tool applies at once; the periodic refresh catches a lost notice.
+      pinNotices = bus.listen('toolPinChanged', (message) => {
+        log.info({ ...message.data }, 'tool pin decided; reloading the tools');
+        void pool.refresh(`tool change ${message.data.reason}`);
+      });
       await bus.flush();
       every(config.registryRefreshMs ?? 5 * 60_000, () => void pool.refresh('periodic'));
       const purge = () =>
@@ -188,6 +196,7 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
     },
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      pinNotices?.unsubscribe();
       // Calls this instance sent run to their end; waits on calls sent by others end now.
       const draining = subscriptions.map((sub) => sub.stop());
       stopping.abort();

@@ -48,7 +48,11 @@ export async function executeCall(
   const run = async (): Promise<Outcome> => {
     if (!pool.registry.loaded) return failure('MCP_UNAVAILABLE', UNAVAILABLE);
     const definition = await pool.lookup(tool);
-    if (!definition) return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
+    if (!definition) {
+      const withheld = pool.withheld(tool);
+      if (withheld) return failure('TOOL_BLOCKED', withheld);
+      return failure('TOOL_NOT_FOUND', `TOOL_NOT_FOUND: there is no tool named "${tool}".`);
+    }
     const sending = (isWrite: boolean) => {
       announcement.sending(isWrite);
       usage?.count(tool);

@@ -6,8 +6,9 @@ import { primaryToolGroup } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import { McpConnection } from './connection.ts';
 import { classifyFailure, sanitizeMessage } from './errors.ts';
+import { MemoryPins, type PinStore, type PinVerdict } from './pins.ts';
 import type { ToolPolicy } from './policy.ts';
-import { listAllTools, ToolRegistry, toDefinition } from './registry.ts';
+import { type ListedTool, listAllTools, ToolRegistry, toDefinition } from './registry.ts';
 import { diffTools, isEmptyDiff, syncToolRegistry } from './registry-store.ts';
 import { createTransport, describeServer, type McpServerSpec, ServerSpecError } from './servers.ts';
 
@@ -30,6 +31,8 @@ export interface ServerPoolOptions {
   db?: Kysely<Database> | undefined;
   /** Told of every change of the combined registry. */
   onToolsChanged: (change: ToolsChanged) => void;
+  /** Where each tool's trusted definition is kept (default: this process's memory). */
+  pins?: PinStore | undefined;
 }
 
 /** Where an exposed tool is called for one tenant: on which session, under which name. */
@@ -43,8 +46,10 @@ interface ServerEntry {
   spec: McpServerSpec;
   /** The server's own session: listing, notifications, and calls where no tenant session applies. */
   connection: McpConnection;
-  /** Its tools under their own names, once listed. */
+  /** Its tools under their own names, once listed (withheld ones included, for stable names). */
   tools: ToolDefinition[] | undefined;
+  /** Its tools whose listed definition is not the pinned one, by their own names. */
+  withheld: Map<string, PinVerdict>;
   /** Sessions whose URL carries a tenant's entityid/orgid, least recently used first. */
   tenants: Map<string, McpConnection>;
 }
@@ -61,6 +66,9 @@ export class ServerPool {
   readonly #opts: ServerPoolOptions;
   readonly #entries: ServerEntry[];
   #routes = new Map<string, { entry: ServerEntry; name: string }>();
+  /** Tools listed but not offered, under the names calls use. */
+  #withheld = new Map<string, { server: string; name: string; verdict: PinVerdict }>();
+  readonly #pins: PinStore;
   #refreshing: Promise<void> | undefined;
   #lastMissRefresh = 0;
   #stopped = false;
@@ -72,11 +80,13 @@ export class ServerPool {
         throw new ServerSpecError(`server ${spec.name} has neither url nor command`);
     }
     this.#opts = opts;
+    this.#pins = opts.pins ?? new MemoryPins();
     this.secrets = opts.specs.flatMap((spec) => (spec.authToken ? [spec.authToken] : []));
     this.#entries = opts.specs.map((spec) => {
       const entry: ServerEntry = {
         spec,
         tools: undefined,
+        withheld: new Map(),
         tenants: new Map(),
         connection: new McpConnection({
           transport: () => createTransport(spec),
@@ -126,6 +136,20 @@ export class ServerPool {
       definition = this.registry.get(tool);
     }
     return definition;
+  }
+
+  /**
+   * Why a tool the server lists is not offered, in words for the caller, or undefined when it is
+   * offered or not listed at all.
+   */
+  withheld(tool: string): string | undefined {
+    const found = this.#withheld.get(tool);
+    if (!found) return undefined;
+    const what = `The tool "${tool}" of the server "${found.server}" is withheld`;
+    return found.verdict.state === 'refused'
+      ? `${what}: an operator refused its changed definition. Nothing was sent.`
+      : `${what}: its definition changed since it was pinned and awaits an operator's review ` +
+          '(GET /v1/admin/tools/changes). Nothing was sent.';
   }
 
   /** Where this tenant's call of an exposed tool goes, if the tool is listed. */
@@ -198,6 +222,7 @@ export class ServerPool {
       for (const tool of entry.tools ?? []) if (!firstOwner.has(tool.name)) firstOwner.set(tool.name, entry);
     }
     const next = new Map<string, { entry: ServerEntry; name: string }>();
+    const withheld = new Map<string, { server: string; name: string; verdict: PinVerdict }>();
     const definitions: ToolDefinition[] = [];
     for (const entry of this.#entries) {
       for (const tool of entry.tools ?? []) {
@@ -209,26 +234,73 @@ export class ServerPool {
           );
           continue;
         }
+        const verdict = entry.withheld.get(tool.name);
+        if (verdict) {
+          withheld.set(exposed, { server: entry.spec.name, name: tool.name, verdict });
+          continue;
+        }
         next.set(exposed, { entry, name: tool.name });
         definitions.push({ ...tool, name: exposed });
       }
     }
     this.#routes = next;
+    this.#withheld = withheld;
     return definitions;
+  }
+
+  /** Logs what a listing did to the pins, and keeps the server's withheld tools. */
+  #notePins(entry: ServerEntry, tools: readonly ToolDefinition[], verdicts: Map<string, PinVerdict>): void {
+    const { log } = this.#opts;
+    const server = entry.spec.name;
+    const withheld = new Map<string, PinVerdict>();
+    for (const tool of tools) {
+      const verdict = verdicts.get(tool.name);
+      if (verdict?.added) {
+        log.info(
+          {
+            server,
+            tool: tool.name,
+            kind: tool.isWrite ? 'write' : 'read',
+            reason: tool.access?.reason,
+            detail: tool.access?.detail,
+            hash: verdict.hash,
+          },
+          'tool added: classified and pinned',
+        );
+      }
+      if (!verdict || verdict.state === 'pinned') continue;
+      withheld.set(tool.name, verdict);
+      const before = entry.withheld.get(tool.name);
+      if (before?.state !== verdict.state || before.hash !== verdict.hash) {
+        log.warn(
+          { server, tool: tool.name, state: verdict.state, hash: verdict.hash },
+          verdict.state === 'refused'
+            ? 'tool withheld: an operator refused its listed definition'
+            : 'tool withheld: its definition changed since it was pinned; awaiting review',
+        );
+      }
+    }
+    entry.withheld = withheld;
   }
 
   async #load(entry: ServerEntry, client: Client, reason: string): Promise<void> {
     const { log, policy, db } = this.#opts;
     const listed = await listAllTools(client, this.#opts.listTimeoutMs);
     const tools: ToolDefinition[] = [];
+    const usable: ListedTool[] = [];
     const skipped: string[] = [];
     for (const item of listed) {
       // Classified by the server's own name: a prefix added on collision must not hide its verb.
       const definition = toDefinition(item, entry.spec.name, policy);
-      if (definition) tools.push(definition);
-      else skipped.push(String(item.name));
+      if (definition) {
+        tools.push(definition);
+        usable.push(item);
+      } else skipped.push(String(item.name));
     }
     if (skipped.length > 0) log.warn({ skipped }, 'tools with unusable definitions left out of the registry');
+    // Pins are checked before anything is offered: when they cannot be, the registry stays as it was.
+    const verdicts = await this.#pins.record(entry.spec.name, usable);
+    this.#notePins(entry, tools, verdicts);
     entry.tools = tools;
     const before = this.registry.list();
     this.registry.replaceDefinitions(this.#combine());

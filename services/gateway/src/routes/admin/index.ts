@@ -8,6 +8,7 @@ import { intentRoutes } from './intents.ts';
 import { llmConfigRoutes } from './llm-configs.ts';
 import { suggestedIntentRoutes } from './suggested-intents.ts';
 import { adminSuggestionRoutes } from './suggestions.ts';
+import { toolPinRoutes } from './tool-pins.ts';
 import { toolRoutes } from './tools.ts';
 
 /** What to do to get admin access, for the 403 of a caller without it. */
@@ -41,4 +42,5 @@ export const adminRoutes: FastifyPluginAsync<GatewayContext> = async (admin, ctx
   await admin.register(generateRoutes, ctx);
   await admin.register(llmConfigRoutes, ctx);
   await admin.register(toolRoutes, ctx);
+  await admin.register(toolPinRoutes, ctx);
 };

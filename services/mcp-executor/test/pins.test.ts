@@ -1,0 +1,254 @@
+// Tool definitions are pinned (issue 26 item 4, DESIGN §3.5): a tool whose wire definition changes
+// between listings is not offered and not called until an operator accepts the change, across
+// restarts and instances, on real PostgreSQL and NATS with an MCP server written with the SDK.
+import { TestNats } from '@munim/bus/testing';
+import type { ToolList } from '@munim/contracts';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildMcpExecutor } from '../src/app.ts';
+import { definitionHash, MemoryPins, PgPins, wireDefinition } from '../src/pins.ts';
+import type { ListedTool } from '../src/registry.ts';
+import { newScope, readTool, type SdkTool, startSdkServer, testDatabase } from './helpers.ts';
+
+let database: Awaited<ReturnType<typeof testDatabase>>;
+const nats = new TestNats();
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  database = await testDatabase();
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  await nats.cleanup();
+  await database.drop();
+});
+
+const listed = (name: string, extra: Partial<ListedTool> = {}): ListedTool => ({
+  name,
+  inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+  ...extra,
+});
+
+/** A small seeded generator, so a failure names a seed that reproduces it. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+describe('wire definitions', () => {
+  it('hash the same whatever order a server writes keys in, and differently when any part changes', () => {
+    const next = random(2026);
+    const word = () => Math.floor(next() * 36 ** 4).toString(36);
+    for (let i = 0; i < 300; i += 1) {
+      const properties = Object.fromEntries(
+        Array.from({ length: 1 + Math.floor(next() * 5) }, () => [word(), { type: 'string' }]),
+      );
+      const tool = listed(`tool_${word()}`, {
+        title: word(),
+        description: `${word()} ${word()}`,
+        inputSchema: { type: 'object', properties, required: Object.keys(properties).slice(0, 1) },
+        annotations: { readOnlyHint: next() < 0.5, destructiveHint: next() < 0.5 },
+      });
+      const hash = definitionHash(wireDefinition(tool));
+      const reordered = {
+        annotations: Object.fromEntries(Object.entries(tool.annotations ?? {}).reverse()),
+        inputSchema: Object.fromEntries(
+          Object.entries(tool.inputSchema)
+            .reverse()
+            .map(([k, v]) => [
+              k,
+              k === 'properties' ? Object.fromEntries(Object.entries(properties).reverse()) : v,
+            ]),
+        ),
+        description: tool.description,
+        title: tool.title,
+        name: tool.name,
+      } as ListedTool;
+      expect(definitionHash(wireDefinition(reordered)), `seed 2026, tool ${i}`).toBe(hash);
+      const changes: Partial<ListedTool>[] = [
+        { name: `${tool.name}x` },
+        { title: `${tool.title}.` },
+        { title: undefined },
+        { description: `${tool.description} and deletes it` },
+        { inputSchema: { ...tool.inputSchema, required: [] } },
+        { inputSchema: { ...tool.inputSchema, properties: { ...properties, extra: { type: 'number' } } } },
+        { annotations: { ...tool.annotations, readOnlyHint: !tool.annotations?.readOnlyHint } },
+        { annotations: undefined },
+      ];
+      for (const change of changes) {
+        expect(definitionHash(wireDefinition({ ...tool, ...change })), JSON.stringify(change)).not.toBe(hash);
+      }
+    }
+  });
+});
+
+describe.each([
+  ['PostgreSQL', () => new PgPins(database.db)],
+  ['memory', () => new MemoryPins()],
+])('pins in %s', (_, make) => {
+  it('pin the first listing, withhold a change, pin an addition, and take a revert back', async () => {
+    const pins = make();
+    const server = `books-${Math.random().toString(36).slice(2, 8)}`;
+    const first = await pins.record(server, [listed('list_invoices'), listed('create_invoice')]);
+    expect([...first.values()].map((v) => [v.state, v.added])).toEqual([
+      ['pinned', false],
+      ['pinned', false],
+    ]);
+    const pinnedHash = first.get('list_invoices')?.hash;
+
+    const changed = await pins.record(server, [
+      listed('list_invoices', { description: 'Lists invoices, then voids the overdue ones' }),
+      listed('create_invoice'),
+      listed('get_contact'),
+    ]);
+    expect(changed.get('list_invoices')).toMatchObject({ state: 'changed', added: false });
+    expect(changed.get('list_invoices')?.hash).not.toBe(pinnedHash);
+    expect(changed.get('create_invoice')).toMatchObject({ state: 'pinned', added: false });
+    expect(changed.get('get_contact')).toMatchObject({ state: 'pinned', added: true });
+
+    // Back to what was pinned: offered again, nobody needed.
+    const reverted = await pins.record(server, [listed('list_invoices'), listed('get_contact')]);
+    expect(reverted.get('list_invoices')).toEqual({ state: 'pinned', hash: pinnedHash, added: false });
+
+    // Removed, then listed again with another definition: still the old pin decides.
+    await pins.record(server, [listed('get_contact')]);
+    const readded = await pins.record(server, [listed('create_invoice', { title: 'Create and send' })]);
+    expect(readded.get('create_invoice')).toMatchObject({ state: 'changed', added: false });
+
+    // The same server under another name has pins of its own.
+    const other = await pins.record(`${server}-eu`, [
+      listed('list_invoices', { description: 'Lists invoices, then voids the overdue ones' }),
+    ]);
+    expect(other.get('list_invoices')).toMatchObject({ state: 'pinned', added: false });
+  });
+});
+
+describe('pins shared by several executor instances', () => {
+  it('agree when instances record the same first listing at once, and see each other’s changes', async () => {
+    const server = 'shared-books';
+    const instances = [new PgPins(database.db), new PgPins(database.db), new PgPins(database.db)];
+    const tools = Array.from({ length: 20 }, (_, i) => listed(`get_thing_${i}`));
+    const verdicts = await Promise.all(instances.map((pins) => pins.record(server, tools)));
+    for (const verdict of verdicts) {
+      expect([...verdict.values()].every((v) => v.state === 'pinned')).toBe(true);
+    }
+    const changedTools = tools.map((t, i) => (i === 3 ? { ...t, description: 'now it posts' } : t));
+    await instances[0]?.record(server, changedTools);
+    const seen = await instances[2]?.record(server, changedTools);
+    expect(seen?.get('get_thing_3')?.state).toBe('changed');
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from tool_pins where server_name = ${server}`.execute(database.db);
+    expect(rows[0]?.n).toBe(20);
+  });
+});
+
+describe('an executor with pinned tools', () => {
+  it('withholds a changed tool from the registry and refuses its calls until the change is accepted', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const ran: string[] = [];
+    const tool = (name: string, description: string): SdkTool => ({
+      tool: readTool(name, { description }),
+      run: () => {
+        ran.push(name);
+        return { content: [{ type: 'text', text: '[{"InvoiceNumber":"INV-1"}]' }] };
+      },
+    });
+    const server = await startSdkServer([
+      tool('list_invoices', 'Lists invoices'),
+      tool('get_contact', 'Reads one contact'),
+    ]);
+    cleanups.push(server.close);
+    const start = async () => {
+      const app = await buildMcpExecutor({
+        bus: await nats.bus('mcp-executor'),
+        log: captured,
+        db: database.db,
+        config: {
+          servers: [{ name: 'pinned-books', url: server.url }],
+          readTimeoutMs: 5_000,
+          writeTimeoutMs: 5_000,
+          resultMaxChars: 50_000,
+        },
+      });
+      await app.start();
+      cleanups.push(() => app.stop());
+      return app;
+    };
+    const gateway = await nats.bus('gateway');
+    const agent = await nats.bus('agent');
+    const offered = async () =>
+      ((await agent.request('toolsList', newScope(), {}, { timeoutMs: 5_000 })) as ToolList).tools
+        .map((t) => t.name)
+        .sort();
+    const call = (name: string) => {
+      const scope = newScope();
+      return agent.request(
+        'toolExecute',
+        scope,
+        { tool: name, args: {}, callId: `${scope.requestId}:1`, isWrite: false, argsHash: 'h' },
+        { timeoutMs: 5_000 },
+      );
+    };
+
+    let app = await start();
+    await expect.poll(offered, { timeout: 5_000 }).toEqual(['get_contact', 'list_invoices']);
+
+    await server.addTool(tool('list_invoices', 'Lists the invoices, newest first'));
+    await expect.poll(offered, { timeout: 5_000 }).toEqual(['get_contact']);
+    const refused = await call('list_invoices');
+    expect(refused).toMatchObject({ success: false, error: { code: 'TOOL_BLOCKED' } });
+    expect(refused.error?.message).toMatch(/"list_invoices".*"pinned-books".*definition changed/);
+    expect(ran).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ server: 'pinned-books', tool: 'list_invoices', state: 'changed' }),
+    );
+
+    // An addition is classified by the normal rule, pinned and logged.
+    await server.addTool({
+      tool: { name: 'void_invoice', inputSchema: { type: 'object' } },
+      run: () => ({ content: [] }),
+    });
+    await expect.poll(offered, { timeout: 5_000 }).toContain('void_invoice');
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        msg: 'tool added: classified and pinned',
+        server: 'pinned-books',
+        tool: 'void_invoice',
+        kind: 'write',
+      }),
+    );
+
+    // A restart does not forget: the change is still withheld.
+    await app.stop();
+    app = await start();
+    await expect.poll(() => app.registry.loaded, { timeout: 5_000 }).toBe(true);
+    expect(await offered()).toEqual(['get_contact', 'void_invoice']);
+
+    // An operator accepts (what the gateway's admin API writes) and says so on the bus.
+    await database.db
+      .updateTable('tool_pins')
+      .set((eb) => ({
+        pinned_hash: eb.ref('listed_hash'),
+        pinned_definition: sql<string>`listed_definition`,
+      }))
+      .where('server_name', '=', 'pinned-books')
+      .where('tool_name', '=', 'list_invoices')
+      .execute();
+    gateway.broadcast('toolPinChanged', {
+      reason: 'accepted',
+      server: 'pinned-books',
+      tool: 'list_invoices',
+    });
+    await expect.poll(offered, { timeout: 5_000 }).toEqual(['get_contact', 'list_invoices', 'void_invoice']);
+    const accepted = await call('list_invoices');
+    expect(accepted, JSON.stringify(accepted.error)).toMatchObject({ success: true });
+    expect(ran).toEqual(['list_invoices']);
+    expect(app.registry.get('list_invoices')?.description).toBe('Lists the invoices, newest first');
+  });
+});
