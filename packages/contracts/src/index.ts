@@ -16,5 +16,7 @@ export * from './subjects/registry.ts';
 export * from './subjects/tool-pins.ts';
 export * from './subjects/tools.ts';
 export * from './subjects/validator.ts';
+export * from './tool-description.ts';
 export * from './tool-names.ts';
+export * from './tool-words.ts';
 export * from './tools.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describedChange } from './tool-description.ts';
 import { parseToolName } from './tool-names.ts';
 
 /** MCP tool annotations (hints) as the server reports them. */
@@ -29,17 +30,21 @@ export const PolicyWriteRulesSchema = z.strictObject({
 export type PolicyWriteRules = z.infer<typeof PolicyWriteRulesSchema>;
 
 /**
- * How a tool was classified (DESIGN §3.5) and why: by its verb, an annotation (a `readOnlyHint`
- * of `false` from any server, `true` only from a server the operator trusts), the operator's
- * policy, or by default (no read verb: a write).
+ * How a tool was classified (DESIGN §3.5) and why: by its verb, another word of its name
+ * (`name`: a change verb after a conjunction, a word that is only ever a verb, a verb in the
+ * server prefix), as a runner of statements the caller writes (`statement`), by its description,
+ * an annotation (`readOnlyHint: false` or `destructiveHint: true` from any server, `readOnlyHint:
+ * true` only from a server the operator trusts), the operator's policy, or by default (no verb).
  */
 export const ToolAccessSchema = z.object({
   kind: z.enum(['read', 'write']),
-  reason: z.enum(['verb', 'annotation', 'policy', 'default']),
-  /** In words, for people: which verb, annotation or policy entry decided. */
+  reason: z.enum(['verb', 'annotation', 'policy', 'default', 'name', 'statement', 'description']),
+  /** In words, for people: which verb, word, description or annotation decided. */
   detail: z.string(),
   /** The verb read from the name, if any. */
   verb: z.string().optional(),
+  /** The word, phrase or annotation that decided, as the server wrote it. */
+  evidence: z.string().optional(),
   /** Whether the write is destructive (a destructive verb, `destructiveHint: true`, or policy tier 3). */
   destructive: z.boolean(),
   /** Confirmation tier: 0 for reads (and writes the operator's policy exempts). */
@@ -76,68 +81,181 @@ export interface ToolPolicyDecision {
   source?: string | undefined;
 }
 
+/** What the classifier knows of a tool beyond its name. */
+export interface ClassifyOptions {
+  /** The tool's description as the server lists it: it can make a tool a write, never a read. */
+  description?: string | undefined;
+  /** Whether the operator trusts this server's `readOnlyHint: true`. */
+  trustAnnotations?: boolean;
+  policy?: ToolPolicyDecision | undefined;
+  server?: string;
+}
+
+/** One finding that makes a tool a write: why, in words, and the tier it asks for. */
+interface Finding {
+  reason: Exclude<ToolAccess['reason'], 'policy'>;
+  detail: string;
+  evidence: string;
+  tier: 1 | 2 | 3;
+}
+
+const PLACE_WORDS = {
+  word: (w: string) => `the word "${w}" is only ever a verb of change`,
+  prefix: (w: string) => `the server prefix holds the verb "${w}"`,
+} as const;
+
+/** Every finding of the name, the description and the annotations that makes the tool a write. */
+function findings(name: string, annotations: ToolAnnotations | undefined, description?: string): Finding[] {
+  const parts = parseToolName(name);
+  const out: Finding[] = [];
+  if (annotations?.destructiveHint === true)
+    out.push({
+      reason: 'annotation',
+      detail: 'the server annotates it destructiveHint: true',
+      evidence: 'destructiveHint: true',
+      tier: 3,
+    });
+  if (annotations?.readOnlyHint === false)
+    out.push({
+      reason: 'annotation',
+      detail: 'the server annotates it readOnlyHint: false',
+      evidence: 'readOnlyHint: false',
+      tier: 1,
+    });
+  if (parts.statement)
+    out.push({
+      reason: 'statement',
+      detail: `it runs statements the caller writes (the word "${parts.statement}")`,
+      evidence: parts.statement,
+      tier: 3,
+    });
+  for (const change of parts.changes) {
+    const tier = TIER_OF_CLASS[change.verbClass];
+    if (change.place === 'verb')
+      out.push({
+        reason: 'verb',
+        detail: `its verb "${change.word}" is not a read verb`,
+        evidence: change.word,
+        tier,
+      });
+    else if (change.place === 'conjunction')
+      out.push({
+        reason: 'name',
+        detail: `after "${change.after}" its name names a second action, "${change.word}"`,
+        evidence: change.word,
+        tier,
+      });
+    else
+      out.push({
+        reason: 'name',
+        detail: PLACE_WORDS[change.place](change.word),
+        evidence: change.word,
+        tier,
+      });
+  }
+  if (parts.mainVerb === undefined && parts.changes.length === 0)
+    out.push({
+      reason: 'default',
+      detail: 'its name has no verb munim knows, so it is treated as a write',
+      evidence: parts.words.join(' '),
+      tier: 1,
+    });
+  const said = describedChange(description);
+  if (said)
+    out.push({
+      reason: 'description',
+      detail:
+        said.kind === 'statement'
+          ? `its description says it runs a statement the caller supplies: "${said.phrase}"`
+          : `its description says it changes something ("${said.word}"): "${said.phrase}"`,
+      evidence: said.phrase,
+      tier: TIER_OF_CLASS[said.verbClass],
+    });
+  return out;
+}
+
 /**
- * Classifies a tool, failing closed (DESIGN §3.5): a read only when its verb is a read verb, the
- * policy says so, or a trusted server annotates it `readOnlyHint: true`; every other tool writes.
- * A `readOnlyHint: false` makes any tool a write. Tier: the policy's, else 3 for a destructive
- * verb or `destructiveHint: true`, 2 for an edit, 1 for any other write.
+ * Classifies a tool, failing closed (DESIGN §3.5). A read must be proven: its verb is a read verb,
+ * nothing else in its name (server prefix included) names a change, it does not run statements the
+ * caller writes, its description does not say it changes anything, and no annotation says it writes
+ * — or the operator's policy says it is a read, or a server the operator trusts annotates it
+ * `readOnlyHint: true` (and nothing says it is destructive or changes something). Every other tool
+ * writes; its tier is the policy's, else the highest any finding asks for (3 for a destructive verb,
+ * a statement runner or `destructiveHint: true`, 2 for an edit, 1 for any other write).
  */
 export function classifyTool(
   name: string,
   annotations?: ToolAnnotations,
-  opts: { trustAnnotations?: boolean; policy?: ToolPolicyDecision | undefined; server?: string } = {},
+  opts: ClassifyOptions = {},
 ): ToolAccess {
   const parts = parseToolName(name);
   const { policy } = opts;
-  const verbText = parts.verb ? `the verb "${parts.verb}"` : 'no verb munim knows';
   const extra = {
     ...(parts.verb ? { verb: parts.verb } : {}),
     ...(opts.server ? { server: opts.server } : {}),
     ...(policy?.rules ? { rules: policy.rules } : {}),
   };
-  let kind: 'read' | 'write';
-  let reason: ToolAccess['reason'];
-  let detail: string;
-  if (policy?.access) {
-    kind = policy.access;
+  const found = findings(name, annotations, opts.description);
+  const policySource = policy?.source ?? 'an entry';
+  if (policy?.access === 'read')
+    return {
+      kind: 'read',
+      reason: 'policy',
+      detail: `the tool policy (${policySource}) says read`,
+      destructive: false,
+      tier: 0,
+      ...extra,
+    };
+  const stricter = found.filter((f) => f.reason === 'annotation' || f.reason === 'description');
+  if (annotations?.readOnlyHint === true && opts.trustAnnotations && stricter.length === 0 && !policy?.access)
+    return {
+      kind: 'read',
+      reason: 'annotation',
+      detail: 'a trusted server annotates it readOnlyHint: true',
+      evidence: 'readOnlyHint: true',
+      destructive: false,
+      tier: 0,
+      ...extra,
+    };
+  if (found.length === 0 && !policy?.access)
+    return {
+      kind: 'read',
+      reason: 'verb',
+      detail: `its verb "${parts.mainVerb}" is a read verb and nothing else names a change`,
+      evidence: parts.mainVerb ?? '',
+      destructive: false,
+      tier: 0,
+      ...extra,
+    };
+  const [first] = found;
+  let reason: ToolAccess['reason'] = first?.reason ?? 'policy';
+  let detail = first?.detail ?? '';
+  if (policy?.access === 'write') {
     reason = 'policy';
-    detail = `the tool policy (${policy.source ?? 'an entry'}) says ${kind}`;
-  } else if (annotations?.readOnlyHint === true && opts.trustAnnotations) {
-    kind = 'read';
-    reason = 'annotation';
-    detail = 'a trusted server annotates it readOnlyHint: true';
-  } else if (parts.verbClass === 'read' && annotations?.readOnlyHint === false) {
-    kind = 'write';
-    reason = 'annotation';
-    detail = `the server annotates it readOnlyHint: false, whatever its verb "${parts.verb}" says`;
-  } else if (parts.verbClass === 'read') {
-    kind = 'read';
-    reason = 'verb';
-    detail = `its verb "${parts.verb}" is a read verb`;
-  } else {
-    kind = 'write';
-    reason = parts.verb ? 'verb' : 'default';
-    detail = parts.verb
-      ? `${verbText} is not a read verb`
-      : 'its name has no verb munim knows, so it is treated as a write';
-    if (annotations?.readOnlyHint === true) detail += ' (readOnlyHint: true ignored: server not trusted)';
+    detail = `the tool policy (${policySource}) says write${first ? `; also ${first.detail}` : ''}`;
   }
-  if (kind === 'read') return { kind, reason, detail, destructive: false, tier: 0, ...extra };
-  const byVerb =
-    parts.verbClass && parts.verbClass !== 'read' ? TIER_OF_CLASS[parts.verbClass] : (1 as const);
-  const byHint = annotations?.destructiveHint === true ? 3 : 1;
-  const tier: ConfirmationTier = policy?.tier ?? (Math.max(byVerb, byHint) as 1 | 2 | 3);
-  const destructive =
-    tier === 3 || parts.verbClass === 'destructive' || annotations?.destructiveHint === true;
+  if (annotations?.readOnlyHint === true && !opts.trustAnnotations)
+    detail += ' (readOnlyHint: true ignored: server not trusted)';
+  const byFindings = Math.max(1, ...found.map((f) => f.tier)) as 1 | 2 | 3;
+  const tier: ConfirmationTier = policy?.tier ?? byFindings;
+  const destructive = tier === 3 || byFindings === 3;
   if (policy?.tier !== undefined && reason !== 'policy')
-    detail += `; tier ${tier} from the tool policy (${policy.source ?? 'an entry'})`;
-  return { kind, reason, detail, destructive, tier, ...extra };
+    detail += `; tier ${tier} from the tool policy (${policySource})`;
+  return {
+    kind: 'write',
+    reason,
+    detail,
+    ...(first ? { evidence: first.evidence } : {}),
+    destructive,
+    tier,
+    ...extra,
+  };
 }
 
 /**
- * DESIGN §3.5, by name and annotations alone (no trusted servers, no policy): a read only when the
- * name's verb is a read verb and no `readOnlyHint: false` says otherwise.
+ * DESIGN §3.5, by name, annotations and (when given) description alone — no trusted servers, no
+ * policy. Where the registry's definition is at hand, its `isWrite` is the decision.
  */
-export function isWriteTool(name: string, annotations?: ToolAnnotations): boolean {
-  return classifyTool(name, annotations).kind === 'write';
+export function isWriteTool(name: string, annotations?: ToolAnnotations, description?: string): boolean {
+  return classifyTool(name, annotations, { description }).kind === 'write';
 }

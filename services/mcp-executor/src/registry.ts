@@ -49,6 +49,7 @@ export function toDefinition(
   });
   if (!parsed.success || typeof tool.name !== 'string') return undefined;
   const access = classifyTool(tool.name, parsed.data.annotations, {
+    description: parsed.data.description,
     server,
     trustAnnotations: policy.trusts(server),
     policy: policy.decide(server, tool.name),

@@ -71,7 +71,11 @@ describe('the operator tool policy (TOOL_POLICY_FILE)', () => {
       isWrite: true,
       access: { reason: 'annotation', tier: 1 },
     });
-    expect(def('erp', 'get_invoice', { destructiveHint: true })).toMatchObject({ isWrite: false });
+    // DESIGN §3.5: a read must be proven, and `destructiveHint: true` says it is not one.
+    expect(def('erp', 'get_invoice', { destructiveHint: true })).toMatchObject({
+      isWrite: true,
+      access: { reason: 'annotation', tier: 3 },
+    });
     expect(def('erp', 'archive-thing', { destructiveHint: false })).toMatchObject({
       access: { tier: 3 },
     });
