@@ -672,9 +672,6 @@ const odoo = {
   },
 } satisfies Record<string, PublicTool>;
 
-/** Every tool above, by server. */
-export const PUBLIC_TOOLS = { xero, qbo, stripe, zoho, odoo };
-
 const XERO_CONTACT = 'eaa28f49-6028-4b6e-bb12-d8f6278073fc';
 const ACCREC_LINE = {
   description: 'Consulting services',

@@ -1,0 +1,179 @@
+// DESIGN §3.5 "the server's schema decides what is required", through the public HTTP API with the
+// scripted LLM: payment tools whose schemas leave the deposit account, the paid-through account and
+// the bills optional (as QuickBooks' and Zoho Books' servers do) are not blocked for leaving them
+// out. The call is proposed for confirmation as it is, the server sees nothing before the person
+// confirms, and then receives exactly that call once. A payment of zero on the same server is still
+// blocked and never sent. One system holds both servers: snake_case names over Streamable HTTP,
+// camelCase names spawned over stdio.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type OptionalBooks,
+  type OptionalBooksStyle,
+  optionalBooksNames,
+  type ReceivedCall,
+  startOptionalBooks,
+} from '../support/optional-books.ts';
+import { ask, type SseEvent } from '../support/sse.ts';
+import { startSystem, type TestSystem } from '../support/stack.ts';
+
+type Args = Record<string, unknown>;
+
+const tenant = { entityId: 'ent-schema-decides', orgId: 'org-schema-decides' };
+const TRANSPORTS = { 'Streamable HTTP': 'snake', stdio: 'camel' } as const satisfies Record<
+  string,
+  OptionalBooksStyle
+>;
+
+const only = (events: SseEvent[], type: string) => events.filter((e) => e.event === type);
+const last = (events: SseEvent[]) => events.at(-1);
+const resultsOf = (events: SseEvent[], tool: string) =>
+  only(events, 'tool_result')
+    .filter((e) => e.data.tool === tool)
+    .map((e) => e.data.success);
+const validationsOf = (events: SseEvent[], tool: string) =>
+  only(events, 'write_validation')
+    .map((e) => e.data)
+    .filter((v) => v.tool === tool);
+
+let sys: TestSystem;
+let http: OptionalBooks;
+let dir: string;
+const stdioLog = () => join(dir, 'camel.jsonl');
+
+/** What the server of a style has received so far. */
+function received(style: OptionalBooksStyle): ReceivedCall[] {
+  if (style === 'snake') return http.calls;
+  if (!existsSync(stdioLog())) return [];
+  return readFileSync(stdioLog(), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ReceivedCall);
+}
+
+/** Polls until the executor has listed the write tools of both servers. */
+async function waitForTools(timeoutMs = 30_000): Promise<void> {
+  const wanted = Object.values(TRANSPORTS).flatMap((style) => {
+    const names = optionalBooksNames(style);
+    return [names.receivePayment, names.createVendorPayment];
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sys.db.query<{ tool_name: string }>('select tool_name from tool_registry');
+    const have = new Set(rows.map((r) => r.tool_name));
+    if (wanted.every((name) => have.has(name))) return;
+    if (Date.now() > deadline) throw new Error(`tools never listed\n${sys.logs.slice(-20).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'optional-books-'));
+  http = await startOptionalBooks('snake');
+  const script = fileURLToPath(new URL('../support/optional-books.ts', import.meta.url));
+  const servers = [
+    { name: 'qbo-http', url: http.url },
+    {
+      name: 'books-stdio',
+      command: process.execPath,
+      args: [script, 'camel'],
+      env: { FIXTURE_CALL_LOG: stdioLog() },
+    },
+  ];
+  sys = await startSystem({
+    env: {
+      TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
+      TOOL_COLLAPSE: 'never',
+      TOOLS_CACHE_MS: '2000',
+      MCP_SERVERS: JSON.stringify(servers),
+    },
+  });
+  await waitForTools();
+}, 120_000);
+
+afterAll(async () => {
+  await sys?.stop();
+  await http?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Asks a new question for which the LLM calls `tool` with `args`, then says `closing`. */
+async function run(tool: string, args: Args, closing: string): Promise<SseEvent[]> {
+  const query = `record ${tool} in my books ${randomUUID().slice(0, 8)}`;
+  sys.llm?.script({
+    match: query,
+    turns: [{ toolCalls: [{ name: tool, arguments: args }] }, { content: closing }],
+  });
+  return (await ask(sys.gatewayUrl, { query, ...tenant })).events;
+}
+
+/** Confirms the proposal the stream `events` ended with. */
+async function confirm(events: SseEvent[]): Promise<SseEvent[]> {
+  const mcq = only(events, 'mcq').at(-1)?.data;
+  const res = await ask(sys.gatewayUrl, {
+    ...tenant,
+    conversationId: String(events[0]?.data.conversationId),
+    mcqResponse: { actionId: String(mcq?.actionId), value: 'confirm' },
+  });
+  return res.events;
+}
+
+describe.each(Object.entries(TRANSPORTS))(
+  'an optional field is not demanded, over %s',
+  (_transport, style) => {
+    const names = optionalBooksNames(style);
+    const f = names.field;
+    const sent = (tool: string) => received(style).filter((c) => c.tool === tool);
+
+    const writes = [
+      {
+        what: 'a customer payment without the deposit account its schema leaves to QuickBooks',
+        tool: names.receivePayment,
+        args: { [f('customer_id')]: '58', amount: 5000, [f('invoice_id')]: '145' },
+      },
+      {
+        what: 'an advance to a vendor, with neither the paid-through account nor bills',
+        tool: names.createVendorPayment,
+        args: { [f('vendor_id')]: '460000000026051', amount: 2300, date: '2025-06-02' },
+      },
+    ];
+
+    it.each(writes)(
+      '$what ($tool) is proposed as it is, sent only once confirmed, exactly',
+      async ({ tool, args }) => {
+        const before = sent(tool).length;
+        const events = await run(tool, args, 'Recorded.');
+        expect(validationsOf(events, tool)).toEqual([expect.objectContaining({ status: 'passed' })]);
+        const mcq = only(events, 'mcq');
+        expect(mcq).toHaveLength(1);
+        expect(mcq[0]?.data).toMatchObject({ pending_tool: tool, pending_args: args });
+        expect(last(events)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
+        expect(resultsOf(events, tool)).toEqual([]);
+        expect(sent(tool)).toHaveLength(before);
+
+        const after = await confirm(events);
+        expect(resultsOf(after, tool)).toEqual([true]);
+        expect(last(after)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+        const calls = sent(tool);
+        expect(calls).toHaveLength(before + 1);
+        expect(calls.at(-1)?.args).toEqual(args);
+      },
+    );
+
+    it(`a payment of zero (${names.receivePayment}) on the same server is still blocked and never sent`, async () => {
+      const tool = names.receivePayment;
+      const before = sent(tool).length;
+      const events = await run(tool, { [f('customer_id')]: '58', amount: 0 }, 'I need the amount first.');
+      const [blocked] = validationsOf(events, tool);
+      expect(blocked).toMatchObject({ status: 'blocked' });
+      expect(JSON.stringify(blocked?.errors)).toContain('amount');
+      expect(only(events, 'mcq')).toEqual([]);
+      expect(resultsOf(events, tool)).toEqual([]);
+      expect(sent(tool)).toHaveLength(before);
+    });
+  },
+);
