@@ -25,6 +25,7 @@ import {
   isParty,
   keyWords,
   readFacts,
+  refIn,
   refOf,
 } from './fields.ts';
 import type { Lookups } from './lookup.ts';
@@ -55,7 +56,32 @@ const UNREQUESTED = '⚠️ You did not ask for this change: it was proposed fro
 /** For the call's own amount, what is paid or applied is the headline, not a part of it. */
 const PAID = new Set(['paid', 'applied', 'received']);
 const isHeadlineAmount = (key: string, value: unknown) =>
-  typeof value === 'number' && amountRank(keyWords(key).filter((w) => !PAID.has(w))) !== undefined;
+  (typeof value === 'number' || moneyObject(key, value) !== undefined) &&
+  amountRank(keyWords(key).filter((w) => !PAID.has(w))) !== undefined;
+
+/** An amount sent with its currency (FreshBooks' `amount: { amount: "50.00", code: "CAD" }`). */
+function moneyObject(key: string, value: unknown): { amount: number; currency?: string } | undefined {
+  if (!isRecord(value) || Object.keys(value).length > 3) return undefined;
+  const { amount, currency } = readFacts({ [key]: value });
+  return amount === undefined ? undefined : { amount, ...(currency ? { currency } : {}) };
+}
+
+/**
+ * The currency of the call's amounts: its own currency field, else that of the record it applies
+ * to (a payment against a NZD invoice is in NZD), else the business's.
+ */
+function callCurrency(args: Record<string, unknown>, lookups: Lookups): string | undefined {
+  const own = readFacts(args).currency;
+  if (own) return own;
+  const refs = Object.entries(args).flatMap(([k, v]) =>
+    Array.isArray(v) ? v.flatMap((item) => (isRecord(item) ? [refIn(item)] : [])) : [refOf(k, v)],
+  );
+  for (const ref of refs) {
+    const currency = ref ? factsFor(lookups, ref.value, ref.noun)?.currency : undefined;
+    if (currency) return currency;
+  }
+  return undefined;
+}
 const isHeadlineDate = (key: string, value: unknown) =>
   typeof value === 'string' && typeof dateRank(keyWords(key)) === 'number';
 
@@ -105,6 +131,8 @@ function sameKey(record: Record<string, unknown>, key: string): string | undefin
 
 function valueInWords(key: string, value: unknown, fmt: Formats): string {
   if (Array.isArray(value) && value.every(isRecord) && areLines(value)) return linesInWords(value, fmt);
+  const money = moneyObject(key, value);
+  if (money) return fmt.money(money.amount, money.currency);
   return show(key, value, fmt);
 }
 
@@ -201,9 +229,7 @@ function otherArgs(
       continue;
     } else if (Array.isArray(value) && value.length > 0 && value.every(isRecord) && !areLines(value)) {
       const refs = value.flatMap((item) => {
-        const found = Object.entries(item)
-          .map(([f, v]) => (Array.isArray(v) ? undefined : refOf(f, v)))
-          .find((r) => r !== undefined);
+        const found = refIn(item);
         if (!found) return [];
         const facts = factsFor(lookups, found.value, found.noun);
         out.party ??= facts?.party;
@@ -296,8 +322,12 @@ export function confirmationCard(
   tier: number,
   opts: { lookups?: Lookups; unrequested?: boolean; formats?: Formats } = {},
 ): Card {
-  const fmt = opts.formats ?? formatsFor();
   const lookups = opts.lookups ?? new Map();
+  const business = opts.formats ?? formatsFor();
+  const currency = callCurrency(args, lookups);
+  const fmt: Formats = currency
+    ? { ...business, money: (value, code) => business.money(value, code ?? currency) }
+    : business;
   const action = describeTool(tool);
   const field = ownIdField(tool, args);
   const own = field ? { field, ...ownRecord(tool, field, args, lookups, fmt) } : undefined;

@@ -35,9 +35,12 @@ export function ownIdField(tool: string, args: Record<string, unknown>): string 
     const ref = isRecord(v) ? undefined : refOf(k, v);
     return ref ? [{ k, noun: ref.noun }] : [];
   });
+  // Else the one record it points at beside its party (Tally's `voucher_number` of void_invoice).
+  const others = refs.filter((r) => !isParty(keyWords(r.noun)));
   return (
     refs.find((r) => r.noun !== '' && (object === r.noun || r.noun.split('_').at(-1) === kind))?.k ??
-    refs.find((r) => r.noun === '')?.k
+    refs.find((r) => r.noun === '')?.k ??
+    (others.length === 1 ? others[0]?.k : undefined)
   );
 }
 

@@ -120,7 +120,9 @@ export function isOpaqueId(value: string): boolean {
   if (UUID.test(v) || /^[0-9a-f]{16,}$/i.test(v) || /^\d{6,}$/.test(v)) return true;
   if (v.length > 40 && !/\s/.test(v)) return true;
   // A random token mixes cases and digits; words and document numbers do not.
-  return v.split(/[_\-:.]/).some((t) => t.length >= 10 && /[a-z]/.test(t) && /[A-Z]/.test(t) && /\d/.test(t));
+  return v
+    .split(/[^A-Za-z0-9]+/)
+    .some((t) => t.length >= 10 && /[a-z]/.test(t) && /[A-Z]/.test(t) && /\d/.test(t));
 }
 
 /** Whether a value reads as a document number a person knows it by: INV-043, INV/2023/00003, SI-1, #1042. */
@@ -339,6 +341,49 @@ export interface Ref {
 
 const isIdWord = (w: string | undefined) => w === 'id';
 const REF_TAIL = new Set(['ref', 'reference', 'id']);
+/** Fields whose opaque value is text, a key or a token, not a pointer at a record. */
+const NOT_A_KIND = new Set(
+  'name description memo note narration message text comment hash token key secret signature url email idempotency'.split(
+    ' ',
+  ),
+);
+/** Nouns too general to say which record: the kind is in a sibling field (`entity_type: "contact"`). */
+const GENERAL = new Set([
+  'entity',
+  'object',
+  'record',
+  'txn',
+  'transaction',
+  'document',
+  'item',
+  'resource',
+  '',
+]);
+
+/** The kind a sibling field names (`entity_type: "contact"`, QuickBooks' `TxnType: "Invoice"`), for a general noun. */
+export function kindBeside(item: Record<string, unknown>, ref: Ref): Ref {
+  if (!GENERAL.has(ref.noun.split('_').at(-1) ?? '')) return ref;
+  const kind = Object.entries(item).find(
+    ([k, v]) => keyWords(k).at(-1) === 'type' && typeof v === 'string' && /^[A-Za-z ]{3,30}$/.test(v),
+  )?.[1];
+  return typeof kind === 'string' ? { ...ref, noun: keyWords(kind).join('_') } : ref;
+}
+
+/** The first record an item of a list points at, in its own fields or its nested lists (QuickBooks' `LinkedTxn`). */
+export function refIn(item: Record<string, unknown>, depth = 0): Ref | undefined {
+  for (const [k, v] of Object.entries(item)) {
+    const ref = Array.isArray(v) ? undefined : refOf(k, v);
+    if (ref) return kindBeside(item, ref);
+  }
+  if (depth >= 2) return undefined;
+  for (const v of Object.values(item))
+    if (Array.isArray(v))
+      for (const inner of v) {
+        const ref = isRecord(inner) ? refIn(inner, depth + 1) : undefined;
+        if (ref) return ref;
+      }
+  return undefined;
+}
 
 /**
  * The record an argument points at: an id field (`InvoiceID`, `customerid`, Odoo's `partner_id: 7`),
@@ -354,8 +399,10 @@ export function refOf(key: string, value: unknown): Ref | undefined {
     const last = words.at(-1) ?? '';
     if (NUMBER_WORD.has(last) && !words.some((w) => NOT_ITS_NUMBER.has(w)) && words.length > 1)
       return { field: key, noun: words.slice(0, -1).join('_'), value };
-    if (isParty(words) && words.every((w) => partyWord(w) || REF_TAIL.has(w)) && isOpaqueId(value))
-      return { field: key, noun: words.filter(partyWord).join('_'), value };
+    // A field named for a kind of record that holds an opaque id points at one (Stripe's `customer: "cus_…"`).
+    const kind = words.filter((w) => !REF_TAIL.has(w));
+    if (kind.length > 0 && kind.length <= 2 && !kind.some((w) => NOT_A_KIND.has(w)) && isOpaqueId(value))
+      return { field: key, noun: kind.join('_'), value };
     return undefined;
   }
   if (!isRecord(value)) return undefined;

@@ -4,7 +4,7 @@ import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
 import { isRecord } from '../util.ts';
 import { areLines, ownIdField, plainReason } from './facts.ts';
-import { isNameShaped, isNumberShaped, keyWords, type Ref, readFacts, refOf } from './fields.ts';
+import { isNameShaped, isNumberShaped, keyWords, kindBeside, type Ref, readFacts, refOf } from './fields.ts';
 
 /**
  * What is known of one id of a call: the record a read gave, why none could be read, or that it
@@ -18,21 +18,9 @@ export type Lookups = Map<string, Looked>;
 const MAX_READS = 6;
 const MAX_IDS = 8;
 const NO_READER = 'no read tool of the books finds it';
-/** Nouns too general to find a reader by: the kind is in a sibling field (`entity_type: "contact"`). */
-const GENERAL = new Set(['entity', 'object', 'record', 'txn', 'transaction', 'document', 'item', 'resource']);
-
 interface IdRef extends Ref {
   /** The record the change acts on. */
   own: boolean;
-}
-
-/** The kind a sibling field names (`entity_type: "contact"`, QuickBooks' `TxnType: "Invoice"`), for a general noun. */
-function kindBeside(item: Record<string, unknown>, ref: Ref): string {
-  if (!GENERAL.has(ref.noun.split('_').at(-1) ?? '')) return ref.noun;
-  const kind = Object.entries(item).find(
-    ([k, v]) => keyWords(k).at(-1) === 'type' && typeof v === 'string' && /^[A-Za-z ]{3,30}$/.test(v),
-  )?.[1];
-  return typeof kind === 'string' ? keyWords(kind).join('_') : ref.noun;
 }
 
 /** The records a call points at: the one it acts on first, then those its lists apply to, then the rest. */
@@ -41,7 +29,7 @@ function idRefs(tool: string, args: Record<string, unknown>): IdRef[] {
   const refs: IdRef[] = [];
   const add = (item: Record<string, unknown>, key: string, isOwn: boolean) => {
     const ref = refOf(key, item[key]);
-    if (ref) refs.push({ ...ref, noun: kindBeside(item, ref), own: isOwn });
+    if (ref) refs.push({ ...kindBeside(item, ref), own: isOwn });
   };
   if (own) add(args, own, true);
   const lists = (value: unknown, depth: number) => {
@@ -61,10 +49,35 @@ function idRefs(tool: string, args: Record<string, unknown>): IdRef[] {
 
 /** Each object (four levels deep at most) of `value`, depth first. */
 function* objects(value: unknown, depth = 0): Generator<Record<string, unknown>> {
-  if (depth > 4 || value === null || typeof value !== 'object') return;
-  if (!Array.isArray(value)) yield value as Record<string, unknown>;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) yield* objects(child, depth + 1);
+  for (const [o] of placed(value, [], depth)) yield o;
 }
+
+/** Each object of `value` with the words of the key it sits under (`Invoices`, `CustomerRef`). */
+function* placed(value: unknown, under: string[], depth = 0): Generator<[Record<string, unknown>, string[]]> {
+  if (depth > 4 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const child of value) yield* placed(child, under, depth + 1);
+    return;
+  }
+  const o = value as Record<string, unknown>;
+  yield [o, under];
+  for (const [k, child] of Object.entries(o)) yield* placed(child, keyWords(k), depth + 1);
+}
+
+/** Keys that hold records without saying of which kind. */
+const GENERIC_KEYS = new Set([
+  'data',
+  'result',
+  'item',
+  'record',
+  'row',
+  'query',
+  'response',
+  'value',
+  'content',
+  'list',
+  'ref',
+]);
 
 const same = (v: unknown, id: string) =>
   (typeof v === 'string' || typeof v === 'number') &&
@@ -88,10 +101,23 @@ function ownKeys(o: Record<string, unknown>): string[] {
   return [...mine.map((r) => r.k), ...small];
 }
 
-/** The record whose own id (or number) is `id`, in what a read returned. */
-function recordOf(value: unknown, id: string): Record<string, unknown> | undefined {
-  for (const o of objects(value)) {
-    if (ownKeys(o).some((k) => same(o[k], id))) return o;
+/**
+ * The record whose own id (or number) is `ref`'s, in what `tool` returned. A small number is an id
+ * in many tables: a record known by a bare `id` of 7 is the one sought only where the key it sits
+ * under (or else the read tool) is about that kind of record.
+ */
+function recordOf(value: unknown, ref: Ref, tool: string): Record<string, unknown> | undefined {
+  const id = ref.value;
+  const ambiguous = /^\d+$/.test(id) && ref.noun !== '';
+  for (const [o, under] of placed(value, [])) {
+    const keys = ownKeys(o).filter((k) => same(o[k], id));
+    if (keys.length > 0) {
+      const bare = keys.every((k) => k === 'value' || refOf(k, o[k])?.noun === '');
+      if (!ambiguous || !bare) return o;
+      const kind = under.filter((w) => !GENERIC_KEYS.has(w));
+      if (kind.length > 0 ? relates(kind.join('_'), ref.noun) : about(tool, ref.noun)) return o;
+      continue;
+    }
     // A document known by its number-shaped name (Odoo's `name: "INV/2024/0042"`).
     if (isNumberShaped(id) && readFacts(o).number === id.trim()) return o;
   }
@@ -138,10 +164,14 @@ function nameBeside(value: unknown, ref: Ref): Record<string, unknown> | undefin
 
 /** Whether a tool is about records of the kind `noun` names (`list_contacts` and a customer). */
 function about(tool: string, noun: string): boolean {
+  return relates(tool, noun, parseToolName(tool).nouns.map(singular));
+}
+
+/** Whether a name (`customer_ref`, `list_contacts`) is about records of the kind `noun` names. */
+function relates(name: string, noun: string, words = keyWords(name)): boolean {
   const last = noun.split('_').at(-1) ?? noun;
   const groups = new Set(groupsOfToolName(last));
-  const nouns = parseToolName(tool).nouns.map(singular);
-  return groupsOfToolName(tool).some((g) => groups.has(g)) || nouns.includes(last);
+  return groupsOfToolName(name).some((g) => groups.has(g)) || words.includes(last);
 }
 
 /** Read tools that may name the record a ref points at: a read by that id first, then lists. */
@@ -197,9 +227,7 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
   const read = () => run.toolResults.filter((r) => r.success).map((r) => r.result);
   const known = (ref: IdRef) => {
     for (const r of run.toolResults) {
-      // A small number is an id in many tables: only a read of this kind of record names it.
-      if (!r.success || (/^\d+$/.test(ref.value) && ref.noun !== '' && !about(r.tool, ref.noun))) continue;
-      const record = recordOf(r.result, ref.value);
+      const record = r.success ? recordOf(r.result, ref, r.tool) : undefined;
       if (record) return record;
     }
     return undefined;
@@ -238,7 +266,7 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
         if (field) break;
         continue;
       }
-      record = recordOf(step.content, ref.value) ?? nameBeside(step.content, ref);
+      record = recordOf(step.content, ref, reader.name) ?? nameBeside(step.content, ref);
       if (record) break;
       failed = 'the books have no such record';
     }
