@@ -46,6 +46,8 @@ export const McpToolResultSchema = z.object({
   result: z.unknown().optional(),
   error: z.string().optional(),
   success: z.boolean(),
+  /** Whether the registry classifies the tool as a write (DESIGN §3.5): the one decision every reader uses. */
+  write: z.boolean().optional(),
 });
 export type McpToolResult = z.infer<typeof McpToolResultSchema>;
 

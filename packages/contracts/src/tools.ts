@@ -259,3 +259,12 @@ export function classifyTool(
 export function isWriteTool(name: string, annotations?: ToolAnnotations, description?: string): boolean {
   return classifyTool(name, annotations, { description }).kind === 'write';
 }
+
+/**
+ * Whether a tool call of a finished request was a write: as the registry classified it when the
+ * call was made (its `write`), else by its name — so the router's cache and learning, and the
+ * agent's guardrails, use the executor's one decision.
+ */
+export function isWriteResult(result: { tool: string; write?: boolean | undefined }): boolean {
+  return result.write ?? isWriteTool(result.tool);
+}

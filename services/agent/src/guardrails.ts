@@ -1,5 +1,5 @@
 /** Reverse guardrails (seed 000 §8): what an answer claims, against what the turn's writes did. */
-import { isWriteTool } from '@munim/contracts';
+import { isWriteResult } from '@munim/contracts';
 import { changeWords, claimsIn, ENGLISH_CHANGE, FAILURE, mentions } from './claims.ts';
 
 export interface WriteOutcome {
@@ -48,9 +48,7 @@ export function reverseGuardrails(
   const ran = new Set(writes.map((w) => w.tool));
   const results = calls.results ?? [];
   const notRun = [
-    ...new Set(
-      results.filter((r) => !r.success && !ran.has(r.tool) && isWriteTool(r.tool)).map((r) => r.tool),
-    ),
+    ...new Set(results.filter((r) => !r.success && !ran.has(r.tool) && isWriteResult(r)).map((r) => r.tool)),
   ];
   const awaiting = (calls.awaiting ?? []).filter((t) => !ran.has(t) && !notRun.includes(t));
   const unfulfilled = [...writes.filter((w) => !w.success && !w.unknown).map((w) => w.tool), ...notRun];
@@ -71,7 +69,7 @@ export function reverseGuardrails(
   if (succeeded.length === 0) {
     // With no write in the turn, a plain "has been sent" next to what a read returned is a fact
     // about the records; only the assistant's own report of a change ("I've sent", "✅ Sent") is a claim.
-    const readsRan = results.some((r) => r.success && !isWriteTool(r.tool));
+    const readsRan = results.some((r) => r.success && !isWriteResult(r));
     const claimed =
       attempted.length > 0
         ? said.some(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type EventPayload, isWriteTool, type Path } from '@munim/contracts';
+import { type EventPayload, isWriteResult, type Path } from '@munim/contracts';
 import { normalize } from './text.ts';
 import { groupsOfTool } from './tool-groups.ts';
 
@@ -90,7 +90,7 @@ export function ttlFor(kind: DataKind, ttls: CacheTtls): number {
 
 /** The write tools that succeeded in a finished request. */
 export function succeededWrites(complete: EventPayload<'complete'>): string[] {
-  return complete.mcpToolResults.filter((r) => r.success && isWriteTool(r.tool)).map((r) => r.tool);
+  return complete.mcpToolResults.filter((r) => r.success && isWriteResult(r)).map((r) => r.tool);
 }
 
 /**
@@ -104,7 +104,7 @@ export function isCacheableAnswer(complete: EventPayload<'complete'>): boolean {
     (complete.path === 'fast' || complete.path === 'llm') &&
     complete.response.trim().length > 0 &&
     (complete.guardrails ?? []).length === 0 &&
-    complete.mcpToolResults.every((r) => r.success && !isWriteTool(r.tool))
+    complete.mcpToolResults.every((r) => r.success && !isWriteResult(r))
   );
 }
 

@@ -1,4 +1,4 @@
-import { type AgentEvent, type EventPayload, isWriteTool, type Message } from '@munim/contracts';
+import { type AgentEvent, type EventPayload, isWriteResult, type Message } from '@munim/contracts';
 import type { Logger } from '@munim/kit';
 import {
   type CacheTtls,
@@ -110,7 +110,7 @@ async function countPattern(
     ms,
   });
   // Intents run without confirmation, so a question answered with a write never becomes one.
-  if (worthSuggesting(pattern) && tools.length > 0 && !tools.some((tool) => isWriteTool(tool))) {
+  if (worthSuggesting(pattern) && tools.length > 0 && !complete.mcpToolResults.some(isWriteResult)) {
     await tx.suggestIntent({
       hash,
       name: suggestedIntentName(route.query_normalized, hash),

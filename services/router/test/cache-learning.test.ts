@@ -114,6 +114,17 @@ describe('response cache rules (seed 003 §6.13)', () => {
     expect(isCacheableAnswer(complete({ guardrails: ['hallucinated_success_stripped'] }))).toBe(false);
   });
 
+  it('takes a call for a write as the registry classified it, whatever its name says', () => {
+    // `read_query` reads by its name; its description ("Execute a SELECT query") made it a write.
+    const ranSql = { tool: 'read_query', success: true, write: true };
+    expect(isCacheableAnswer(complete({ mcpToolResults: [ranSql] }))).toBe(false);
+    expect(succeededWrites(complete({ mcpToolResults: [ranSql] }))).toEqual(['read_query']);
+    // A read the policy proved: cached though its name would not be.
+    expect(
+      isCacheableAnswer(complete({ mcpToolResults: [{ tool: 'echo', success: true, write: false }] })),
+    ).toBe(true);
+  });
+
   it('recognises a query that asks for a change, in English and Hinglish', () => {
     for (const q of [
       'create an invoice for Acme',

@@ -109,11 +109,13 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
  * it sent one, else the contracts' classification by verb and annotations.
  */
 export function confirmationTier(
-  definition: Pick<ToolDefinition, 'name' | 'isWrite' | 'annotations' | 'access'>,
+  definition: Pick<ToolDefinition, 'name' | 'isWrite' | 'annotations' | 'access' | 'description'>,
 ): ConfirmationTier {
   if (!definition.isWrite) return 0;
   if (definition.access) return definition.access.tier;
-  const access = classifyTool(definition.name, definition.annotations);
+  const access = classifyTool(definition.name, definition.annotations, {
+    description: definition.description,
+  });
   if (access.kind === 'write') return access.tier;
   // Marked a write by the registry though its name reads: confirm it anyway.
   return definition.annotations?.destructiveHint === true ? 3 : 1;

@@ -91,7 +91,12 @@ export async function complete(
     // its consumers and the database carry an answer, not every record its tools returned.
     mcpToolResults: data.debug
       ? run.toolResults
-      : run.toolResults.map(({ tool, success, error }) => ({ tool, success, ...(error ? { error } : {}) })),
+      : run.toolResults.map(({ tool, success, error, write }) => ({
+          tool,
+          success,
+          ...(error ? { error } : {}),
+          ...(write !== undefined ? { write } : {}),
+        })),
     dataSources: [...new Set(run.toolResults.filter((r) => r.success).map((r) => r.tool))],
     llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (llm?.label ?? '') : '',
     iterationCount: run.iterations,

@@ -74,6 +74,7 @@ export async function execute(run: Run, validation: ValidationResult, callId: st
     input: validation.args,
     ...(execution.success ? { result: execution.result } : { error: execution.error?.message ?? 'failed' }),
     success: execution.success,
+    write: validation.isWrite,
   });
   if (validation.isWrite) {
     run.writes.push({

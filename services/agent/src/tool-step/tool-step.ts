@@ -66,7 +66,13 @@ export async function toolStep(
   if (validation.status === 'blocked') {
     run.blocked.set(tool, validation);
     run.blockedInARow.set(tool, (run.blockedInARow.get(tool) ?? 0) + 1);
-    run.toolResults.push({ tool, input: args, error: validation.message, success: false });
+    run.toolResults.push({
+      tool,
+      input: args,
+      error: validation.message,
+      success: false,
+      write: validation.isWrite,
+    });
     return { kind: 'blocked', validation };
   }
   run.blocked.delete(tool);
@@ -77,7 +83,7 @@ export async function toolStep(
     if (opts.mayConfirm) return { kind: 'confirm', validation, callId };
     run.guardrails.add('unconfirmable_write_refused');
     const refused = { ...validation, status: 'blocked' as const, message: UNCONFIRMABLE };
-    run.toolResults.push({ tool, input: args, error: refused.message, success: false });
+    run.toolResults.push({ tool, input: args, error: refused.message, success: false, write: true });
     return { kind: 'blocked', validation: refused };
   }
   const execution = await execute(run, validation, callId);
