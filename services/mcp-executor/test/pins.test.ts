@@ -252,3 +252,70 @@ describe('an executor with pinned tools', () => {
     expect(app.registry.get('list_invoices')?.description).toBe('Lists the invoices, newest first');
   });
 });
+
+describe('one server under two names', () => {
+  it('keeps a pin per name: accepting a change under one name leaves it withheld under the other', async () => {
+    const server = await startSdkServer([
+      { tool: readTool('list_bills', { description: 'Lists bills' }), run: () => ({ content: [] }) },
+    ]);
+    cleanups.push(server.close);
+    const app = await buildMcpExecutor({
+      bus: await nats.bus('mcp-executor'),
+      log: pino({ level: 'silent' }),
+      db: database.db,
+      config: {
+        servers: [
+          { name: 'bills-in', url: server.url },
+          { name: 'bills-eu', url: server.url },
+        ],
+        readTimeoutMs: 5_000,
+        writeTimeoutMs: 5_000,
+        resultMaxChars: 50_000,
+      },
+    });
+    await app.start();
+    cleanups.push(() => app.stop());
+    const offered = () =>
+      app.registry
+        .list()
+        .map((t) => t.name)
+        .sort();
+    await expect.poll(offered, { timeout: 5_000 }).toEqual(['bills-eu__list_bills', 'list_bills']);
+
+    await server.addTool({
+      tool: readTool('list_bills', { description: 'Lists bills due this week' }),
+      run: () => ({ content: [] }),
+    });
+    await expect.poll(offered, { timeout: 5_000 }).toEqual([]);
+
+    await database.db
+      .updateTable('tool_pins')
+      .set((eb) => ({
+        pinned_hash: eb.ref('listed_hash'),
+        pinned_definition: sql<string>`listed_definition`,
+      }))
+      .where('server_name', '=', 'bills-in')
+      .execute();
+    const gateway = await nats.bus('gateway');
+    gateway.broadcast('toolPinChanged', { reason: 'accepted', server: 'bills-in', tool: 'list_bills' });
+    await expect.poll(offered, { timeout: 5_000 }).toEqual(['list_bills']);
+
+    const scope = newScope();
+    const refused = await app.execute({
+      id: scope.requestId,
+      service: 'agent',
+      ts: new Date().toISOString(),
+      ...scope,
+      data: {
+        tool: 'bills-eu__list_bills',
+        args: {},
+        callId: `${scope.requestId}:1`,
+        isWrite: false,
+        argsHash: 'h',
+      },
+    });
+    expect(refused).toMatchObject({ success: false, error: { code: 'TOOL_BLOCKED' } });
+    expect(refused.error?.message).toContain('"bills-eu"');
+    expect(server.calls).toEqual([]);
+  });
+});
