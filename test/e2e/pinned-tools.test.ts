@@ -2,7 +2,7 @@
 // servers written here, one over Streamable HTTP and one spawned over stdio, change a read tool's
 // description while the system runs. The changed tool is not offered to the model and a call of it
 // never reaches its server until an operator accepts the change through the admin API (bound to
-// the definition's hash); then it is offered and called again.
+// the definition's hash); then it is offered and called again, by either of two executor instances.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,7 +117,9 @@ beforeAll(async () => {
     },
   ];
   writeFileSync(descriptionsFile, JSON.stringify(initialDescriptions('bills')));
+  // Two executors: each must withhold the changed tool, and each must hear the operator's decision.
   sys = await startSystem({
+    scale: { 'mcp-executor': 2 },
     env: {
       MCP_SERVERS: JSON.stringify(servers),
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
