@@ -150,6 +150,9 @@ function amountOf(value: unknown): number | undefined {
   return undefined;
 }
 
+const MONTH =
+  /^(\d{1,2}[ -])?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]\d{1,2}(,? |[ -])\d{4}$|^\d{1,2}[ -](jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]\d{4}$/i;
+
 /**
  * A date as ISO text: ISO dates and timestamps, Microsoft JSON dates, `20260115`, Unix seconds
  * or milliseconds, and dates with the month in words. Undefined for anything else.
@@ -165,7 +168,7 @@ export function readDate(value: unknown): string | undefined {
   if (/^\/Date\(-?\d+([+-]\d{4})?\)\/$/.test(v)) return v;
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
   if (compact && +compact[2]! <= 12 && +compact[3]! <= 31) return `${compact[1]}-${compact[2]}-${compact[3]}`;
-  if (/[A-Za-z]{3}/.test(v) && /\d{4}/.test(v) && v.length <= 32) {
+  if (MONTH.test(v) && /\d{4}/.test(v) && v.length <= 32) {
     const parsed = Date.parse(`${v} UTC`);
     if (!Number.isNaN(parsed)) return new Date(parsed).toISOString().slice(0, 10);
   }
@@ -297,7 +300,7 @@ export function readFacts(record: Record<string, unknown>, noun = ''): Facts {
   for (const l of own) {
     const value = amountOf(l.value);
     const rank = amountRank(l.words, nouns);
-    if (value !== undefined && rank !== undefined) amounts.push([value, rank + (l.depth - 1) * 6]);
+    if (value !== undefined && rank !== undefined) amounts.push([value, rank + (l.depth - 1)]);
   }
   const amount = best(amounts);
   if (amount !== undefined) facts.amount = amount;
@@ -321,7 +324,7 @@ export function readFacts(record: Record<string, unknown>, noun = ''): Facts {
       readDate(l.value) ?? (typeof l.value === 'string' && /\d/.test(l.value) ? l.value.trim() : undefined);
     if (!value) continue;
     if (kind === 'due') dues.push([value, l.depth]);
-    else dates.push([value, kind + (l.depth - 1) * 8]);
+    else dates.push([value, kind + (l.depth - 1)]);
   }
   const date = best(dates);
   if (date) facts.date = date;

@@ -4,7 +4,16 @@ import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
 import { isRecord } from '../util.ts';
 import { areLines, ownIdField, plainReason } from './facts.ts';
-import { isNameShaped, isNumberShaped, keyWords, kindBeside, type Ref, readFacts, refOf } from './fields.ts';
+import {
+  isNameShaped,
+  isNumberShaped,
+  isParty,
+  keyWords,
+  kindBeside,
+  type Ref,
+  readFacts,
+  refOf,
+} from './fields.ts';
 
 /**
  * What is known of one id of a call: the record a read gave, why none could be read, or that it
@@ -84,21 +93,30 @@ const same = (v: unknown, id: string) =>
   String(v).trim().toLowerCase() === id.trim().toLowerCase();
 
 /**
- * The fields that name a record itself, not another it points at: its first id field and those of
- * the same kind (`InvoiceID`, `InvoiceNumber`), a bare `id` or `number`, a `DocNumber`; a `value`
- * in a small reference object. An invoice that names its customer by `ContactID` is not the customer.
+ * The fields that name a record itself, not another it points at: a bare `id`, the id of the kind
+ * of record its list holds (`InvoiceID` under `Invoices`), else its first id that is not a party's;
+ * its numbers (`InvoiceNumber`, `DocNumber`) but a number of a party or of another record it points
+ * at; a `value` in a small reference object. An invoice that names its customer by `ContactID` is
+ * not the customer.
  */
-function ownKeys(o: Record<string, unknown>): string[] {
-  const ids = Object.keys(o).flatMap((k) => {
+function ownKeys(o: Record<string, unknown>, under: string[]): string[] {
+  const refs = Object.keys(o).flatMap((k) => {
     const ref = typeof o[k] === 'string' || typeof o[k] === 'number' ? refOf(k, o[k]) : undefined;
-    return ref ? [{ k, noun: ref.noun }] : [];
+    return ref ? [{ k, noun: ref.noun, id: keyWords(k).at(-1) === 'id' }] : [];
   });
-  const kind = ids[0]?.noun ?? '';
-  const mine = ids.filter(
-    (r) => r.noun === '' || r.noun === kind || r.noun === 'doc' || r.noun === 'document',
-  );
+  const container = under
+    .filter((w) => !GENERIC_KEYS.has(w))
+    .map(singular)
+    .join('_');
+  const ids = refs.filter((r) => r.id);
+  const mine =
+    ids.find((r) => r.noun === '') ??
+    ids.find((r) => container !== '' && sameNoun(r.noun, container)) ??
+    ids.find((r) => !isParty(keyWords(r.noun)));
+  const others = new Set(ids.filter((r) => r !== mine).map((r) => r.noun));
+  const numbers = refs.filter((r) => !r.id && !others.has(r.noun) && !isParty(keyWords(r.noun)));
   const small = Object.keys(o).length <= 3 && 'value' in o ? ['value'] : [];
-  return [...mine.map((r) => r.k), ...small];
+  return [...(mine ? [mine.k] : []), ...numbers.map((r) => r.k), ...small];
 }
 
 /**
@@ -110,7 +128,7 @@ function recordOf(value: unknown, ref: Ref, tool: string): Record<string, unknow
   const id = ref.value;
   const ambiguous = /^\d+$/.test(id) && ref.noun !== '';
   for (const [o, under] of placed(value, [])) {
-    const keys = ownKeys(o).filter((k) => same(o[k], id));
+    const keys = ownKeys(o, under).filter((k) => same(o[k], id));
     if (keys.length > 0) {
       const bare = keys.every((k) => k === 'value' || refOf(k, o[k])?.noun === '');
       if (!ambiguous || !bare) return o;
