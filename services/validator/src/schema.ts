@@ -23,26 +23,50 @@ const SINGLE_KEYWORDS = [
   'unevaluatedItems',
 ] as const;
 
-function isObjectSchema(node: Schema): boolean {
-  const type = node.type;
+/**
+ * Whether an object schema lists its fields (properties, property patterns, or combinator branches
+ * that may): only such a schema can say a field is unknown. One that lists none (`{ "type":
+ * "object" }`, a Python `dict`) accepts any field, even those it requires.
+ */
+function listsFields(node: Schema): boolean {
   return (
-    type === 'object' ||
-    (Array.isArray(type) && type.includes('object')) ||
     isSchema(node.properties) ||
     isSchema(node.patternProperties) ||
-    Array.isArray(node.required) ||
     COMBINATORS.some((k) => Array.isArray(node[k]))
   );
 }
 
 /**
+ * A schema node's draft-04 keywords (OpenAPI 3.0 schemas still use them) in their later form, so
+ * a server's schema compiles rather than leaving its writes unchecked: a boolean
+ * `exclusiveMinimum`/`exclusiveMaximum` beside `minimum`/`maximum` becomes the number, a string
+ * `id` (the schema's own name) is dropped.
+ */
+function modernize(node: Schema): void {
+  for (const [exclusive, inclusive] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof node[exclusive] !== 'boolean') continue;
+    if (node[exclusive] === true && typeof node[inclusive] === 'number') {
+      node[exclusive] = node[inclusive];
+      delete node[inclusive];
+    } else delete node[exclusive];
+  }
+  if (typeof node.id === 'string') delete node.id;
+}
+
+/**
  * A copy of a tool's JSON Schema that rejects unknown fields (seed 002 `.strict()`): every object
- * schema that does not say `additionalProperties` gets `unevaluatedProperties: false`, which also
+ * schema that lists its fields ({@link listsFields}) and does not say `additionalProperties` gets
+ * `unevaluatedProperties: false`, which also
  * sees the properties of `allOf`/`anyOf`/`oneOf` branches. The branches themselves are left open
  * (closing one would reject its siblings' fields), and so are `not`/`if` (they only test).
+ * Draft-04 keywords are read in their later form ({@link modernize}).
  */
 export function strictify(schema: Schema, branch = false): Schema {
   const out: Schema = { ...schema };
+  modernize(out);
   for (const key of MAP_KEYWORDS) {
     const map = out[key];
     if (isSchema(map)) {
@@ -69,7 +93,7 @@ export function strictify(schema: Schema, branch = false): Schema {
   }
   if (
     !branch &&
-    isObjectSchema(out) &&
+    listsFields(out) &&
     out.additionalProperties === undefined &&
     out.unevaluatedProperties === undefined
   ) {
@@ -120,18 +144,47 @@ export class SchemaCompiler {
 
   #draft2019(): Ajv2019 {
     this.#ajv2019 ??= configure(
-      new Ajv2019({ allErrors: true, strict: false, verbose: true, validateSchema: false }),
+      new Ajv2019({
+        allErrors: true,
+        strict: false,
+        verbose: true,
+        validateSchema: false,
+        code: { regExp: lenientRegExp },
+      }),
     );
     return this.#ajv2019;
   }
 
   #draft2020(): Ajv2020 {
     this.#ajv2020 ??= configure(
-      new Ajv2020({ allErrors: true, strict: false, verbose: true, validateSchema: false }),
+      new Ajv2020({
+        allErrors: true,
+        strict: false,
+        verbose: true,
+        validateSchema: false,
+        code: { regExp: lenientRegExp },
+      }),
     );
     return this.#ajv2020;
   }
 }
+
+/**
+ * Patterns as JavaScript reads them with the `u` flag JSON Schema asks for, else without it: many
+ * servers write their patterns for another engine (`^[\w\_]+$` from Python), which only the `u`
+ * flag refuses. A pattern neither reads still fails the schema's compilation.
+ */
+const lenientRegExp = Object.assign(
+  (pattern: string, flags: string): RegExp => {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (error) {
+      if (!flags.includes('u')) throw error;
+      return new RegExp(pattern, flags.replace('u', ''));
+    }
+  },
+  { code: 'new RegExp' },
+);
 
 function configure<A extends Ajv2019 | Ajv2020>(ajv: A): A {
   addFormats(ajv);

@@ -73,6 +73,16 @@ function blankRequired(schema: unknown, root: Schema, value: unknown, path: stri
 
 const topField = (path: string) => path.split(/[.[]/)[0] ?? path;
 
+/** The outermost part of a dotted path the arguments lack: `payment` for `payment.amount` when there is no `payment`. */
+function absentFrom(args: Record<string, unknown>, path: string): string {
+  const parts = path.split('.');
+  for (let i = 1; i < parts.length; i++) {
+    const head = parts.slice(0, i).join('.');
+    if (valueAt(args, head) === undefined) return head;
+  }
+  return path;
+}
+
 /** The issue of a write whose input schema does not compile: nothing can be said to fit it. */
 function uncheckable(tool: string, reason: string): FieldIssue {
   return {
@@ -129,7 +139,8 @@ export function validateCall(
   const rules = isWrite ? rulesFor(definition, args) : undefined;
   const arrayFields = new Set(rules?.nonEmpty);
 
-  for (const field of rules?.required ?? []) if (isBlank(valueAt(args, field))) missing.push(field);
+  for (const field of rules?.required ?? [])
+    if (isBlank(valueAt(args, field))) missing.push(absentFrom(args, field));
   for (const field of rules?.nonEmpty ?? []) {
     const value = valueAt(args, field);
     if (Array.isArray(value) && value.length === 0) missing.push(field);
