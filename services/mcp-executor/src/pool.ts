@@ -148,8 +148,7 @@ export class ServerPool {
     const what = `The tool "${tool}" of the server "${found.server}" is withheld`;
     return found.verdict.state === 'refused'
       ? `${what}: an operator refused its changed definition. Nothing was sent.`
-      : `${what}: its definition changed since it was pinned and awaits an operator's review ` +
-          '(GET /v1/admin/tools/changes). Nothing was sent.';
+      : `${what}: its definition changed since it was pinned and awaits an operator's review. Nothing was sent.`;
   }
 
   /** Where this tenant's call of an exposed tool goes, if the tool is listed. */

@@ -230,6 +230,23 @@ describe('an executor with pinned tools', () => {
     await expect.poll(() => app.registry.loaded, { timeout: 5_000 }).toBe(true);
     expect(await offered()).toEqual(['get_contact', 'void_invoice']);
 
+    // An operator refuses (what the gateway's admin API writes): still withheld, and the refusal says so.
+    await database.db
+      .updateTable('tool_pins')
+      .set((eb) => ({
+        refused_hash: eb.ref('listed_hash'),
+        refused_by: 'admin:test',
+        refused_at: new Date(),
+      }))
+      .where('server_name', '=', 'pinned-books')
+      .where('tool_name', '=', 'list_invoices')
+      .execute();
+    gateway.broadcast('toolPinChanged', { reason: 'refused', server: 'pinned-books', tool: 'list_invoices' });
+    await expect
+      .poll(async () => (await call('list_invoices')).error?.message, { timeout: 5_000 })
+      .toMatch(/"list_invoices".*an operator refused/);
+    expect(await offered()).toEqual(['get_contact', 'void_invoice']);
+
     // An operator accepts (what the gateway's admin API writes) and says so on the bus.
     await database.db
       .updateTable('tool_pins')
