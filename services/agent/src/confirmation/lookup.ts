@@ -111,8 +111,9 @@ function ownKeys(o: Record<string, unknown>, under: string[]): string[] {
   const ids = refs.filter((r) => r.id);
   const mine =
     ids.find((r) => r.noun === '') ??
-    ids.find((r) => container !== '' && sameNoun(r.noun, container)) ??
-    ids.find((r) => !isParty(keyWords(r.noun)));
+    ids.find((r) => container !== '' && (sameNoun(r.noun, container) || relates(container, r.noun))) ??
+    ids.find((r) => !isParty(keyWords(r.noun))) ??
+    ids[0];
   const others = new Set(ids.filter((r) => r !== mine).map((r) => r.noun));
   const numbers = refs.filter((r) => !r.id && !others.has(r.noun) && !isParty(keyWords(r.noun)));
   const small = Object.keys(o).length <= 3 && 'value' in o ? ['value'] : [];
