@@ -156,7 +156,9 @@ describe('a write given by id is named by a read', () => {
       lookups: await lookUp(agent.run, 'void_invoice', args),
     });
     expect(agent.requests).toEqual([]);
-    expect(card.question).toContain('I could not find this invoice in the books: no read tool of the books finds it');
+    expect(card.question).toContain(
+      'I could not find this invoice in the books: no read tool of the books finds it',
+    );
     expect(card.question).not.toMatch(UUID);
   });
 });
@@ -248,6 +250,78 @@ describe('cards without reads', () => {
     });
     expect(card.question).toBe(
       '⚠️ You did not ask for this change: it was proposed from something I read, not by you. This will delete the contact Acme Corp. It cannot be undone. Type DELETE to confirm.',
+    );
+  });
+});
+
+describe('a server whose invoices spell the customer `Customer` and the number `InvoiceId` (issue 26)', () => {
+  const listed = {
+    invoices: [
+      { InvoiceId: 'INV-042', Customer: 'Bolt Ltd', Total: 8000, IssuedOn: '2026-01-08', Status: 'open' },
+      { InvoiceId: 'INV-043', Customer: 'Acme Corp', Total: 12000, IssuedOn: '2026-01-10', Status: 'open' },
+    ],
+  };
+  const tools = [
+    toolDef('list_invoices'),
+    toolDef('get_invoice', { InvoiceId: '' }, { required: ['InvoiceId'] }),
+    toolDef('list_accounts'),
+    toolDef('void_invoice', { InvoiceId: '' }, { write: true }),
+    toolDef('record_payment', { InvoiceId: '', AccountId: '', Amount: '' }, { write: true }),
+  ];
+  function books(tool: string, args: Record<string, unknown>): unknown {
+    if (tool === 'list_accounts') return { accounts: [{ AccountId: 'ACC-BANK', AccountName: 'HDFC Bank' }] };
+    if (tool === 'get_invoice') {
+      const hit = listed.invoices.find((i) => i.InvoiceId === args.InvoiceId);
+      if (hit) return hit;
+      throw new Error(`Invoice ${String(args.InvoiceId)} not found`);
+    }
+    throw new Error(`no ${tool} here`);
+  }
+  const afterListing = () => {
+    const agent = fakeAgent({ tools, books });
+    agent.run.toolResults.push({ tool: 'list_invoices', input: {}, result: listed, success: true });
+    return agent;
+  };
+
+  it('"Void invoice INV-043" names the number, customer, amount and date the turn read', async () => {
+    const agent = afterListing();
+    const args = { InvoiceId: 'INV-043' };
+    const card = confirmationCard('void_invoice', args, 3, {
+      lookups: await lookUp(agent.run, 'void_invoice', args),
+    });
+    expect(agent.requests).toEqual([]);
+    expect(card.question).toBe(
+      'This will void the invoice INV-043 of Acme Corp (₹12,000.00, dated 10/01/2026). It cannot be undone. Type VOID to confirm.',
+    );
+  });
+
+  it('"Record ₹5000 payment from Acme Corp" names the invoice and reads the account', async () => {
+    const agent = afterListing();
+    const args = { InvoiceId: 'INV-043', AccountId: 'ACC-BANK', Amount: 5000 };
+    const card = confirmationCard('record_payment', args, 1, {
+      lookups: await lookUp(agent.run, 'record_payment', args),
+    });
+    expect(asked(agent)).toEqual(['validate list_accounts', 'execute list_accounts']);
+    expect(card.question).toBe(
+      'Confirm: record the payment of ₹5,000.00 for Acme Corp, against invoice INV-043 (₹12,000.00, dated 10/01/2026) (account: HDFC Bank)?',
+    );
+  });
+
+  it('says plainly when the books do not know the invoice, and shows what the call sends', async () => {
+    const agent = afterListing();
+    const voided = { InvoiceId: 'INV-404' };
+    const voidCard = confirmationCard('void_invoice', voided, 3, {
+      lookups: await lookUp(agent.run, 'void_invoice', voided),
+    });
+    expect(voidCard.question).toBe(
+      'This will void the invoice INV-404 (I could not find this invoice in the books: Invoice INV-404 not found; check which one it is before you confirm). It cannot be undone. Type VOID to confirm.',
+    );
+    const paid = { InvoiceId: 'INV-404', AccountId: 'ACC-BANK', Amount: 5000 };
+    const payCard = confirmationCard('record_payment', paid, 1, {
+      lookups: await lookUp(agent.run, 'record_payment', paid),
+    });
+    expect(payCard.question).toBe(
+      'Confirm: record the payment of ₹5,000.00 (invoice: INV-404 (I could not find this invoice in the books: Invoice INV-404 not found), account: HDFC Bank)?',
     );
   });
 });
