@@ -13,6 +13,9 @@ describe('tool names in words, whatever their style', () => {
     ['books__post_journal', 'post the journal'],
     ['write_off_invoice', 'write off the invoice'],
     ['echo', 'run echo'],
+    // A read's name on a write (its description runs the caller's SQL) is no verb to describe it by.
+    ['read_query', 'run read query'],
+    ['fetch_and_pay_bill', 'pay the bill'],
   ])('%s → "%s"', (tool, words) => {
     expect(describeTool(tool)).toBe(words);
   });
@@ -24,6 +27,9 @@ describe('tool names in words, whatever their style', () => {
     ['contacts.delete', 'DELETE'],
     ['writeOffInvoice', 'WRITE OFF'],
     ['trigger-cleanup', 'CONFIRM'],
+    ['read_query', 'CONFIRM'],
+    ['show_then_approve_bill', 'APPROVE'],
+    ['purge_ledger__list_entries', 'PURGE'],
   ])('%s is confirmed by typing %s', (tool, word) => {
     expect(confirmWord(tool)).toBe(word);
     expect(confirmationCard(tool, {}, 3).question).toContain(`Type ${word} to confirm`);

@@ -1,0 +1,120 @@
+// A test's own MCP server, built from a list of tools and a function that answers calls, served
+// over Streamable HTTP in the test's process or over stdio as a child the executor spawns; every
+// call it receives is recorded, so a test can assert what was never sent.
+//
+// The SDK is not a dependency of the repository root: it resolves through the demo books package
+// (a root devDependency), under vitest and when node runs a fixture file as a stdio server.
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export type Args = Record<string, unknown>;
+
+/** One tools/call as the server received it. */
+export interface ReceivedCall {
+  tool: string;
+  args: Args;
+}
+
+/** What a fixture server lists and how it answers. */
+export interface FixtureSpec {
+  name: string;
+  tools: () => Tool[];
+  call: (tool: string, args: Args) => CallToolResult;
+}
+
+/** A low-level MCP server (no input validation of its own) telling `onCall` of every call. */
+export function fixtureServer(spec: FixtureSpec, onCall: (call: ReceivedCall) => void): Server {
+  const server = new Server({ name: spec.name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: spec.tools() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const args = request.params.arguments ?? {};
+    onCall({ tool: request.params.name, args });
+    return spec.call(request.params.name, args);
+  });
+  return server;
+}
+
+/** A fixture served over Streamable HTTP. */
+export interface HttpFixture {
+  /** The MCP endpoint. */
+  url: string;
+  /** Every tools/call received, in arrival order. */
+  calls: ReceivedCall[];
+  close(): Promise<void>;
+}
+
+/** Serves a fixture over Streamable HTTP on 127.0.0.1 and a random port, one server per session. */
+export async function serveHttp(spec: FixtureSpec): Promise<HttpFixture> {
+  const calls: ReceivedCall[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const header = req.headers['mcp-session-id'];
+    const existing = typeof header === 'string' ? sessions.get(header) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    if (typeof header === 'string') {
+      res.writeHead(404).end();
+      return;
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await fixtureServer(spec, (call) => calls.push(call)).connect(transport);
+    await transport.handleRequest(req, res);
+  };
+  const http = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** Serves a fixture on this process's stdio, appending every call to `FIXTURE_CALL_LOG` (a JSON line each). */
+export async function serveStdio(spec: FixtureSpec): Promise<void> {
+  const log = process.env.FIXTURE_CALL_LOG;
+  await fixtureServer(spec, (call) => {
+    if (log) appendFileSync(log, `${JSON.stringify(call)}\n`);
+  }).connect(new StdioServerTransport());
+}
+
+/** The calls a stdio fixture has logged so far. */
+export function loggedCalls(path: string): ReceivedCall[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ReceivedCall);
+}
+
+/** A tool result holding `value` as JSON text. */
+export const jsonResult = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+});
