@@ -1,0 +1,273 @@
+// Accounting MCP servers whose records are shaped unlike ours, for the confirmation cards (issue 26
+// item 3): "ledgerly" keeps an invoice's number in `InvoiceId` and its customer in `Customer`,
+// dated `IssuedOn`; "quickly" is shaped like QuickBooks Online (`Id`, `DocNumber`, `TxnDate`,
+// `CustomerRef: { value, name }`, `TotalAmt`, payments linked through `Line[].LinkedTxn`). Every
+// tools/call received is recorded, so a test can assert what was never sent. Served over
+// Streamable HTTP here; over stdio by odd-books-stdio.ts.
+//
+// The SDK is not a dependency of the repository root: it is imported through the demo books
+// package (a root devDependency), which works both under vitest and when node runs this file.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export const SHAPES = ['ledgerly', 'quickly'] as const;
+export type Shape = (typeof SHAPES)[number];
+
+export const isShape = (value: unknown): value is Shape => SHAPES.includes(value as Shape);
+
+type Args = Record<string, unknown>;
+
+/** One tools/call as the server received it. */
+export interface ReceivedCall {
+  tool: string;
+  args: Args;
+}
+
+interface OddTool {
+  tool: Tool;
+  run(args: Args): unknown;
+}
+
+const str = { type: 'string' };
+const num = { type: 'number' };
+
+class NotFound extends Error {}
+
+function ledgerly(): OddTool[] {
+  const invoices = [
+    { InvoiceId: 'INV-042', Customer: 'Bolt Ltd', Total: 8000, IssuedOn: '2026-01-08', Status: 'open' },
+    { InvoiceId: 'INV-043', Customer: 'Acme Corp', Total: 12000, IssuedOn: '2026-01-10', Status: 'open' },
+  ];
+  const accounts = [
+    { AccountId: 'ACC-BANK', AccountName: 'HDFC Bank' },
+    { AccountId: 'ACC-CASH', AccountName: 'Petty Cash' },
+  ];
+  const find = (id: unknown) => {
+    const hit = invoices.find((i) => i.InvoiceId === id);
+    if (!hit) throw new NotFound(`Invoice ${String(id)} not found`);
+    return hit;
+  };
+  return [
+    {
+      tool: {
+        name: 'list_invoices',
+        description: 'Lists the invoices.',
+        inputSchema: { type: 'object', properties: { Status: str } },
+      },
+      run: () => ({ invoices }),
+    },
+    {
+      tool: {
+        name: 'get_invoice',
+        description: 'One invoice by its id.',
+        inputSchema: { type: 'object', properties: { InvoiceId: str }, required: ['InvoiceId'] },
+      },
+      run: (args) => find(args.InvoiceId),
+    },
+    {
+      tool: {
+        name: 'list_accounts',
+        description: 'Lists the bank and cash accounts.',
+        inputSchema: { type: 'object', properties: {} },
+      },
+      run: () => ({ accounts }),
+    },
+    {
+      tool: {
+        name: 'void_invoice',
+        description: 'Voids an invoice.',
+        inputSchema: { type: 'object', properties: { InvoiceId: str, Reason: str }, required: ['InvoiceId'] },
+      },
+      run: (args) => ({ ...find(args.InvoiceId), Status: 'void' }),
+    },
+    {
+      tool: {
+        name: 'record_payment',
+        description: 'Records a payment received against an invoice.',
+        inputSchema: {
+          type: 'object',
+          properties: { InvoiceId: str, AccountId: str, Amount: num, Date: str },
+          required: ['InvoiceId', 'AccountId', 'Amount'],
+        },
+      },
+      run: (args) => ({ PaymentId: 'PAY-1', InvoiceId: find(args.InvoiceId).InvoiceId, Amount: args.Amount }),
+    },
+  ];
+}
+
+function quickly(): OddTool[] {
+  const invoices = [
+    {
+      Id: '129',
+      SyncToken: '0',
+      DocNumber: '1036',
+      TxnDate: '2026-02-02',
+      CustomerRef: { value: '58', name: 'Bolt Ltd' },
+      TotalAmt: 4200,
+      Balance: 4200,
+      CurrencyRef: { value: 'INR', name: 'Indian Rupee' },
+    },
+    {
+      Id: '130',
+      SyncToken: '0',
+      DocNumber: '1037',
+      TxnDate: '2026-02-03',
+      DueDate: '2026-03-05',
+      CustomerRef: { value: '24', name: 'Sonnenschein Family Store' },
+      TotalAmt: 36207.5,
+      Balance: 36207.5,
+      CurrencyRef: { value: 'INR', name: 'Indian Rupee' },
+      Line: [{ Id: '1', LineNum: 1, Amount: 36207.5, DetailType: 'SalesItemLineDetail' }],
+    },
+  ];
+  const find = (id: unknown) => {
+    const hit = invoices.find((i) => i.Id === id);
+    if (!hit) throw new NotFound(`Object Not Found: Invoice ${String(id)}`);
+    return hit;
+  };
+  const ref = { type: 'object', properties: { value: str, name: str }, required: ['value'] };
+  return [
+    {
+      tool: {
+        name: 'list_sales_invoices',
+        description: 'Lists the sales invoices.',
+        inputSchema: { type: 'object', properties: { Status: str } },
+      },
+      run: () => ({ QueryResponse: { Invoice: invoices, startPosition: 1, maxResults: invoices.length } }),
+    },
+    {
+      tool: {
+        name: 'void_sales_invoice',
+        description: 'Voids an invoice.',
+        inputSchema: {
+          type: 'object',
+          properties: { Id: str, SyncToken: str },
+          required: ['Id', 'SyncToken'],
+        },
+      },
+      run: (args) => ({ Invoice: { ...find(args.Id), Balance: 0 } }),
+    },
+    {
+      tool: {
+        name: 'receive_payment',
+        description: 'Records a payment from a customer, linked to the invoices it pays.',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            CustomerRef: ref,
+            TotalAmt: num,
+            TxnDate: str,
+            Line: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  Amount: num,
+                  LinkedTxn: {
+                    type: 'array',
+                    items: { type: 'object', properties: { TxnId: str, TxnType: str } },
+                  },
+                },
+              },
+            },
+          },
+          required: ['CustomerRef', 'TotalAmt'],
+        },
+      },
+      run: (args) => ({ Payment: { Id: '901', TotalAmt: args.TotalAmt } }),
+    },
+  ];
+}
+
+const TOOLS_OF: Record<Shape, () => OddTool[]> = { ledgerly, quickly };
+
+/** The names of the tools a shape's server lists. */
+export function oddToolNames(shape: Shape): string[] {
+  return TOOLS_OF[shape]().map((t) => t.tool.name);
+}
+
+/** A low-level MCP server (no input validation, like a real accounting API) with records of `shape`. */
+export function createOddServer(shape: Shape, onCall: (call: ReceivedCall) => void): Server {
+  const tools = new Map(TOOLS_OF[shape]().map((t) => [t.tool.name, t]));
+  const server = new Server(
+    { name: `odd-books-${shape}`, version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((t) => t.tool) }));
+  server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
+    const args = request.params.arguments ?? {};
+    onCall({ tool: request.params.name, args });
+    const entry = tools.get(request.params.name);
+    if (!entry)
+      return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${request.params.name}` }] };
+    try {
+      return { content: [{ type: 'text', text: JSON.stringify(entry.run(args)) }] };
+    } catch (error) {
+      if (!(error instanceof NotFound)) throw error;
+      return { isError: true, content: [{ type: 'text', text: error.message }] };
+    }
+  });
+  return server;
+}
+
+export interface OddBooks {
+  shape: Shape;
+  /** The MCP endpoint (Streamable HTTP). */
+  url: string;
+  /** Every tools/call received, in arrival order. */
+  calls: ReceivedCall[];
+  close(): Promise<void>;
+}
+
+/** A shape's server over Streamable HTTP on 127.0.0.1 and a random port. */
+export async function startOddBooks(shape: Shape): Promise<OddBooks> {
+  const calls: ReceivedCall[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const header = req.headers['mcp-session-id'];
+    const existing = typeof header === 'string' ? sessions.get(header) : undefined;
+    if (existing) return existing.handleRequest(req, res);
+    if (typeof header === 'string') {
+      res.writeHead(404).end();
+      return;
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await createOddServer(shape, (call) => calls.push(call)).connect(transport);
+    await transport.handleRequest(req, res);
+  };
+  const http = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    shape,
+    url: `http://127.0.0.1:${port}/mcp`,
+    calls,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
