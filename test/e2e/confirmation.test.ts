@@ -522,7 +522,7 @@ describe('confirmations name the record and party in words (issue 20.3)', () => 
     const missing = randomUUID();
     const { card, reads, response } = await cardFor('void_invoice', { InvoiceId: missing });
     expect(reads).toEqual(['get_invoice']);
-    expect(card.question).toMatch(/could not look .*invoice up.*Invoice not found/i);
+    expect(card.question).toMatch(/could not find this invoice in the books: .*Invoice not found/i);
     expect(card.question).toMatch(/Type VOID to confirm/);
     expect(response).not.toContain(missing);
     expect(card.record).toBeUndefined();
