@@ -655,6 +655,16 @@ const odoo = {
       },
     ),
   },
+  // `values: dict` in Python: pydantic lists a bare object, which accepts any field.
+  updateRecords: {
+    server: 'Odoo',
+    name: 'update_records',
+    inputSchema: pydantic('update_records', { model: s, ids: list(int), values: { type: 'object' } }, [
+      'model',
+      'ids',
+      'values',
+    ]),
+  },
   registerPayment: {
     server: 'Odoo',
     name: 'register_payment',
@@ -1269,6 +1279,16 @@ export const VALID_CALLS: readonly ValidCall[] = [
       currency: 'eur',
       lines: [{ name: 'Desk', price_unit: 450, quantity: 2, product_id: null }],
     },
+  },
+  {
+    tool: odoo.updateRecords,
+    what: 'two invoices given a due date (values a Python dict)',
+    args: { model: 'account.move', ids: [42, 43], values: { invoice_date_due: '2025-03-31', ref: 'Q1' } },
+  },
+  {
+    tool: odoo.updateRecords,
+    what: 'a partner renamed (values a Python dict)',
+    args: { model: 'res.partner', ids: [7], values: { name: 'Azure Interior Ltd' } },
   },
   { tool: odoo.registerPayment, what: 'a payment registered for the full balance', args: { invoice_id: 42 } },
   {
