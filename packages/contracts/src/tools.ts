@@ -161,6 +161,9 @@ function findings(name: string, annotations: ToolAnnotations | undefined, descri
       tier: 1,
     });
   const said = describedChange(description);
+  // A description makes a read a write; for a write its name already shows, it raises the tier
+  // only to a typed confirmation (a destructive change, a statement run): names say the action better.
+  const named = out.length > 0;
   if (said)
     out.push({
       reason: 'description',
@@ -169,7 +172,7 @@ function findings(name: string, annotations: ToolAnnotations | undefined, descri
           ? `its description says it runs a statement the caller supplies: "${said.phrase}"`
           : `its description says it changes something ("${said.word}"): "${said.phrase}"`,
       evidence: said.phrase,
-      tier: TIER_OF_CLASS[said.verbClass],
+      tier: named && said.verbClass !== 'destructive' ? 1 : TIER_OF_CLASS[said.verbClass],
     });
   return out;
 }
