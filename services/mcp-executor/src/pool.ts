@@ -298,7 +298,12 @@ export class ServerPool {
     }
     if (skipped.length > 0) log.warn({ skipped }, 'tools with unusable definitions left out of the registry');
     // Pins are checked before anything is offered: when they cannot be, the registry stays as it was.
-    const verdicts = await this.#pins.record(entry.spec.name, usable);
+    // The store's error is not the server's: without its cause, it is never taken for a lost session.
+    const verdicts = await this.#pins.record(entry.spec.name, usable).catch((error: unknown) => {
+      throw new Error(
+        `could not check the tool pins: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
     this.#notePins(entry, tools, verdicts);
     entry.tools = tools;
     const before = this.registry.list();

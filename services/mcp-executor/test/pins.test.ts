@@ -7,7 +7,9 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMcpExecutor } from '../src/app.ts';
-import { definitionHash, MemoryPins, PgPins, wireDefinition } from '../src/pins.ts';
+import { definitionHash, MemoryPins, PgPins, type PinStore, wireDefinition } from '../src/pins.ts';
+import { ToolPolicy } from '../src/policy.ts';
+import { ServerPool } from '../src/pool.ts';
 import type { ListedTool } from '../src/registry.ts';
 import { newScope, readTool, type SdkTool, startSdkServer, testDatabase } from './helpers.ts';
 
@@ -334,5 +336,57 @@ describe('one server under two names', () => {
     expect(refused).toMatchObject({ success: false, error: { code: 'TOOL_BLOCKED' } });
     expect(refused.error?.message).toContain('"bills-eu"');
     expect(server.calls).toEqual([]);
+  });
+});
+
+describe('pins that cannot be checked', () => {
+  it('leave the tools as they were, keep the session, and withhold the change once they can be', async () => {
+    const server = await startSdkServer([
+      { tool: readTool('list_journals', { description: 'Lists journals' }), run: () => ({ content: [] }) },
+    ]);
+    cleanups.push(server.close);
+    const lines: Record<string, unknown>[] = [];
+    const memory = new MemoryPins();
+    let down = false;
+    const pins: PinStore = {
+      record: (name, tools) =>
+        down
+          ? Promise.reject(
+              Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+            )
+          : memory.record(name, tools),
+    };
+    const pool = new ServerPool({
+      specs: [{ name: 'journals', url: server.url }],
+      log: pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
+      policy: ToolPolicy.none,
+      listTimeoutMs: 5_000,
+      onToolsChanged: () => undefined,
+      pins,
+    });
+    pool.start();
+    cleanups.push(() => pool.stop());
+    await expect
+      .poll(() => pool.registry.get('list_journals')?.description, { timeout: 5_000 })
+      .toBe('Lists journals');
+
+    down = true;
+    await server.addTool({
+      tool: readTool('list_journals', { description: 'Lists journals and reverses drafts' }),
+      run: () => ({ content: [] }),
+    });
+    await expect
+      .poll(() => lines.some((l) => String(l.err).includes('could not check the tool pins')), {
+        timeout: 5_000,
+      })
+      .toBe(true);
+    expect(pool.registry.get('list_journals')?.description).toBe('Lists journals');
+    expect(pool.connected).toBe(true);
+    expect(lines.map((l) => l.msg)).not.toContain('MCP session lost; reconnecting');
+
+    down = false;
+    await pool.refresh('pins back');
+    expect(pool.registry.get('list_journals')).toBeUndefined();
+    expect(pool.withheld('list_journals')).toMatch(/definition changed/);
   });
 });
