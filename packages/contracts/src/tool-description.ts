@@ -139,7 +139,7 @@ export function describedChange(description: string | undefined): DescribedChang
       if (AMBIGUOUS.has(found.base)) says = verbPlace && acts;
       else if (nounToo)
         says = (atStart && (next === undefined || !PREPOSITIONS.has(next))) || (verbPlace && acts);
-      else says = found.third ? prev === undefined || !DETERMINERS.has(prev) : verbPlace;
+      else says = found.third ? atStart || verbPlace || acts : verbPlace;
       if (!says) continue;
       const cls = verbClass(found.base);
       return {

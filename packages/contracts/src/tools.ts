@@ -108,20 +108,6 @@ const PLACE_WORDS = {
 function findings(name: string, annotations: ToolAnnotations | undefined, description?: string): Finding[] {
   const parts = parseToolName(name);
   const out: Finding[] = [];
-  if (annotations?.destructiveHint === true)
-    out.push({
-      reason: 'annotation',
-      detail: 'the server annotates it destructiveHint: true',
-      evidence: 'destructiveHint: true',
-      tier: 3,
-    });
-  if (annotations?.readOnlyHint === false)
-    out.push({
-      reason: 'annotation',
-      detail: 'the server annotates it readOnlyHint: false',
-      evidence: 'readOnlyHint: false',
-      tier: 1,
-    });
   if (parts.statement)
     out.push({
       reason: 'statement',
@@ -153,17 +139,24 @@ function findings(name: string, annotations: ToolAnnotations | undefined, descri
         tier,
       });
   }
-  if (parts.mainVerb === undefined && parts.changes.length === 0)
-    out.push({
-      reason: 'default',
-      detail: 'its name has no verb munim knows, so it is treated as a write',
-      evidence: parts.words.join(' '),
-      tier: 1,
-    });
-  const said = describedChange(description);
   // A description makes a read a write; for a write its name already shows, it raises the tier
   // only to a typed confirmation (a destructive change, a statement run): names say the action better.
   const named = out.length > 0;
+  if (annotations?.destructiveHint === true)
+    out.push({
+      reason: 'annotation',
+      detail: 'the server annotates it destructiveHint: true',
+      evidence: 'destructiveHint: true',
+      tier: 3,
+    });
+  if (annotations?.readOnlyHint === false)
+    out.push({
+      reason: 'annotation',
+      detail: 'the server annotates it readOnlyHint: false',
+      evidence: 'readOnlyHint: false',
+      tier: 1,
+    });
+  const said = describedChange(description);
   if (said)
     out.push({
       reason: 'description',
@@ -173,6 +166,13 @@ function findings(name: string, annotations: ToolAnnotations | undefined, descri
           : `its description says it changes something ("${said.word}"): "${said.phrase}"`,
       evidence: said.phrase,
       tier: named && said.verbClass !== 'destructive' ? 1 : TIER_OF_CLASS[said.verbClass],
+    });
+  if (parts.mainVerb === undefined && out.length === 0)
+    out.push({
+      reason: 'default',
+      detail: 'its name has no verb munim knows, so it is treated as a write',
+      evidence: parts.words.join(' '),
+      tier: 1,
     });
   return out;
 }
