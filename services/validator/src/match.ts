@@ -146,8 +146,13 @@ const resolvedRules = new WeakMap<ToolDefinition, CallRules>();
 
 function resolveRules(definition: ToolDefinition, args: Record<string, unknown>): CallRules {
   const schema = definition.inputSchema;
-  const { verb, verbClass, nouns: words } = parseToolName(definition.name);
-  const nouns = words.map(singular);
+  const parts = parseToolName(definition.name);
+  const nouns = parts.nouns.map(singular);
+  // A name may do more than one thing (`create_and_send_invoice`): each of its verbs brings its rules.
+  const verbs: [string | undefined, VerbClass | undefined][] = [
+    [parts.verb, parts.verbClass],
+    ...parts.changes.map((c): [string, VerbClass] => [c.word, c.verbClass]),
+  ];
   const out: CallRules = { matched: [], required: [], nonEmpty: [], positive: [] };
   const resolved = new Map<Concept, string | undefined>();
   const field = (concept: Concept) => {
@@ -159,7 +164,8 @@ function resolveRules(definition: ToolDefinition, args: Record<string, unknown>)
   };
   const groups = new Set<string>();
   for (const rule of WRITE_RULES) {
-    if ((rule.group && groups.has(rule.group)) || !ruleMatches(rule, verb, verbClass, nouns)) continue;
+    if (rule.group && groups.has(rule.group)) continue;
+    if (!verbs.some(([verb, verbClass]) => ruleMatches(rule, verb, verbClass, nouns))) continue;
     if (rule.group) groups.add(rule.group);
     out.matched.push(rule.name);
     const add = (into: string[], concepts: readonly Concept[] = []) => {
