@@ -92,11 +92,27 @@ export function amountAndDate(facts: RecordFacts, fmt: Formats): string {
   return parts.join(', ');
 }
 
+/** Counts and ratios beside money words: `days_until_due`, `tax_rate`, `credit_limit_days`. */
+const NOT_MONEY = new Set([
+  'rate',
+  'percent',
+  'percentage',
+  'day',
+  'days',
+  'count',
+  'number',
+  'no',
+  'qty',
+  'quantity',
+  'term',
+  'terms',
+]);
 const MONEY_KEY = /amount|total|price|balance|debit|credit|cost|fee|charge|paid|due$/i;
 
 /** A value as the business writes it: money in its currency, dates in its format, never an id. */
 export function show(key: string, value: unknown, fmt: Formats): string {
-  if (typeof value === 'number' && MONEY_KEY.test(key) && !/rate|percent/i.test(key)) return fmt.money(value);
+  if (typeof value === 'number' && MONEY_KEY.test(key) && !keyWords(key).some((w) => NOT_MONEY.has(w)))
+    return fmt.money(value);
   if (typeof value === 'string' && /date/i.test(key)) return fmt.date(value) ?? value;
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? '' : 's'}`;

@@ -200,7 +200,9 @@ function readersFor(ref: Ref, ownNoun: string, readers: ToolDefinition[]) {
   const required = (t: ToolDefinition) =>
     Array.isArray(t.inputSchema.required) ? (t.inputSchema.required as unknown[]) : [];
   const spelled = keyWords(ref.field).join('_');
-  const byIdWords = noun === '' ? 'id' : `${noun}_id`;
+  // An id may go to the reader's own id field of the kind (`invoice_id` for a `value` of `InvoiceRef`); a number only to a number field.
+  const isId = ['id', 'value'].includes(keyWords(ref.field).at(-1) ?? '');
+  const byIdWords = !isId ? spelled : noun === '' ? 'id' : `${noun}_id`;
   // The reader's own spelling of the field: `invoice_id` for the call's `InvoiceID`.
   const input = (t: ToolDefinition) =>
     isRecord(t.inputSchema.properties)

@@ -1,0 +1,171 @@
+// Issue 26 item 3: a new document or payment names its party on any server — whether the call
+// names the party by name, by an opaque id (Stripe's `customer: "cus_…"`), by a reference object
+// (QuickBooks' `CustomerRef`) or by a small number (Odoo's `partner_id: 7`, which many tables
+// share) — from what the turn read, or else by a read of the party on the write's server.
+import { describe, expect, it } from 'vitest';
+import { confirmationCard } from '../src/confirmation/card.ts';
+import { readFacts } from '../src/confirmation/fields.ts';
+import { lookUp } from '../src/confirmation/lookup.ts';
+import { fakeAgent, toolDef } from './fake-agent.ts';
+
+type Args = Record<string, unknown>;
+
+async function cardAfter(opts: {
+  tools: ReturnType<typeof toolDef>[];
+  read?: { tool: string; result: unknown }[];
+  books?: (tool: string, args: Args) => unknown;
+  write: string;
+  args: Args;
+}) {
+  const agent = fakeAgent({
+    tools: opts.tools,
+    books:
+      opts.books ??
+      ((tool) => {
+        throw new Error(`${tool} was not expected`);
+      }),
+  });
+  for (const r of opts.read ?? [])
+    agent.run.toolResults.push({ tool: r.tool, input: {}, result: r.result, success: true });
+  const card = confirmationCard(opts.write, opts.args, 1, {
+    lookups: await lookUp(agent.run, opts.write, opts.args),
+  });
+  return { card, reads: agent.requests.filter((r) => r.subject === 'toolExecute').map((r) => r.tool) };
+}
+
+describe('a new document names its party', () => {
+  it('Stripe: a customer given by opaque id, from the customers the turn listed', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [toolDef('list_customers'), toolDef('create_invoice', { customer: '' }, { write: true })],
+      read: [
+        {
+          tool: 'list_customers',
+          result: {
+            object: 'list',
+            data: [
+              {
+                id: 'cus_NeZwdNtLEOXuvB',
+                object: 'customer',
+                name: 'Jenny Rosen',
+                email: 'jenny@example.com',
+              },
+              { id: 'cus_Qx81LmZ2pVw3Kd', object: 'customer', name: 'Ravi Kumar', email: 'ravi@example.com' },
+            ],
+          },
+        },
+      ],
+      write: 'create_invoice',
+      args: { customer: 'cus_Qx81LmZ2pVw3Kd', collection_method: 'send_invoice', days_until_due: 30 },
+    });
+    expect(reads).toEqual([]);
+    expect(card.question).toBe(
+      'Confirm: create the invoice for Ravi Kumar (collection method: send_invoice, days until due: 30)?',
+    );
+  });
+
+  it('Zoho Books: a customer the turn did not read is read from the contacts', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        toolDef('list_contacts'),
+        toolDef('create_invoice', { customer_id: '', date: '', line_items: '' }, { write: true }),
+      ],
+      books: (tool) => {
+        if (tool !== 'list_contacts') throw new Error(`${tool} was not expected`);
+        return {
+          code: 0,
+          contacts: [
+            { contact_id: '460000000026049', contact_name: 'Bowman & Co', contact_type: 'customer' },
+          ],
+        };
+      },
+      write: 'create_invoice',
+      args: {
+        customer_id: '460000000026049',
+        date: '2026-03-01',
+        line_items: [{ item_id: '460000000017088', rate: 120, quantity: 2 }],
+      },
+    });
+    expect(reads).toEqual(['list_contacts']);
+    expect(card.question).toBe(
+      'Confirm: create the invoice for Bowman & Co, dated 01/03/2026 (line items: 1 line, ₹240.00)?',
+    );
+  });
+
+  it('Odoo: a partner given by a small number is the partner, not an invoice with the same id', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        toolDef('search_read_invoices'),
+        toolDef('search_read_partners'),
+        toolDef('create_invoice', {}, { write: true }),
+      ],
+      read: [
+        // Read first: an invoice whose own id is 7, and which names partner 3 by an [id, name] pair.
+        {
+          tool: 'search_read_invoices',
+          result: [{ id: 7, name: 'INV/2026/00007', partner_id: [3, 'Deco Addict'] }],
+        },
+        { tool: 'search_read_partners', result: [{ id: 7, name: 'Azure Interior', is_company: true }] },
+      ],
+      write: 'create_invoice',
+      args: { partner_id: 7, move_type: 'out_invoice', invoice_date: '2026-03-02' },
+    });
+    expect(reads).toEqual([]);
+    expect(card.question).toBe(
+      'Confirm: create the invoice for Azure Interior, dated 02/03/2026 (move type: out_invoice)?',
+    );
+  });
+
+  it('QuickBooks: a CustomerRef is named from the name beside it in what the turn read', async () => {
+    const { card } = await cardAfter({
+      tools: [toolDef('list_sales_invoices'), toolDef('create_invoice', {}, { write: true })],
+      read: [
+        {
+          tool: 'list_sales_invoices',
+          result: {
+            QueryResponse: {
+              Invoice: [
+                {
+                  Id: '130',
+                  DocNumber: '1037',
+                  CustomerRef: { value: '24', name: 'Sonnenschein Family Store' },
+                },
+              ],
+            },
+          },
+        },
+      ],
+      write: 'create_invoice',
+      args: {
+        CustomerRef: { value: '24' },
+        TxnDate: '2026-03-03',
+        Line: [{ Amount: 100, DetailType: 'SalesItemLineDetail' }],
+      },
+    });
+    expect(card.question).toContain('create the invoice for Sonnenschein Family Store, dated 03/03/2026');
+  });
+
+  it('a party named by name is the party', async () => {
+    const { card } = await cardAfter({
+      tools: [toolDef('create_bill', {}, { write: true })],
+      write: 'create_bill',
+      args: { Vendor: 'Kaveri Agro Foods', BillDate: '2026-03-04', Total: 5900 },
+    });
+    expect(card.question).toBe(
+      'Confirm: create the bill of ₹5,900.00 for Kaveri Agro Foods, dated 04/03/2026?',
+    );
+  });
+});
+
+describe('dates the books write in their own way', () => {
+  it.each([
+    ['2026-01-15', '2026-01-15'],
+    ['/Date(1768435200000+0000)/', '/Date(1768435200000+0000)/'],
+    ['20260115', '2026-01-15'],
+    ['15 Jan 2026', '2026-01-15'],
+    ['January 15, 2026', '2026-01-15'],
+    // Day and month cannot be told apart: kept as the books wrote it, never dropped.
+    ['05/01/2026', '05/01/2026'],
+  ])('%s', (written, kept) => {
+    expect(readFacts({ InvoiceNo: 'INV-1', Dated: written }).date).toBe(kept);
+  });
+});
