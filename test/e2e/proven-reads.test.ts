@@ -18,7 +18,7 @@ import {
   serveHttp,
 } from '../support/mcp-fixture.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem } from '../support/stack.ts';
+import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
 import { type UnseenStyle, unseenBooks, unseenNames } from '../support/unseen-books.ts';
 
 const tenant = { entityId: 'ent-proven-reads', orgId: 'org-proven-reads' };
@@ -65,15 +65,7 @@ beforeAll(async () => {
       MCP_SERVERS: JSON.stringify(servers),
     },
   });
-  const wanted = [...Object.values(unseenNames('snake')), ...Object.values(unseenNames('camel'))];
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { rows } = await sys.db.query<{ tool_name: string }>('select tool_name from tool_registry');
-    const have = new Set(rows.map((r) => r.tool_name));
-    if (wanted.every((name) => have.has(name))) break;
-    if (Date.now() > deadline) throw new Error(`tools never listed\n${sys.logs.slice(-20).join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitForTools(sys, [...Object.values(unseenNames('snake')), ...Object.values(unseenNames('camel'))]);
 }, 120_000);
 
 afterAll(async () => {
@@ -171,7 +163,7 @@ describe.each(Object.entries(TRANSPORTS))('a read must be proven, over %s', (_tr
       expect(mcq[0]?.data).toMatchObject({ pending_tool: w.tool, tier: expect.any(Number) });
       expect(Number(mcq[0]?.data.tier)).toBeGreaterThanOrEqual(w.tier);
       // The word to type names the change, never the read verb a name hid it behind.
-    if (w.tier === 3) expect(mcq[0]?.data.confirm_text).toMatch(/^(WRITE|CONFIRM|PURGE)$/);
+      if (w.tier === 3) expect(mcq[0]?.data.confirm_text).toMatch(/^(WRITE|CONFIRM|PURGE)$/);
       expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
       expect(resultsOf(events, w.tool)).toEqual([]);
       expect(sent(w.tool)).toHaveLength(before);

@@ -6,20 +6,15 @@
 // blocked and never sent. One system holds both servers: snake_case names over Streamable HTTP,
 // camelCase names spawned over stdio.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type OptionalBooks,
-  type OptionalBooksStyle,
-  optionalBooksNames,
-  type ReceivedCall,
-  startOptionalBooks,
-} from '../support/optional-books.ts';
+import { type HttpFixture, loggedCalls, type ReceivedCall, serveHttp } from '../support/mcp-fixture.ts';
+import { type OptionalBooksStyle, optionalBooks, optionalBooksNames } from '../support/optional-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem } from '../support/stack.ts';
+import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
 
 type Args = Record<string, unknown>;
 
@@ -41,39 +36,17 @@ const validationsOf = (events: SseEvent[], tool: string) =>
     .filter((v) => v.tool === tool);
 
 let sys: TestSystem;
-let http: OptionalBooks;
+let http: HttpFixture;
 let dir: string;
 const stdioLog = () => join(dir, 'camel.jsonl');
 
 /** What the server of a style has received so far. */
-function received(style: OptionalBooksStyle): ReceivedCall[] {
-  if (style === 'snake') return http.calls;
-  if (!existsSync(stdioLog())) return [];
-  return readFileSync(stdioLog(), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as ReceivedCall);
-}
-
-/** Polls until the executor has listed the write tools of both servers. */
-async function waitForTools(timeoutMs = 30_000): Promise<void> {
-  const wanted = Object.values(TRANSPORTS).flatMap((style) => {
-    const names = optionalBooksNames(style);
-    return [names.receivePayment, names.createVendorPayment];
-  });
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await sys.db.query<{ tool_name: string }>('select tool_name from tool_registry');
-    const have = new Set(rows.map((r) => r.tool_name));
-    if (wanted.every((name) => have.has(name))) return;
-    if (Date.now() > deadline) throw new Error(`tools never listed\n${sys.logs.slice(-20).join('\n')}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+const received = (style: OptionalBooksStyle): ReceivedCall[] =>
+  style === 'snake' ? http.calls : loggedCalls(stdioLog());
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'optional-books-'));
-  http = await startOptionalBooks('snake');
+  http = await serveHttp(optionalBooks('snake'));
   const script = fileURLToPath(new URL('../support/optional-books.ts', import.meta.url));
   const servers = [
     { name: 'qbo-http', url: http.url },
@@ -92,7 +65,13 @@ beforeAll(async () => {
       MCP_SERVERS: JSON.stringify(servers),
     },
   });
-  await waitForTools();
+  await waitForTools(
+    sys,
+    Object.values(TRANSPORTS).flatMap((style) => {
+      const names = optionalBooksNames(style);
+      return [names.receivePayment, names.createVendorPayment];
+    }),
+  );
 }, 120_000);
 
 afterAll(async () => {

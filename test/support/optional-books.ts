@@ -5,30 +5,14 @@
 // over stdio (`node test/support/optional-books.ts camel`), each call appended as a JSON line to
 // FIXTURE_CALL_LOG. It records every call received, so a test can assert what was never sent.
 import { randomUUID } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Args, type FixtureSpec, jsonResult, serveStdio } from './mcp-fixture.ts';
 
-type Args = Record<string, unknown>;
+export type { ReceivedCall } from './mcp-fixture.ts';
 
 /** The naming style of the server's tools and fields. */
 export type OptionalBooksStyle = 'snake' | 'camel';
-
-/** One tools/call as the server received it. */
-export interface ReceivedCall {
-  tool: string;
-  args: Args;
-}
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -119,9 +103,7 @@ function tools(style: OptionalBooksStyle): Tool[] {
 function run(style: OptionalBooksStyle, name: string, args: Args): CallToolResult {
   const names = optionalBooksNames(style);
   const f = names.field;
-  const reply = (value: unknown): CallToolResult => ({
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-  });
+  const reply = jsonResult;
   if (name === names.listInvoices) return reply({ Invoice: INVOICES });
   if (name === names.receivePayment)
     return reply({
@@ -137,80 +119,14 @@ function run(style: OptionalBooksStyle, name: string, args: Args): CallToolResul
   return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${name}` }] };
 }
 
-/** A low-level MCP server (no input validation of its own) in `style`, telling `onCall` of every call. */
-export function createOptionalBooksServer(
-  style: OptionalBooksStyle,
-  onCall: (call: ReceivedCall) => void,
-): Server {
-  const server = new Server(
-    { name: `optional-books-${style}`, version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools(style) }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = request.params.arguments ?? {};
-    onCall({ tool: request.params.name, args });
-    return run(style, request.params.name, args);
-  });
-  return server;
-}
-
-export interface OptionalBooks {
-  /** The MCP endpoint (Streamable HTTP). */
-  url: string;
-  /** Every tools/call received, in arrival order. */
-  calls: ReceivedCall[];
-  close(): Promise<void>;
-}
-
-/** The server over Streamable HTTP on 127.0.0.1 and a random port. */
-export async function startOptionalBooks(style: OptionalBooksStyle): Promise<OptionalBooks> {
-  const calls: ReceivedCall[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const header = req.headers['mcp-session-id'];
-    const existing = typeof header === 'string' ? sessions.get(header) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    if (typeof header === 'string') {
-      res.writeHead(404).end();
-      return;
-    }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await createOptionalBooksServer(style, (call) => calls.push(call)).connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
+/** The server in `style`, to serve with `serveHttp` or over stdio. */
+export function optionalBooks(style: OptionalBooksStyle): FixtureSpec {
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-    },
+    name: `optional-books-${style}`,
+    tools: () => tools(style),
+    call: (name, args) => run(style, name, args),
   };
 }
 
-// Spawned by an executor: serve over stdio.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const style = process.argv[2] === 'camel' ? 'camel' : 'snake';
-  const log = process.env.FIXTURE_CALL_LOG;
-  await createOptionalBooksServer(style, (call) => {
-    if (log) appendFileSync(log, `${JSON.stringify(call)}\n`);
-  }).connect(new StdioServerTransport());
-}
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  await serveStdio(optionalBooks(process.argv[2] === 'camel' ? 'camel' : 'snake'));

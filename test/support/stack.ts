@@ -85,6 +85,24 @@ export async function startSystem(
   return system;
 }
 
+/** Waits until the executor has recorded every tool of `names` in `tool_registry` (it lists servers as they connect). */
+export async function waitForTools(
+  sys: TestSystem,
+  names: readonly string[],
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sys.db.query<{ tool_name: string }>('select tool_name from tool_registry');
+    const have = new Set(rows.map((r) => r.tool_name));
+    const missing = names.filter((name) => !have.has(name));
+    if (missing.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`tools never listed: ${missing.join(', ')}\n${sys.logs.slice(-20).join('\n')}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 async function cleanupStreams(prefix: string, natsUrl: string) {
   const { connect } = await import('@nats-io/transport-node');
   const { jetstreamManager } = await import('@nats-io/jetstream');
