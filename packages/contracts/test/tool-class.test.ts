@@ -360,8 +360,10 @@ describe('a read must be proven: a grammar of names (DESIGN §3.5)', () => {
 
   it(`classifies ${RUNS} generated names in six styles as the rule says (seed ${SEED})`, () => {
     const seen = new Map<string, number>();
+    const names = new Set<string>();
     fc.assert(
       fc.property(named, (g) => {
+        names.add(g.name);
         seen.set(g.template.replace(/^\S+__ /, '<prefix> '), (seen.get(g.template) ?? 0) + 1);
         const access = classifyTool(g.name);
         expect(access.kind, `${g.name} (${g.template}, ${g.style}): ${access.detail}`).toBe(g.kind);
@@ -373,6 +375,9 @@ describe('a read must be proven: a grammar of names (DESIGN §3.5)', () => {
     );
     // Every template was drawn: the grammar is exercised whole, not a corner of it.
     expect(seen.size).toBeGreaterThanOrEqual(templates.length);
+    // Thousands of distinct names, not a few drawn again and again.
+    expect(names.size).toBeGreaterThan(RUNS * 0.8);
+    if (process.env.PROPERTY_REPORT) console.log(`grammar: ${names.size} distinct names of ${RUNS} drawn`);
   });
 
   it('a description or an annotation only ever makes a tool stricter, never laxer', () => {
