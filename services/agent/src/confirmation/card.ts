@@ -16,19 +16,10 @@ import {
   type RecordFacts,
   show,
 } from './facts.ts';
-import {
-  amountRank,
-  dateRank,
-  isNameShaped,
-  isNumberShaped,
-  isOpaqueId,
-  isParty,
-  keyWords,
-  readFacts,
-  refIn,
-  refOf,
-} from './fields.ts';
+import { amountRank, dateRank, readFacts } from './fields.ts';
 import type { Lookups } from './lookup.ts';
+import { refIn, refOf } from './refs.ts';
+import { isNameShaped, isNumberShaped, isOpaqueId, isParty, keyWords } from './words.ts';
 
 /** One fact of a confirmation card, in words. */
 export interface Detail {

@@ -1,7 +1,9 @@
 import { nameWords, parseToolName, singular } from '@munim/contracts';
 import type { Formats } from '../render/locale.ts';
 import { isRecord } from '../util.ts';
-import { type Facts, isParty, keyWords, readFacts, refOf } from './fields.ts';
+import { type Facts, readFacts } from './fields.ts';
+import { refOf } from './refs.ts';
+import { isParty, keyWords } from './words.ts';
 
 /** What a confirmation can say of a record, read from whatever names its fields carry. */
 

@@ -1,5 +1,20 @@
 import { nameWords, singular } from '@munim/contracts';
 import { isRecord } from '../util.ts';
+import {
+  amountOf,
+  isNameShaped,
+  isNumberShaped,
+  isParty,
+  keyWords,
+  NAME_FILLER,
+  NAME_HEAD,
+  NOT_ITS_NUMBER,
+  NUMBER_WORD,
+  PARTY_ATTRIBUTE,
+  partyWord,
+  readDate,
+  text,
+} from './words.ts';
 
 /**
  * What a record's fields mean, read from the words of their names, the shape of their values and
@@ -8,71 +23,6 @@ import { isRecord } from '../util.ts';
  * `customer.display_name`, `CustomerRef.name` and Odoo's `partner_id: [7, "Acme"]` are parties alike.
  */
 
-/** Last words a run-together name (`customerid`, `PARTYLEDGERNAME`) is split before, with the least left before them. */
-const TAILS: [string, number][] = [
-  ['number', 3],
-  ['name', 3],
-  ['date', 4],
-  ['amount', 3],
-  ['total', 3],
-  ['id', 4],
-];
-
-/** The words of a field's name in any style, singular: `TotalAmt` → total, amt; `customerid` → customer, id. */
-export function keyWords(key: string): string[] {
-  const out: string[] = [];
-  const split = (word: string): string[] => {
-    for (const [tail, least] of TAILS)
-      if (word.endsWith(tail) && word.length - tail.length >= least)
-        return [...split(word.slice(0, -tail.length)), tail];
-    return [word];
-  };
-  for (const word of nameWords(key)) out.push(...split(word).map(singular));
-  return out;
-}
-
-const PARTY = [
-  'customer',
-  'client',
-  'contact',
-  'vendor',
-  'supplier',
-  'partner',
-  'payee',
-  'payer',
-  'party',
-  'buyer',
-  'seller',
-  'debtor',
-  'creditor',
-  'organization',
-];
-/** Words that make a party's field something else than its name (its email, its tax number, its id). */
-const PARTY_ATTRIBUTE = new Set(
-  'email mail phone mobile fax address addr street city state zip postal pin country gst gstin vat tax pan tin code currency type id number no num memo message note balance amount total date status term url website group category reference account bank language locale limit credit first last given family person salutation'.split(
-    ' ',
-  ),
-);
-const NAME_HEAD = new Set(['name', 'displayed', 'title', 'label']);
-const NAME_FILLER = new Set([
-  'display',
-  'as',
-  'full',
-  'fully',
-  'qualified',
-  'legal',
-  'company',
-  'trading',
-  'print',
-  'ref',
-]);
-const NUMBER_WORD = new Set(['number', 'no', 'num', 'nbr']);
-/** A number of something other than the record itself. */
-const NOT_ITS_NUMBER = new Set(
-  'phone mobile fax tax gst gstin vat pan tin bank account registration po purchase reference ref tracking check cheque card line serial batch lot vehicle eway irn ack routing iban swift ifsc sort employee'.split(
-    ' ',
-  ),
-);
 const AMOUNT_WORD = new Set(['total', 'amount', 'amt', 'grandtotal', 'sum']);
 const OPEN_WORD = new Set(['due', 'outstanding', 'balance', 'residual', 'remaining', 'open', 'unpaid']);
 /** An amount that is a part of the record's total, or another currency's view of it. */
@@ -112,69 +62,6 @@ interface Leaf {
   pair?: boolean;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Whether a string is an opaque id (a UUID, a hash, `in_1MtHbELkdIwHu7ix`, a long database number), not words. */
-export function isOpaqueId(value: string): boolean {
-  const v = value.trim();
-  if (UUID.test(v) || /^[0-9a-f]{16,}$/i.test(v) || /^\d{6,}$/.test(v)) return true;
-  if (v.length > 40 && !/\s/.test(v)) return true;
-  // A random token mixes cases and digits; words and document numbers do not.
-  return v
-    .split(/[^A-Za-z0-9]+/)
-    .some((t) => t.length >= 10 && /[a-z]/.test(t) && /[A-Z]/.test(t) && /\d/.test(t));
-}
-
-/** Whether a value reads as a document number a person knows it by: INV-043, INV/2023/00003, SI-1, #1042. */
-export function isNumberShaped(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const v = value.trim();
-  if (v.length === 0 || v.length > 24 || !/\d/.test(v) || isOpaqueId(v) || /^\d+$/.test(v)) return false;
-  if (readDate(v)) return false;
-  return /^[#A-Za-z0-9][A-Za-z0-9 \-/#.]*$/.test(v) && /[A-Za-z\-/#]/.test(v);
-}
-
-/** Whether a value reads as a person's or a company's name. */
-export function isNameShaped(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const v = value.trim();
-  return v !== '' && v.length <= 160 && /\p{L}/u.test(v) && !/@/.test(v) && !isOpaqueId(v);
-}
-
-const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
-
-/** A number or a number written as text ("1250.00"). */
-function amountOf(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value);
-  return undefined;
-}
-
-const MONTH =
-  /^(\d{1,2}[ -])?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]\d{1,2}(,? |[ -])\d{4}$|^\d{1,2}[ -](jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?[ -]\d{4}$/i;
-
-/**
- * A date as ISO text: ISO dates and timestamps, Microsoft JSON dates, `20260115`, Unix seconds
- * or milliseconds, and dates with the month in words. Undefined for anything else.
- */
-export function readDate(value: unknown): string | undefined {
-  if (typeof value === 'number') {
-    const ms = value > 1e11 ? value : value * 1000;
-    return value > 1e8 && ms < 4.2e12 ? new Date(ms).toISOString() : undefined;
-  }
-  if (typeof value !== 'string') return undefined;
-  const v = value.trim();
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v)) return v.replace(' ', 'T');
-  if (/^\/Date\(-?\d+([+-]\d{4})?\)\/$/.test(v)) return v;
-  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(v);
-  if (compact && +compact[2]! <= 12 && +compact[3]! <= 31) return `${compact[1]}-${compact[2]}-${compact[3]}`;
-  if (MONTH.test(v) && /\d{4}/.test(v) && v.length <= 32) {
-    const parsed = Date.parse(`${v} UTC`);
-    if (!Number.isNaN(parsed)) return new Date(parsed).toISOString().slice(0, 10);
-  }
-  return undefined;
-}
-
 /** Every value of a record with the words of its path, objects opened three levels deep; lists of records (lines) left out. */
 function leaves(record: Record<string, unknown>, prefix: string[] = [], depth = 1): Leaf[] {
   const out: Leaf[] = [];
@@ -195,11 +82,6 @@ function leaves(record: Record<string, unknown>, prefix: string[] = [], depth = 
   }
   return out;
 }
-
-/** Whether a word is or holds a party noun (`partyledger`, `counterparty`). */
-const partyWord = (w: string) => PARTY.some((p) => w === p || (w.length > p.length + 2 && w.includes(p)));
-/** Whether a field's words name the other party of a document (its customer, vendor, contact…). */
-export const isParty = (words: string[]) => words.some(partyWord);
 
 function isNameWords(words: string[], allow: (w: string) => boolean): boolean {
   return (
@@ -331,89 +213,4 @@ export function readFacts(record: Record<string, unknown>, noun = ''): Facts {
   const due = best(dues);
   if (due) facts.due = due;
   return facts;
-}
-
-/** A call's pointer at a record: the id (or number) it sends and the kind of record it names. */
-export interface Ref {
-  /** The field that holds the id, as the call spells it (`InvoiceID`, `value` of `CustomerRef`). */
-  field: string;
-  /** The kind of record, in words joined by `_` (`invoice`, `from_account`, `customer`); '' for a bare `id`. */
-  noun: string;
-  value: string;
-}
-
-const isIdWord = (w: string | undefined) => w === 'id';
-const REF_TAIL = new Set(['ref', 'reference', 'id']);
-/** Fields whose opaque value is text, a key or a token, not a pointer at a record. */
-const NOT_A_KIND = new Set(
-  'name description memo note narration message text comment hash token key secret signature url email idempotency'.split(
-    ' ',
-  ),
-);
-/** Nouns too general to say which record: the kind is in a sibling field (`entity_type: "contact"`). */
-const GENERAL = new Set([
-  'entity',
-  'object',
-  'record',
-  'txn',
-  'transaction',
-  'document',
-  'item',
-  'resource',
-  '',
-]);
-
-/** The kind a sibling field names (`entity_type: "contact"`, QuickBooks' `TxnType: "Invoice"`), for a general noun. */
-export function kindBeside(item: Record<string, unknown>, ref: Ref): Ref {
-  if (!GENERAL.has(ref.noun.split('_').at(-1) ?? '')) return ref;
-  const kind = Object.entries(item).find(
-    ([k, v]) => keyWords(k).at(-1) === 'type' && typeof v === 'string' && /^[A-Za-z ]{3,30}$/.test(v),
-  )?.[1];
-  return typeof kind === 'string' ? { ...ref, noun: keyWords(kind).join('_') } : ref;
-}
-
-/** The first record an item of a list points at, in its own fields or its nested lists (QuickBooks' `LinkedTxn`). */
-export function refIn(item: Record<string, unknown>, depth = 0): Ref | undefined {
-  for (const [k, v] of Object.entries(item)) {
-    const ref = Array.isArray(v) ? undefined : refOf(k, v);
-    if (ref) return kindBeside(item, ref);
-  }
-  if (depth >= 2) return undefined;
-  for (const v of Object.values(item))
-    if (Array.isArray(v))
-      for (const inner of v) {
-        const ref = isRecord(inner) ? refIn(inner, depth + 1) : undefined;
-        if (ref) return ref;
-      }
-  return undefined;
-}
-
-/**
- * The record an argument points at: an id field (`InvoiceID`, `customerid`, Odoo's `partner_id: 7`),
- * a document's number (`invoice_number`), a reference object (QuickBooks' `CustomerRef: { value }`,
- * Xero's `Contact: { ContactID }`), or a party field holding an opaque id (Stripe's `customer: "cus_…"`).
- */
-export function refOf(key: string, value: unknown): Ref | undefined {
-  const words = keyWords(key);
-  if (typeof value === 'number' && Number.isFinite(value) && isIdWord(words.at(-1)))
-    return { field: key, noun: words.slice(0, -1).join('_'), value: String(value) };
-  if (typeof value === 'string' && value.trim() !== '') {
-    if (isIdWord(words.at(-1))) return { field: key, noun: words.slice(0, -1).join('_'), value };
-    const last = words.at(-1) ?? '';
-    if (NUMBER_WORD.has(last) && !words.some((w) => NOT_ITS_NUMBER.has(w)) && words.length > 1)
-      return { field: key, noun: words.slice(0, -1).join('_'), value };
-    // A field named for a kind of record that holds an opaque id points at one (Stripe's `customer: "cus_…"`).
-    const kind = words.filter((w) => !REF_TAIL.has(w));
-    if (kind.length > 0 && kind.length <= 2 && !kind.some((w) => NOT_A_KIND.has(w)) && isOpaqueId(value))
-      return { field: key, noun: kind.join('_'), value };
-    return undefined;
-  }
-  if (!isRecord(value)) return undefined;
-  const inner = Object.entries(value).find(
-    ([k, v]) =>
-      (isIdWord(keyWords(k).at(-1)) || k === 'value') && (typeof v === 'string' || typeof v === 'number'),
-  );
-  if (!inner || String(inner[1]).trim() === '') return undefined;
-  const noun = words.filter((w) => !REF_TAIL.has(w)).join('_') || keyWords(inner[0]).slice(0, -1).join('_');
-  return { field: inner[0], noun, value: String(inner[1]) };
 }

@@ -4,16 +4,9 @@ import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
 import { isRecord } from '../util.ts';
 import { areLines, ownIdField, plainReason } from './facts.ts';
-import {
-  isNameShaped,
-  isNumberShaped,
-  isParty,
-  keyWords,
-  kindBeside,
-  type Ref,
-  readFacts,
-  refOf,
-} from './fields.ts';
+import { readFacts } from './fields.ts';
+import { kindBeside, type Ref, refOf } from './refs.ts';
+import { isNameShaped, isNumberShaped, isParty, keyWords } from './words.ts';
 
 /**
  * What is known of one id of a call: the record a read gave, why none could be read, or that it
