@@ -70,6 +70,8 @@ export class ServerPool {
   #withheld = new Map<string, { server: string; name: string; verdict: PinVerdict }>();
   readonly #pins: PinStore;
   #refreshing: Promise<void> | undefined;
+  /** The one reload after the one under way, shared by every ask made during it. */
+  #queued: Promise<void> | undefined;
   #lastMissRefresh = 0;
   #stopped = false;
 
@@ -121,6 +123,7 @@ export class ServerPool {
   /** Waits for a refresh under way, then closes every session for good. */
   async stop(): Promise<void> {
     await this.#refreshing?.catch(() => undefined);
+    await this.#queued?.catch(() => undefined);
     this.#stopped = true;
     await Promise.allSettled(
       this.#entries.flatMap((entry) => [entry.connection, ...entry.tenants.values()].map((c) => c.stop())),
@@ -158,9 +161,22 @@ export class ServerPool {
     return { session: this.#sessionFor(route.entry, scope), name: route.name };
   }
 
-  /** Reloads every server's tools; concurrent asks share one reload. */
+  /**
+   * Reloads every server's tools. Asks made during a reload share one more reload after it: the
+   * one under way may have listed a server before what the ask is about (a list_changed notice,
+   * an operator's decision on a changed tool).
+   */
   refresh(reason: string): Promise<void> {
-    this.#refreshing ??= (async () => {
+    if (this.#refreshing) {
+      this.#queued ??= this.#refreshing
+        .catch(() => undefined)
+        .then(() => {
+          this.#queued = undefined;
+          return this.refresh(reason);
+        });
+      return this.#queued;
+    }
+    this.#refreshing = (async () => {
       for (const entry of this.#entries) {
         const client = await entry.connection.client(0);
         if (!client) continue;

@@ -390,3 +390,54 @@ describe('pins that cannot be checked', () => {
     expect(pool.withheld('list_journals')).toMatch(/definition changed/);
   });
 });
+
+describe('a change noticed during a reload', () => {
+  it('is not lost: an ask during a reload gets one more reload after it', async () => {
+    const server = await startSdkServer([
+      {
+        tool: readTool('list_credit_notes', { description: 'Lists credit notes' }),
+        run: () => ({ content: [] }),
+      },
+    ]);
+    cleanups.push(server.close);
+    const memory = new MemoryPins();
+    let hold: Promise<void> | undefined;
+    const pins: PinStore = {
+      record: async (name, tools) => {
+        const verdicts = await memory.record(name, tools);
+        await hold;
+        return verdicts;
+      },
+    };
+    const pool = new ServerPool({
+      specs: [{ name: 'notes', url: server.url }],
+      log: pino({ level: 'silent' }),
+      policy: ToolPolicy.none,
+      listTimeoutMs: 5_000,
+      onToolsChanged: () => undefined,
+      pins,
+    });
+    pool.start();
+    cleanups.push(() => pool.stop());
+    await expect
+      .poll(() => pool.registry.get('list_credit_notes') !== undefined, { timeout: 5_000 })
+      .toBe(true);
+
+    // A periodic reload lists the old definition and is held before it applies it.
+    const { promise, resolve } = Promise.withResolvers<void>();
+    hold = promise;
+    const periodic = pool.refresh('periodic');
+    await new Promise((done) => setTimeout(done, 100));
+    await server.addTool({
+      tool: readTool('list_credit_notes', { description: 'Lists credit notes and applies them to invoices' }),
+      run: () => ({ content: [] }),
+    });
+    const noticed = pool.refresh('list_changed');
+    hold = undefined;
+    resolve();
+    await periodic;
+    await noticed;
+    expect(pool.registry.get('list_credit_notes')).toBeUndefined();
+    expect(pool.withheld('list_credit_notes')).toMatch(/definition changed/);
+  });
+});
