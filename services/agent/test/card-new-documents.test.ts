@@ -169,3 +169,32 @@ describe('dates the books write in their own way', () => {
     expect(readFacts({ InvoiceNo: 'INV-1', Dated: written }).date).toBe(kept);
   });
 });
+
+describe('a record that gives its party by id only', () => {
+  it('has its party read, so the card names the customer', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        toolDef('list_invoices'),
+        toolDef('list_contacts'),
+        toolDef('void_invoice', { invoice_id: '' }, { write: true }),
+      ],
+      read: [
+        {
+          tool: 'list_invoices',
+          result: [{ id: 'INV-1', contactId: 'C-ACME', total: 10000, dueDate: '2025-06-30', status: 'open' }],
+        },
+      ],
+      books: (tool) => {
+        if (tool !== 'list_contacts') throw new Error(`${tool} was not expected`);
+        return [
+          { id: 'C-ACME', name: 'Acme Corp' },
+          { id: 'C-BOLT', name: 'Bolt Ltd' },
+        ];
+      },
+      write: 'void_invoice',
+      args: { invoice_id: 'INV-1' },
+    });
+    expect(reads).toEqual(['list_contacts']);
+    expect(card.question).toBe('Confirm: void the invoice INV-1 of Acme Corp (₹10,000.00, due 30/06/2025)?');
+  });
+});

@@ -18,7 +18,7 @@ import {
 } from './facts.ts';
 import { amountRank, dateRank, readFacts } from './fields.ts';
 import type { Lookups } from './lookup.ts';
-import { refIn, refOf } from './refs.ts';
+import { partyRefOf, refIn, refOf } from './refs.ts';
 import { isNameShaped, isNumberShaped, isOpaqueId, isParty, keyWords } from './words.ts';
 
 /** One fact of a confirmation card, in words. */
@@ -85,7 +85,21 @@ const idText = (id: unknown) => (typeof id === 'string' || typeof id === 'number
 function factsFor(lookups: Lookups, id: unknown, noun?: string): RecordFacts | undefined {
   const text = idText(id);
   const looked = text === undefined ? undefined : lookups.get(text);
-  return looked && 'record' in looked ? factsOf(looked.record, noun) : undefined;
+  return looked && 'record' in looked ? recordFacts(looked.record, lookups, noun) : undefined;
+}
+
+/** A record's facts, its party named by the lookup of the id it gives for it when it gives no name. */
+function recordFacts(record: Record<string, unknown>, lookups: Lookups, noun?: string): RecordFacts {
+  const facts = factsOf(record, noun);
+  const ref = facts.party ? undefined : partyRefOf(record);
+  const party = ref ? lookups.get(ref.value) : undefined;
+  if (party && 'record' in party) {
+    const named = factsOf(party.record);
+    const name = named.name ?? named.party;
+    if (name) facts.party = name;
+    if (named.role) facts.role ??= named.role;
+  }
+  return facts;
 }
 
 /** The value the call sends, when a person could recognise it (INV-404, ACC-BANK); never an opaque id. */
@@ -149,7 +163,7 @@ function ownRecord(
     const subject = `${value ? ` ${value}` : ''} (I could not find this ${what} in the books: ${reason}; check which one it is before you confirm)`;
     return { subject, details };
   }
-  const facts = factsOf(looked.record, noun);
+  const facts = recordFacts(looked.record, lookups, noun);
   // Its number as the call names it, when the record read has none of its own.
   if (!facts.number && isNumberShaped(args[own])) facts.number = String(args[own]).trim();
   const record = labelOf(facts);

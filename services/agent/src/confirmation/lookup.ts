@@ -5,7 +5,7 @@ import { toolStep } from '../tool-step/tool-step.ts';
 import { isRecord } from '../util.ts';
 import { areLines, ownIdField, plainReason } from './facts.ts';
 import { readFacts } from './fields.ts';
-import { kindBeside, type Ref, refOf } from './refs.ts';
+import { kindBeside, partyRefOf, type Ref, refOf } from './refs.ts';
 import { isNameShaped, isNumberShaped, isParty, keyWords } from './words.ts';
 
 /**
@@ -227,17 +227,8 @@ function typed(tool: ToolDefinition, field: string, value: string): unknown {
 
 type Step = Awaited<ReturnType<typeof toolStep>>;
 
-/**
- * Looks up the records a write points at so its confirmation can name them. What this request has
- * read already comes first (a model looks records up before it changes them); what it has not is
- * read by a read tool the registry offers for it, on the write's own server, through the validator
- * and executor like any call (never a write). What no read names is kept with the reason, so the
- * card says so instead of showing the id.
- */
-export async function lookUp(run: Run, tool: string, args: Record<string, unknown>): Promise<Lookups> {
-  const lookups: Lookups = new Map();
-  const refs = idRefs(tool, args);
-  if (refs.length === 0) return lookups;
+/** Finds what one ref names: in what the request read, else by a read tool of the write's server. */
+async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<Looked>> {
   const read = () => run.toolResults.filter((r) => r.success).map((r) => r.result);
   const known = (ref: IdRef) => {
     for (const r of run.toolResults) {
@@ -253,7 +244,7 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
   const ownNoun = parseToolName(tool).object;
   const cache = new Map<string, Step>();
   let reads = 0;
-  for (const ref of refs) {
+  return async (ref) => {
     let record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
     let failed: string | undefined = record ? undefined : NO_READER;
     let spent = false;
@@ -284,15 +275,25 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
       if (record) break;
       failed = 'the books have no such record';
     }
-    lookups.set(
-      ref.value,
-      record
-        ? { record }
-        : spent && failed === NO_READER
-          ? { unread: true }
-          : { failed: failed ?? NO_READER },
-    );
-  }
+    if (record) return { record };
+    return spent && failed === NO_READER ? { unread: true } : { failed: failed ?? NO_READER };
+  };
+}
+
+/**
+ * Looks up the records a write points at so its confirmation can name them. What this request has
+ * read already comes first (a model looks records up before it changes them); what it has not is
+ * read by a read tool the registry offers for it, on the write's own server, through the validator
+ * and executor like any call (never a write). A record that names its party by id only has its
+ * party looked up too. What no read names is kept with the reason, so the card says so instead of
+ * showing the id.
+ */
+export async function lookUp(run: Run, tool: string, args: Record<string, unknown>): Promise<Lookups> {
+  const lookups: Lookups = new Map();
+  const refs = idRefs(tool, args);
+  if (refs.length === 0) return lookups;
+  const find = await finder(run, tool);
+  for (const ref of refs) lookups.set(ref.value, await find(ref));
   // What an edit replaces is named by the record itself: its `ContactName` beside its `ContactId`.
   const own = refs.find((r) => r.own);
   const current = own ? lookups.get(own.value) : undefined;
@@ -303,6 +304,12 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
       const name = nameBeside(current.record, ref);
       if (name) lookups.set(ref.value, { record: name });
     }
+  }
+  // A record found gives its party by id only (`contactId: "C-ACME"`): the party is looked up too.
+  for (const looked of [...lookups.values()]) {
+    if (!('record' in looked) || readFacts(looked.record).party) continue;
+    const party = partyRefOf(looked.record);
+    if (party && !lookups.has(party.value)) lookups.set(party.value, await find({ ...party, own: false }));
   }
   return lookups;
 }

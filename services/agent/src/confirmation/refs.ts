@@ -1,5 +1,5 @@
 import { isRecord } from '../util.ts';
-import { isOpaqueId, keyWords, NOT_ITS_NUMBER, NUMBER_WORD } from './words.ts';
+import { isOpaqueId, isParty, keyWords, NOT_ITS_NUMBER, NUMBER_WORD } from './words.ts';
 
 /** A call's pointer at a record: the id (or number) it sends and the kind of record it names. */
 export interface Ref {
@@ -84,4 +84,13 @@ export function refOf(key: string, value: unknown): Ref | undefined {
   if (!inner || String(inner[1]).trim() === '') return undefined;
   const noun = words.filter((w) => !REF_TAIL.has(w)).join('_') || keyWords(inner[0]).slice(0, -1).join('_');
   return { field: inner[0], noun, value: String(inner[1]) };
+}
+
+/** The party a record names by id only (`contactId`, Stripe's `customer`, Xero's `Contact: { ContactID }`), if any. */
+export function partyRefOf(record: Record<string, unknown>): Ref | undefined {
+  for (const [k, v] of Object.entries(record)) {
+    const ref = Array.isArray(v) ? undefined : refOf(k, v);
+    if (ref && isParty(keyWords(ref.noun))) return ref;
+  }
+  return undefined;
 }
