@@ -198,3 +198,36 @@ describe('a record that gives its party by id only', () => {
     expect(card.question).toBe('Confirm: void the invoice INV-1 of Acme Corp (₹10,000.00, due 30/06/2025)?');
   });
 });
+
+describe('a record the turn did not read, on a server that only searches', () => {
+  it('is found by a search for its number', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        {
+          ...toolDef('search_invoices', { query: '' }, { required: ['query'] }),
+        },
+        toolDef('delete_invoice', { invoice_number: '' }, { write: true }),
+      ],
+      books: (tool, args) => {
+        if (tool !== 'search_invoices') throw new Error(`${tool} was not expected`);
+        return {
+          results: [
+            {
+              invoice_number: String(args.query),
+              // The customer only as the bill-to party, beside its email.
+              bill_to: { name: 'Kaveri Agro Foods', email: 'accounts@kaveri.example' },
+              grand_total: 2360,
+              invoice_date: '2026-02-11',
+            },
+          ],
+        };
+      },
+      write: 'delete_invoice',
+      args: { invoice_number: 'SI/2026/0007' },
+    });
+    expect(reads).toEqual(['search_invoices']);
+    expect(card.question).toBe(
+      'Confirm: delete the invoice SI/2026/0007 of Kaveri Agro Foods (₹2,360.00, dated 11/02/2026)?',
+    );
+  });
+});

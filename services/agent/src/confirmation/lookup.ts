@@ -215,7 +215,29 @@ function readersFor(ref: Ref, ownNoun: string, readers: ToolDefinition[]) {
   const lists = mine
     .filter((t) => !input(t) && required(t).length === 0)
     .map((tool) => ({ tool, field: undefined }));
-  return [...byId.slice(0, 1), ...lists.slice(0, 2)];
+  // A search that needs words: given what a person would search by (a number, a name), never an opaque id.
+  const searches = isNumberShaped(ref.value)
+    ? mine.flatMap((t) => {
+        const field = searchField(t, required(t));
+        return field && !input(t) && required(t).length > 0 ? [{ tool: t, field }] : [];
+      })
+    : [];
+  return [
+    ...byId.slice(0, 1).map((r) => ({ ...r, exact: true })),
+    ...[...lists, ...searches].slice(0, 2).map((r) => ({ ...r, exact: false })),
+  ];
+}
+
+/** Words a search tool's query field is named by. */
+const SEARCH = new Set(['query', 'q', 'search', 'term', 'keyword', 'text']);
+
+/** The one string field a search tool requires, when it is a query (`query`, `search_term`, `q`). */
+function searchField(t: ToolDefinition, required: unknown[]): string | undefined {
+  const [field, ...more] = required;
+  const props = t.inputSchema.properties;
+  if (typeof field !== 'string' || more.length > 0 || !isRecord(props) || !isRecord(props[field]))
+    return undefined;
+  return props[field].type === 'string' && SEARCH.has(keyWords(field).at(-1) ?? '') ? field : undefined;
 }
 
 /** The id as the reader's schema types it: Odoo's ids are numbers. */
@@ -248,7 +270,9 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
     let record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
     let failed: string | undefined = record ? undefined : NO_READER;
     let spent = false;
-    for (const { tool: reader, field } of record ? [] : readersFor(ref, ref.own ? ownNoun : '', readers)) {
+    for (const { tool: reader, field, exact } of record
+      ? []
+      : readersFor(ref, ref.own ? ownNoun : '', readers)) {
       const key = `${reader.name}:${field ? ref.value : ''}`;
       let step = cache.get(key);
       if (!step) {
@@ -268,7 +292,7 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
       if (!step.success) {
         failed = plainReason(step.error ?? 'the read failed');
         // The books answered a read by this very id: a list would not know better.
-        if (field) break;
+        if (exact) break;
         continue;
       }
       record = recordOf(step.content, ref, reader.name) ?? nameBeside(step.content, ref);

@@ -44,6 +44,9 @@ const PARTY = [
   'debtor',
   'creditor',
   'organization',
+  'beneficiary',
+  'recipient',
+  'merchant',
 ];
 /** Words that make a party's field something else than its name (its email, its tax number, its id). */
 export const PARTY_ATTRIBUTE = new Set(
@@ -75,8 +78,12 @@ export const NOT_ITS_NUMBER = new Set(
 /** Whether a word is or holds a party noun (`partyledger`, `counterparty`). */
 export const partyWord = (w: string) =>
   PARTY.some((p) => w === p || (w.length > p.length + 2 && w.includes(p)));
-/** Whether a field's words name the other party of a document (its customer, vendor, contact…). */
-export const isParty = (words: string[]) => words.some(partyWord);
+/** Whether a field's words name the other party of a document (its customer, vendor, contact, bill-to…). */
+export const isParty = (words: string[]) =>
+  words.some(
+    (w, i) =>
+      partyWord(w) || w === 'billto' || w === 'soldto' || (/^(bill|sold)$/.test(w) && words[i + 1] === 'to'),
+  );
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
