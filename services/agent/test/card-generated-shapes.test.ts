@@ -92,8 +92,9 @@ function dateValue(r: Random): { value: unknown; day: string } {
 interface Generated {
   record: Record<string, unknown>;
   noun: string[];
-  /** The field and value a call points at the record with. */
+  /** The field and value a call points at the record with (the field's words, for a call in another style). */
   idKey: string;
+  idWords: string[];
   idValue: unknown;
   facts: { number: string; party: string; amount: number; currency: string; day: string };
 }
@@ -110,15 +111,18 @@ function generate(r: Random, seq: number, style: Style, noun: string[]): Generat
   const partyNoun = r.pick(PARTIES);
 
   // The record's own id: a number-shaped id (the number lives there), or an opaque one beside a number field.
+  let idWords: string[];
   let idKey: string;
   let idValue: unknown;
   const numberIn = r.pick(['field', 'field', 'id', 'name'] as const);
   if (numberIn === 'id') {
-    idKey = k(...r.pick([[...noun, 'id'], ['id']]));
+    idWords = r.pick([[...noun, 'id'], ['id']]);
+    idKey = k(...idWords);
     idValue = number;
     record[idKey] = number;
   } else {
-    idKey = k(...r.pick([[...noun, 'id'], ['id']]));
+    idWords = r.pick([[...noun, 'id'], ['id']]);
+    idKey = k(...idWords);
     idValue = r.chance(0.2) && idKey === k('id') ? 1000 + seq : opaque(r);
     record[idKey] = idValue;
     if (numberIn === 'name') record[k('name')] = number;
@@ -234,6 +238,7 @@ function generate(r: Random, seq: number, style: Style, noun: string[]): Generat
     record: Object.fromEntries(shuffled),
     noun,
     idKey,
+    idWords,
     idValue,
     facts: { number, party, amount, currency, day: date.day },
   };
@@ -252,7 +257,9 @@ function cases() {
     );
     const at = r.int(others.length + 1);
     const list = [...others.slice(0, at), target.record, ...others.slice(at)];
-    return { i, style, target, list };
+    // The call spells its fields in a style of its own.
+    const callStyle = r.pick(Object.keys(STYLES) as Style[]);
+    return { i, style, callStyle, target, list };
   });
 }
 
@@ -274,26 +281,81 @@ describe(`generated record shapes (seed ${SEED}, ${CASES} records)`, () => {
     expect(wrong.slice(0, 3)).toEqual([]);
   });
 
+  /** An agent whose turn listed `list`; a read, if any, gets the same list again. */
+  function afterListing(
+    style: Style,
+    noun: string[],
+    list: unknown[],
+    write: string,
+    args: Record<string, unknown>,
+  ) {
+    const plural = [...noun.slice(0, -1), `${noun.at(-1)}s`];
+    const listTool = STYLES[style](['list', ...plural]);
+    const listed = { [STYLES[style](plural)]: list };
+    const agent = fakeAgent({
+      tools: [toolDef(listTool), toolDef(write, args, { write: true })],
+      books: () => listed,
+    });
+    agent.run.toolResults.push({ tool: listTool, input: {}, result: listed, success: true });
+    return agent;
+  }
+
   it('a card for a write on the record names it from what the turn listed, reading nothing again', async () => {
     const wrong: unknown[] = [];
-    for (const { i, style, target, list } of all) {
-      const nounWords = target.noun.join(' ');
-      const tool = STYLES[style](['void', ...target.noun]);
-      const listTool = STYLES[style](['list', ...target.noun.slice(0, -1), `${target.noun.at(-1)}s`]);
-      const args = { [target.idKey]: target.idValue };
-      const agent = fakeAgent({
-        tools: [toolDef(listTool), toolDef(tool, args, { write: true })],
-        books: () => {
-          throw new Error('no read was expected');
-        },
-      });
-      const listKey = STYLES[style]([...target.noun.slice(0, -1), `${target.noun.at(-1)}s`]);
-      agent.run.toolResults.push({ tool: listTool, input: {}, result: { [listKey]: list }, success: true });
+    for (const { i, style, callStyle, target, list } of all) {
+      const tool = STYLES[callStyle](['void', ...target.noun]);
+      const args = { [STYLES[callStyle](target.idWords)]: target.idValue };
+      const agent = afterListing(style, target.noun, list, tool, args);
       const card = confirmationCard(tool, args, 3, { lookups: await lookUp(agent.run, tool, args) });
       const { number, party, amount, currency, day } = target.facts;
-      const expected = `This will void the ${nounWords} ${number} of ${party} (${fmt.money(amount, currency)}, dated ${fmt.date(day)}). It cannot be undone.`;
+      const expected = `This will void the ${target.noun.join(' ')} ${number} of ${party} (${fmt.money(amount, currency)}, dated ${fmt.date(day)}). It cannot be undone.`;
       if (!card.question.startsWith(expected) || agent.requests.length > 0)
-        wrong.push({ i, style, record: target.record, expected, got: card.question, reads: agent.requests });
+        wrong.push({
+          i,
+          style,
+          args,
+          record: target.record,
+          expected,
+          got: card.question,
+          reads: agent.requests,
+        });
+    }
+    expect(wrong.slice(0, 3)).toEqual([]);
+  });
+
+  it('a payment against the record names it with its party, in its currency', async () => {
+    const wrong: unknown[] = [];
+    for (const { i, style, callStyle, target, list } of all) {
+      const tool = STYLES[callStyle](['record', 'payment']);
+      const args = {
+        [STYLES[callStyle]([...target.noun, 'id'])]: target.idValue,
+        [STYLES[callStyle](['amount'])]: 500,
+      };
+      const agent = afterListing(style, target.noun, list, tool, args);
+      const card = confirmationCard(tool, args, 1, { lookups: await lookUp(agent.run, tool, args) });
+      const { number, party, amount, currency, day } = target.facts;
+      const expected = `Confirm: record the payment of ${fmt.money(500, currency)} for ${party}, against ${target.noun.join(' ')} ${number} (${fmt.money(amount, currency)}, dated ${fmt.date(day)})?`;
+      if (card.question !== expected || agent.requests.length > 0)
+        wrong.push({ i, style, args, record: target.record, expected, got: card.question });
+    }
+    expect(wrong.slice(0, 3)).toEqual([]);
+  });
+
+  it('a record the books do not hold is said so plainly, with the value sent when a person can read it', async () => {
+    const wrong: unknown[] = [];
+    for (const { i, style, callStyle, target, list } of all) {
+      const others = list.filter((record) => record !== target.record);
+      const tool = STYLES[callStyle](['void', ...target.noun]);
+      const args = { [STYLES[callStyle](target.idWords)]: target.idValue };
+      const agent = afterListing(style, target.noun, others, tool, args);
+      const card = confirmationCard(tool, args, 3, { lookups: await lookUp(agent.run, tool, args) });
+      const value = String(target.idValue);
+      const readable = /[A-Za-z]/.test(value) && !/^(in_|[0-9a-f]{8}-)/.test(value);
+      const plain = card.question.includes(
+        `I could not find this ${target.noun.join(' ')} in the books: the books have no such record`,
+      );
+      if (!plain || card.question.includes(value) !== readable || card.question.includes(target.facts.party))
+        wrong.push({ i, style, args, got: card.question });
     }
     expect(wrong.slice(0, 3)).toEqual([]);
   });

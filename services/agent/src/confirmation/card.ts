@@ -1,4 +1,4 @@
-import { nameWords, parseToolName } from '@munim/contracts';
+import { nameWords, parseToolName, singular } from '@munim/contracts';
 import { confirmWord, describeTool } from '../confirm.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
 import { isRecord } from '../util.ts';
@@ -149,7 +149,9 @@ function ownRecord(
   lookups: Lookups,
   fmt: Formats,
 ): { subject: string; details: Detail[]; before?: Record<string, unknown>; record?: string } {
-  const noun = refOf(own, args[own])?.noun || parseToolName(tool).object;
+  // The tool's object as it reads (`sales order`), only its last word singular.
+  const nouns = parseToolName(tool).nouns;
+  const noun = refOf(own, args[own])?.noun || [...nouns.slice(0, -1), singular(nouns.at(-1) ?? '')].join('_');
   const looked = lookups.get(String(args[own]));
   const details: Detail[] = [];
   if (!looked || !('record' in looked)) {

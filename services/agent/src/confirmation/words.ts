@@ -16,7 +16,7 @@ const TAILS: [string, number][] = [
   ['id', 4],
 ];
 
-/** The words of a field's name in any style, singular: `TotalAmt` → total, amt; `customerid` → customer, id. */
+/** The words of a field's name in any style, the last one singular: `TotalAmt` → total, amt; `customerid` → customer, id. */
 export function keyWords(key: string): string[] {
   const out: string[] = [];
   const split = (word: string): string[] => {
@@ -25,7 +25,9 @@ export function keyWords(key: string): string[] {
         return [...split(word.slice(0, -tail.length)), tail];
     return [word];
   };
-  for (const word of nameWords(key)) out.push(...split(word).map(singular));
+  for (const word of nameWords(key)) out.push(...split(word));
+  // Only the last word is made singular: `Invoices` is an invoice, `SalesOrders` a sales order.
+  if (out.length > 0) out[out.length - 1] = singular(out.at(-1) as string);
   return out;
 }
 
