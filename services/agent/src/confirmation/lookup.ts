@@ -131,7 +131,8 @@ function recordOf(value: unknown, ref: Ref, tool: string): Record<string, unknow
       continue;
     }
     // A document known by its number-shaped name (Odoo's `name: "INV/2024/0042"`).
-    if (isNumberShaped(id) && readFacts(o).number === id.trim()) return o;
+    const named = isNumberShaped(id) && Object.values(o).some((v) => same(v, id));
+    if (named && readFacts(o).number === id.trim()) return o;
   }
   return undefined;
 }

@@ -16,8 +16,14 @@ const TAILS: [string, number][] = [
   ['id', 4],
 ];
 
+/** Field names seen, with their words: a list of records repeats the same few names thousands of times. */
+const seen = new Map<string, string[]>();
+const SEEN_MAX = 10_000;
+
 /** The words of a field's name in any style, the last one singular: `TotalAmt` → total, amt; `customerid` → customer, id. */
 export function keyWords(key: string): string[] {
+  const known = seen.get(key);
+  if (known) return known;
   const out: string[] = [];
   const split = (word: string): string[] => {
     for (const [tail, least] of TAILS)
@@ -28,6 +34,8 @@ export function keyWords(key: string): string[] {
   for (const word of nameWords(key)) out.push(...split(word));
   // Only the last word is made singular: `Invoices` is an invoice, `SalesOrders` a sales order.
   if (out.length > 0) out[out.length - 1] = singular(out.at(-1) as string);
+  if (seen.size >= SEEN_MAX) seen.clear();
+  seen.set(key, out);
   return out;
 }
 
