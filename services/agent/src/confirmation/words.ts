@@ -64,7 +64,9 @@ export const PARTY_ATTRIBUTE = new Set(
     ' ',
   ),
 );
+/** Words that make a field a name: `name`, Sage's `displayed_as`, `title`, `label`. */
 export const NAME_HEAD = new Set(['name', 'displayed', 'title', 'label']);
+/** Words a name's field may carry beside its head (`display_name`, `FullyQualifiedName`, `CustomerRef.name`). */
 export const NAME_FILLER = new Set([
   'display',
   'as',
@@ -77,6 +79,7 @@ export const NAME_FILLER = new Set([
   'print',
   'ref',
 ]);
+/** Words that make a field a number (`InvoiceNumber`, `bill_no`, `DocNum`). */
 export const NUMBER_WORD = new Set(['number', 'no', 'num', 'nbr']);
 /** A number of something other than the record itself. */
 export const NOT_ITS_NUMBER = new Set(
@@ -87,7 +90,7 @@ export const NOT_ITS_NUMBER = new Set(
 
 /** Whether a word is or holds a party noun (`partyledger`, `counterparty`). */
 export const partyWord = (w: string) =>
-  PARTY.some((p) => w === p || (w.length > p.length + 2 && w.includes(p)));
+  PARTY.some((p) => w === p || singular(w) === p || (w.length > p.length + 2 && w.includes(p)));
 /** Whether a field's words name the other party of a document (its customer, vendor, contact, bill-to…). */
 export const isParty = (words: string[]) =>
   words.some(
@@ -124,6 +127,7 @@ export function isNameShaped(value: unknown): value is string {
   return v !== '' && v.length <= 160 && /\p{L}/u.test(v) && !/@/.test(v) && !isOpaqueId(v);
 }
 
+/** A non-empty string, trimmed. */
 export const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** A number or a number written as text ("1250.00"). */
