@@ -231,3 +231,14 @@ describe('a record the turn did not read, on a server that only searches', () =>
     );
   });
 });
+
+describe('amounts the books write as text', () => {
+  it.each([
+    ['118000', 118000],
+    ['1,18,000.00', 118000],
+    ['118,000.50', 118000.5],
+    ['-2,500', -2500],
+  ])('%s', (written, amount) => {
+    expect(readFacts({ InvoiceNo: 'INV-1', GrandTotal: written }).amount).toBe(amount);
+  });
+});

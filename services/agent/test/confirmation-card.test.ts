@@ -307,6 +307,18 @@ describe('a server whose invoices spell the customer `Customer` and the number `
     );
   });
 
+  it('an invoice given by its number under its kind (`invoice: "INV-043"`) is the invoice', async () => {
+    const agent = afterListing();
+    const args = { invoice: 'INV-043', amount: 5000 };
+    const card = confirmationCard('record_payment', args, 1, {
+      lookups: await lookUp(agent.run, 'record_payment', args),
+    });
+    expect(agent.requests).toEqual([]);
+    expect(card.question).toBe(
+      'Confirm: record the payment of ₹5,000.00 for Acme Corp, against invoice INV-043 (₹12,000.00, dated 10/01/2026)?',
+    );
+  });
+
   it('says plainly when the books do not know the invoice, and shows what the call sends', async () => {
     const agent = afterListing();
     const voided = { InvoiceId: 'INV-404' };

@@ -1,5 +1,6 @@
+import { groupsOfToolName } from '@munim/kit';
 import { isRecord } from '../util.ts';
-import { isOpaqueId, isParty, keyWords, NOT_ITS_NUMBER, NUMBER_WORD } from './words.ts';
+import { isNumberShaped, isOpaqueId, isParty, keyWords, NOT_ITS_NUMBER, NUMBER_WORD } from './words.ts';
 
 /** A call's pointer at a record: the id (or number) it sends and the kind of record it names. */
 export interface Ref {
@@ -70,10 +71,12 @@ export function refOf(key: string, value: unknown): Ref | undefined {
     const last = words.at(-1) ?? '';
     if (NUMBER_WORD.has(last) && !words.some((w) => NOT_ITS_NUMBER.has(w)) && words.length > 1)
       return { field: key, noun: words.slice(0, -1).join('_'), value };
-    // A field named for a kind of record that holds an opaque id points at one (Stripe's `customer: "cus_…"`).
+    // A field named for a kind of record that holds an opaque id points at one (Stripe's `customer:
+    // "cus_…"`); so does one named for a record of the books that holds its number (`invoice: "INV-043"`).
     const kind = words.filter((w) => !REF_TAIL.has(w));
-    if (kind.length > 0 && kind.length <= 2 && !kind.some((w) => NOT_A_KIND.has(w)) && isOpaqueId(value))
-      return { field: key, noun: kind.join('_'), value };
+    const named = kind.length > 0 && kind.length <= 2 && !kind.some((w) => NOT_A_KIND.has(w));
+    const ofTheBooks = () => isNumberShaped(value) && groupsOfToolName(kind.join('_')).length > 0;
+    if (named && (isOpaqueId(value) || ofTheBooks())) return { field: key, noun: kind.join('_'), value };
     return undefined;
   }
   if (!isRecord(value)) return undefined;
