@@ -49,6 +49,8 @@ const PAID = new Set(['paid', 'applied', 'received']);
 const isHeadlineAmount = (key: string, value: unknown) =>
   (typeof value === 'number' || moneyObject(key, value) !== undefined) &&
   amountRank(keyWords(key).filter((w) => !PAID.has(w))) !== undefined;
+const isHeadlineDate = (key: string, value: unknown) =>
+  typeof value === 'string' && typeof dateRank(keyWords(key)) === 'number';
 
 /** An amount sent with its currency (FreshBooks' `amount: { amount: "50.00", code: "CAD" }`). */
 function moneyObject(key: string, value: unknown): { amount: number; currency?: string } | undefined {
@@ -73,8 +75,6 @@ function callCurrency(args: Record<string, unknown>, lookups: Lookups): string |
   }
   return undefined;
 }
-const isHeadlineDate = (key: string, value: unknown) =>
-  typeof value === 'string' && typeof dateRank(keyWords(key)) === 'number';
 
 const snake = (key: string) => nameWords(key).join('_');
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
