@@ -242,3 +242,33 @@ describe('amounts the books write as text', () => {
     expect(readFacts({ InvoiceNo: 'INV-1', GrandTotal: written }).amount).toBe(amount);
   });
 });
+
+describe('a list that gives only a summary of the record acted on', () => {
+  it('is completed by a read of the record by its id', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        toolDef('list_bills'),
+        toolDef('get_bill', { bill_id: '' }, { required: ['bill_id'] }),
+        toolDef('void_bill', { bill_id: '' }, { write: true }),
+      ],
+      read: [{ tool: 'list_bills', result: { bills: [{ bill_id: 'B-311', status: 'open' }] } }],
+      books: (tool, args) => {
+        if (tool !== 'get_bill') throw new Error(`${tool} was not expected`);
+        return {
+          bill: {
+            bill_id: args.bill_id,
+            vendor_name: 'Kaveri Agro Foods',
+            total: 5900,
+            bill_date: '2026-02-20',
+          },
+        };
+      },
+      write: 'void_bill',
+      args: { bill_id: 'B-311' },
+    });
+    expect(reads).toEqual(['get_bill']);
+    expect(card.question).toBe(
+      'Confirm: void the bill B-311 of Kaveri Agro Foods (₹5,900.00, dated 20/02/2026)?',
+    );
+  });
+});

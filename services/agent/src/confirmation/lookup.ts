@@ -267,20 +267,14 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
   const ownNoun = parseToolName(tool).object;
   const cache = new Map<string, Step>();
   let reads = 0;
-  return async (ref) => {
-    let record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
-    let failed: string | undefined = record ? undefined : NO_READER;
-    let spent = false;
-    for (const { tool: reader, field, exact } of record
-      ? []
-      : readersFor(ref, ref.own ? ownNoun : '', readers)) {
+  /** Reads `ref` with the first of `candidates` that names it; why none did otherwise. */
+  const readWith = async (ref: IdRef, candidates: ReturnType<typeof readersFor>) => {
+    let failed = NO_READER;
+    for (const { tool: reader, field, exact } of candidates) {
       const key = `${reader.name}:${field ? ref.value : ''}`;
       let step = cache.get(key);
       if (!step) {
-        if (reads >= MAX_READS) {
-          spent = true;
-          break;
-        }
+        if (reads >= MAX_READS) return { failed, spent: true };
         reads += 1;
         step = await readOnce(run, reader.name, field ? { [field]: typed(reader, field, ref.value) } : {});
         cache.set(key, step);
@@ -296,12 +290,27 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
         if (exact) break;
         continue;
       }
-      record = recordOf(step.content, ref, reader.name) ?? nameBeside(step.content, ref);
-      if (record) break;
+      const record = recordOf(step.content, ref, reader.name) ?? nameBeside(step.content, ref);
+      if (record) return { record };
       failed = 'the books have no such record';
     }
-    if (record) return { record };
-    return spent && failed === NO_READER ? { unread: true } : { failed: failed ?? NO_READER };
+    return { failed, spent: false };
+  };
+  return async (ref) => {
+    const candidates = readersFor(ref, ref.own ? ownNoun : '', readers);
+    const record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
+    if (record) {
+      // A list's summary of the record acted on may lack what the card states: a read by its id completes it.
+      const facts = readFacts(record, ownNoun);
+      const whole =
+        !ref.own || (facts.party !== undefined && facts.amount !== undefined) || partyRefOf(record);
+      const exact = whole ? [] : candidates.filter((c) => c.exact);
+      const fuller = exact.length > 0 ? await readWith(ref, exact) : undefined;
+      return { record: fuller?.record ? { ...record, ...fuller.record } : record };
+    }
+    const found = await readWith(ref, candidates);
+    if (found.record) return { record: found.record };
+    return found.spent && found.failed === NO_READER ? { unread: true } : { failed: found.failed };
   };
 }
 
