@@ -272,3 +272,55 @@ describe('a list that gives only a summary of the record acted on', () => {
     );
   });
 });
+
+describe('a write on a record of its own kind that makes nothing new', () => {
+  it('"Apply credit note CN-3 to invoice INV-9" names both records', async () => {
+    const { card, reads } = await cardAfter({
+      tools: [
+        toolDef('list_credit_notes'),
+        toolDef('list_invoices'),
+        toolDef('apply_credit_note', { CreditNoteID: '', InvoiceID: '', Amount: '' }, { write: true }),
+      ],
+      read: [
+        {
+          tool: 'list_credit_notes',
+          result: {
+            CreditNotes: [
+              {
+                CreditNoteID: 'e1f0b0a2-1c1d-4e3f-9a0b-3c2d1e0f9a8b',
+                CreditNoteNumber: 'CN-3',
+                Contact: { Name: 'Acme Corp' },
+                Total: 5000,
+                Date: '2026-03-01',
+              },
+            ],
+          },
+        },
+        {
+          tool: 'list_invoices',
+          result: {
+            Invoices: [
+              {
+                InvoiceID: 'a9b8c7d6-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+                InvoiceNumber: 'INV-9',
+                Contact: { Name: 'Acme Corp' },
+                Total: 12000,
+                Date: '2026-01-10',
+              },
+            ],
+          },
+        },
+      ],
+      write: 'apply_credit_note',
+      args: {
+        CreditNoteID: 'e1f0b0a2-1c1d-4e3f-9a0b-3c2d1e0f9a8b',
+        InvoiceID: 'a9b8c7d6-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        Amount: 2000,
+      },
+    });
+    expect(reads).toEqual([]);
+    expect(card.question).toBe(
+      'Confirm: apply the credit note CN-3 of Acme Corp (₹5,000.00, dated 01/03/2026), against invoice INV-9 (₹12,000.00, dated 10/01/2026), for ₹2,000.00?',
+    );
+  });
+});

@@ -201,7 +201,10 @@ function otherArgs(
     amount: undefined as string | undefined,
     party: undefined as string | undefined,
     dated: undefined as string | undefined,
+    /** The record of the tool's own kind the call acts on, when its verb makes nothing (apply_credit_note's credit note). */
+    subject: undefined as string | undefined,
   };
+  const objectWord = singular(parseToolName(tool).nouns.at(-1) ?? '');
   const whole = Object.entries(args).find(([k, v]) => isHeadlineAmount(k, v))?.[1];
   for (const [key, value] of Object.entries(args)) {
     if (key === own?.field || !present(value)) continue;
@@ -224,6 +227,11 @@ function otherArgs(
       if (document && !own) {
         out.party ??= facts.party;
         const extra = amountAndDate(facts, fmt);
+        if (out.subject === undefined && ref.noun.split('_').at(-1) === objectWord) {
+          out.subject = `${detail.value}${extra ? ` (${extra})` : ''}`;
+          out.details.push({ label: fieldWords(ref.noun), value: out.subject });
+          continue;
+        }
         const name = facts.number && facts.party === out.party ? facts.number : detail.value;
         const named = `${refWords(ref.noun)}${name}${extra ? ` (${extra})` : ''}`;
         out.against.push(named);
@@ -338,14 +346,27 @@ export function confirmationCard(
   const action = describeTool(tool);
   const field = ownIdField(tool, args);
   const own = field ? { field, ...ownRecord(tool, field, args, lookups, fmt) } : undefined;
-  const { details, rest, changes, against, amount, party, dated } = otherArgs(tool, args, own, lookups, fmt);
+  const { details, rest, changes, against, amount, party, dated, subject } = otherArgs(
+    tool,
+    args,
+    own,
+    lookups,
+    fmt,
+  );
   const sentence = own
     ? `${action}${own.subject}`
-    : [
-        `${action}${amount ? ` of ${amount}` : ''}${party ? ` for ${party}` : ''}`,
-        ...(dated ? [`dated ${dated}`] : []),
-        ...(against.length > 0 ? [`against ${against.join(', ')}`] : []),
-      ].join(', ');
+    : subject
+      ? [
+          `${action} ${subject}`,
+          ...(against.length > 0 ? [`against ${against.join(', ')}`] : []),
+          ...(amount ? [`for ${amount}`] : []),
+          ...(dated ? [`dated ${dated}`] : []),
+        ].join(', ')
+      : [
+          `${action}${amount ? ` of ${amount}` : ''}${party ? ` for ${party}` : ''}`,
+          ...(dated ? [`dated ${dated}`] : []),
+          ...(against.length > 0 ? [`against ${against.join(', ')}`] : []),
+        ].join(', ');
   const paren =
     rest.length > 0 ? ` (${rest.map((d) => `${d.label.toLowerCase()}: ${d.value}`).join(', ')})` : '';
   const bullets = [
