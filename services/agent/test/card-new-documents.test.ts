@@ -322,5 +322,6 @@ describe('a write on a record of its own kind that makes nothing new', () => {
     expect(card.question).toBe(
       'Confirm: apply the credit note CN-3 of Acme Corp (₹5,000.00, dated 01/03/2026), against invoice INV-9 (₹12,000.00, dated 10/01/2026), for ₹2,000.00?',
     );
+    expect(card.record).toBe('CN-3 of Acme Corp');
   });
 });

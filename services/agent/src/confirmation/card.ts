@@ -203,6 +203,8 @@ function otherArgs(
     dated: undefined as string | undefined,
     /** The record of the tool's own kind the call acts on, when its verb makes nothing (apply_credit_note's credit note). */
     subject: undefined as string | undefined,
+    /** That record's name alone. */
+    record: undefined as string | undefined,
   };
   const objectWord = singular(parseToolName(tool).nouns.at(-1) ?? '');
   const whole = Object.entries(args).find(([k, v]) => isHeadlineAmount(k, v))?.[1];
@@ -228,6 +230,7 @@ function otherArgs(
         out.party ??= facts.party;
         const extra = amountAndDate(facts, fmt);
         if (out.subject === undefined && ref.noun.split('_').at(-1) === objectWord) {
+          out.record = detail.value;
           out.subject = `${detail.value}${extra ? ` (${extra})` : ''}`;
           out.details.push({ label: fieldWords(ref.noun), value: out.subject });
           continue;
@@ -346,7 +349,7 @@ export function confirmationCard(
   const action = describeTool(tool);
   const field = ownIdField(tool, args);
   const own = field ? { field, ...ownRecord(tool, field, args, lookups, fmt) } : undefined;
-  const { details, rest, changes, against, amount, party, dated, subject } = otherArgs(
+  const { details, rest, changes, against, amount, party, dated, subject, record } = otherArgs(
     tool,
     args,
     own,
@@ -387,7 +390,7 @@ export function confirmationCard(
   }
   return {
     question,
-    ...(own?.record ? { record: own.record } : {}),
+    ...(own?.record ? { record: own.record } : record ? { record } : {}),
     details: [{ label: 'Action', value: action }, ...(own?.details ?? []), ...details, ...rest],
     changes,
   };
