@@ -135,7 +135,7 @@ describe('one query through all six services', () => {
       orgId: 'org-1',
     });
     const leanComplete = await storedComplete(String(lean.events[0]?.data.requestId));
-    expect(leanComplete.mcpToolResults).toEqual([{ tool: 'get_all_invoices', success: true }]);
+    expect(leanComplete.mcpToolResults).toEqual([{ tool: 'get_all_invoices', success: true, write: false }]);
 
     const res = await fetch(`${sys.gatewayUrl}/v1/query?debug=true`, {
       method: 'POST',
