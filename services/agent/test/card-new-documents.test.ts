@@ -2,11 +2,13 @@
 // names the party by name, by an opaque id (Stripe's `customer: "cus_…"`), by a reference object
 // (QuickBooks' `CustomerRef`) or by a small number (Odoo's `partner_id: 7`, which many tables
 // share) — from what the turn read, or else by a read of the party on the write's server.
+import type { ValidationResult } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';
 import { confirmationCard } from '../src/confirmation/card.ts';
 import { readFacts } from '../src/confirmation/fields.ts';
 import { lookUp } from '../src/confirmation/lookup.ts';
-import { fakeAgent, toolDef } from './fake-agent.ts';
+import { propose } from '../src/confirmation/propose.ts';
+import { fakeAgent, routed, toolDef } from './fake-agent.ts';
 
 type Args = Record<string, unknown>;
 
@@ -323,5 +325,70 @@ describe('a write on a record of its own kind that makes nothing new', () => {
       'Confirm: apply the credit note CN-3 of Acme Corp (₹5,000.00, dated 01/03/2026), against invoice INV-9 (₹12,000.00, dated 10/01/2026), for ₹2,000.00?',
     );
     expect(card.record).toBe('CN-3 of Acme Corp');
+  });
+});
+
+describe('amounts a server keeps in cents', () => {
+  it('are shown in whole units when the write’s schema says so, and sent as they are', async () => {
+    const write = toolDef('create_refund', { charge: '', amount: '' }, { write: true });
+    const properties = write.inputSchema.properties as Record<string, Record<string, unknown>>;
+    properties.amount = {
+      type: 'integer',
+      description: 'A positive integer in cents representing how much to refund.',
+    };
+    const agent = fakeAgent({
+      tools: [
+        {
+          ...toolDef('list_charges'),
+          description: 'Lists charges; amounts are in the smallest currency unit.',
+        },
+        write,
+      ],
+    });
+    agent.run.toolResults.push({
+      tool: 'list_charges',
+      input: {},
+      result: {
+        data: [
+          {
+            id: 'ch_3MmlLrLkdIwHu7ix0snN0B15',
+            amount: 109900,
+            currency: 'usd',
+            receipt_number: '1832-4415',
+            billing_details: { name: 'Jenny Rosen' },
+            created: 1679090539,
+          },
+        ],
+      },
+      success: true,
+    });
+    const args = { charge: 'ch_3MmlLrLkdIwHu7ix0snN0B15', amount: 2500 };
+    const validation: ValidationResult = {
+      tool: 'create_refund',
+      status: 'passed',
+      isWrite: true,
+      args,
+      missingFields: [],
+      fieldsValidated: ['charge', 'amount'],
+      issues: [],
+      message: '',
+      suggestedTools: [],
+      tier: 1,
+      argsHash: 'h-refund',
+      guardrails: [],
+      durationMs: 1,
+    };
+    const data = routed('refund $25 of the charge to Jenny Rosen', ['create_refund']);
+    await propose(agent.run, data, data.query, { validation, callId: 'c-1' }, 'tc-1', {
+      messages: [],
+      offered: ['create_refund'],
+      containers: [],
+      skippedToolCallIds: [],
+    });
+    const mcq = agent.events.find((e) => e.type === 'mcq')?.payload as Record<string, unknown>;
+    expect(mcq.question).toBe(
+      'Confirm: create the refund of $25.00 for Jenny Rosen, against charge 1832-4415 ($1,099.00, dated 18/03/2023)?',
+    );
+    expect(mcq.pending_args).toEqual(args);
   });
 });

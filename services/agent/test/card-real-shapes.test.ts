@@ -23,6 +23,8 @@ interface Shape {
   /** A payment applied to the invoice, as the API takes it, and its amount. */
   payArgs: Record<string, unknown>;
   paid: number;
+  /** A server whose amounts are in cents: its list tool's description and the write's fields that say so. */
+  cents?: { list: string; fields: string[] };
   expected: { number: string; party: string; amount: number; currency?: string; date: string };
 }
 
@@ -198,8 +200,9 @@ const SHAPES: Shape[] = [
     invoice: stripe,
     voidArgs: { invoice: stripe.id },
     payArgs: { invoice: stripe.id, amount: 500 },
-    paid: 500,
-    // Stripe states amounts in the currency's smallest unit: the card shows what the books say.
+    paid: 5,
+    // Stripe states amounts in the currency's smallest unit, and its tools say so: the card shows dollars.
+    cents: { list: 'Lists invoices. Amounts are in cents.', fields: ['amount'] },
     expected: {
       number: 'F2E3B4C-0001',
       party: 'Jenny Rosen',
@@ -302,11 +305,11 @@ describe.each(SHAPES)('a $api invoice', (shape) => {
   });
 
   const tools = [
-    toolDef(shape.list),
+    { ...toolDef(shape.list), ...(shape.cents ? { description: shape.cents.list } : {}) },
     toolDef('void_invoice', shape.voidArgs, { write: true }),
     toolDef('create_payment', shape.payArgs, { write: true }),
   ];
-  const money = fmt.money(shape.expected.amount, shape.expected.currency);
+  const money = fmt.money(shape.expected.amount / (shape.cents ? 100 : 1), shape.expected.currency);
   const dated = fmt.date(shape.expected.date) as string;
 
   /** An agent whose turn has listed the invoices; any other read fails loudly. */
@@ -343,6 +346,7 @@ describe.each(SHAPES)('a $api invoice', (shape) => {
     const agent = afterListing();
     const card = confirmationCard('create_payment', shape.payArgs, 1, {
       lookups: await lookUp(agent.run, 'create_payment', shape.payArgs),
+      ...(shape.cents ? { minorUnits: new Set(shape.cents.fields) } : {}),
     });
     expect(card.question).toContain(shape.expected.number);
     expect(card.question).toContain(shape.expected.party);

@@ -85,12 +85,18 @@ const idText = (id: unknown) => (typeof id === 'string' || typeof id === 'number
 function factsFor(lookups: Lookups, id: unknown, noun?: string): RecordFacts | undefined {
   const text = idText(id);
   const looked = text === undefined ? undefined : lookups.get(text);
-  return looked && 'record' in looked ? recordFacts(looked.record, lookups, noun) : undefined;
+  return looked && 'record' in looked ? recordFacts(looked.record, lookups, noun, looked.minor) : undefined;
 }
 
 /** A record's facts, its party named by the lookup of the id it gives for it when it gives no name. */
-function recordFacts(record: Record<string, unknown>, lookups: Lookups, noun?: string): RecordFacts {
+function recordFacts(
+  record: Record<string, unknown>,
+  lookups: Lookups,
+  noun?: string,
+  minor?: boolean,
+): RecordFacts {
   const facts = factsOf(record, noun);
+  if (minor && facts.amount !== undefined) facts.amount = facts.amount / 10 ** fractionDigits(facts.currency);
   const ref = facts.party ? undefined : partyRefOf(record);
   const party = ref ? lookups.get(ref.value) : undefined;
   if (party && 'record' in party) {
@@ -100,6 +106,40 @@ function recordFacts(record: Record<string, unknown>, lookups: Lookups, noun?: s
     if (named.role) facts.role ??= named.role;
   }
   return facts;
+}
+
+/** Digits after the decimal point of a currency's amounts: 2 for INR and USD, 0 for JPY. */
+function fractionDigits(currency = 'INR'): number {
+  try {
+    return (
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+/** The call's amounts the schema gives in cents, in whole units for the card (the call itself is sent as it is). */
+function inMajorUnits(
+  args: Record<string, unknown>,
+  minor: ReadonlySet<string> | undefined,
+  currency: string,
+): Record<string, unknown> {
+  if (!minor || minor.size === 0) return args;
+  const scale = 10 ** fractionDigits(currency);
+  const convert = (o: Record<string, unknown>): Record<string, unknown> =>
+    Object.fromEntries(
+      Object.entries(o).map(([k, v]) => [
+        k,
+        typeof v === 'number' && minor.has(k)
+          ? v / scale
+          : Array.isArray(v)
+            ? v.map((item) => (isRecord(item) ? convert(item) : item))
+            : v,
+      ]),
+    );
+  return convert(args);
 }
 
 /** The value the call sends, when a person could recognise it (INV-404, ACC-BANK); never an opaque id. */
@@ -165,7 +205,7 @@ function ownRecord(
     const subject = `${value ? ` ${value}` : ''} (I could not find this ${what} in the books: ${reason}; check which one it is before you confirm)`;
     return { subject, details };
   }
-  const facts = recordFacts(looked.record, lookups, noun);
+  const facts = recordFacts(looked.record, lookups, noun, looked.minor);
   // Its number as the call names it, when the record read has none of its own.
   if (!facts.number && isNumberShaped(args[own])) facts.number = String(args[own]).trim();
   const record = labelOf(facts);
@@ -336,16 +376,23 @@ function changeOf(
  */
 export function confirmationCard(
   tool: string,
-  args: Record<string, unknown>,
+  called: Record<string, unknown>,
   tier: number,
-  opts: { lookups?: Lookups; unrequested?: boolean; formats?: Formats } = {},
+  opts: {
+    lookups?: Lookups;
+    unrequested?: boolean;
+    formats?: Formats;
+    /** Fields whose amounts the server's schema says are in the currency's smallest unit (cents). */
+    minorUnits?: ReadonlySet<string>;
+  } = {},
 ): Card {
   const lookups = opts.lookups ?? new Map();
   const business = opts.formats ?? formatsFor();
-  const currency = callCurrency(args, lookups);
+  const currency = callCurrency(called, lookups);
   const fmt: Formats = currency
     ? { ...business, money: (value, code) => business.money(value, code ?? currency) }
     : business;
+  const args = inMajorUnits(called, opts.minorUnits, currency ?? business.business.currency);
   const action = describeTool(tool);
   const field = ownIdField(tool, args);
   const own = field ? { field, ...ownRecord(tool, field, args, lookups, fmt) } : undefined;

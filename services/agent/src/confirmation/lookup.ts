@@ -12,7 +12,9 @@ import { isNameShaped, isNumberShaped, isParty, keyWords } from './words.ts';
  * What is known of one id of a call: the record a read gave, why none could be read, or that it
  * was not read (the confirmation's reads were spent on the records it is about).
  */
-export type Looked = { record: Record<string, unknown> } | { failed: string } | { unread: true };
+export type Looked = Found | { failed: string } | { unread: true };
+/** A record found, and whether its amounts are in the currency's smallest unit (cents). */
+type Found = { record: Record<string, unknown>; minor?: boolean };
 /** The ids of a call, by value as text, each looked up. */
 export type Lookups = Map<string, Looked>;
 
@@ -253,14 +255,19 @@ type Step = Awaited<ReturnType<typeof toolStep>>;
 /** Finds what one ref names: in what the request read, else by a read tool of the write's server. */
 async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<Looked>> {
   const read = () => run.toolResults.filter((r) => r.success).map((r) => r.result);
-  const known = (ref: IdRef) => {
+  const beside = (ref: IdRef): Found | undefined => {
+    const record = nameBeside(read(), ref);
+    return record ? { record } : undefined;
+  };
+  const registry = await run.ctx.tools.list(run.scope, run.traceparent);
+  const minorOf = (name: string) => inMinorUnits(registry.find((t) => t.name === name)?.description);
+  const known = (ref: IdRef): Found | undefined => {
     for (const r of run.toolResults) {
       const record = r.success ? recordOf(r.result, ref, r.tool) : undefined;
-      if (record) return record;
+      if (record) return { record, ...(minorOf(r.tool) ? { minor: true } : {}) };
     }
     return undefined;
   };
-  const registry = await run.ctx.tools.list(run.scope, run.traceparent);
   // Another server's books do not hold this one's records.
   const server = registry.find((t) => t.name === tool)?.access?.server;
   const readers = registry.filter((t) => !t.isWrite && t.access?.server === server);
@@ -268,7 +275,13 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
   const cache = new Map<string, Step>();
   let reads = 0;
   /** Reads `ref` with the first of `candidates` that names it; why none did otherwise. */
-  const readWith = async (ref: IdRef, candidates: ReturnType<typeof readersFor>) => {
+  const readWith = async (
+    ref: IdRef,
+    candidates: ReturnType<typeof readersFor>,
+  ): Promise<
+    | { record: Record<string, unknown>; minor: boolean }
+    | { record?: undefined; failed: string; spent: boolean }
+  > => {
     let failed = NO_READER;
     for (const { tool: reader, field, exact } of candidates) {
       const key = `${reader.name}:${field ? ref.value : ''}`;
@@ -291,25 +304,26 @@ async function finder(run: Run, tool: string): Promise<(ref: IdRef) => Promise<L
         continue;
       }
       const record = recordOf(step.content, ref, reader.name) ?? nameBeside(step.content, ref);
-      if (record) return { record };
+      if (record) return { record, minor: inMinorUnits(reader.description) };
       failed = 'the books have no such record';
     }
     return { failed, spent: false };
   };
   return async (ref) => {
     const candidates = readersFor(ref, ref.own ? ownNoun : '', readers);
-    const record = known(ref) ?? (ref.own ? undefined : nameBeside(read(), ref));
-    if (record) {
+    const looked = known(ref) ?? (ref.own ? undefined : beside(ref));
+    if (looked) {
       // A list's summary of the record acted on may lack what the card states: a read by its id completes it.
-      const facts = readFacts(record, ownNoun);
+      const facts = readFacts(looked.record, ownNoun);
       const whole =
-        !ref.own || (facts.party !== undefined && facts.amount !== undefined) || partyRefOf(record);
+        !ref.own || (facts.party !== undefined && facts.amount !== undefined) || partyRefOf(looked.record);
       const exact = whole ? [] : candidates.filter((c) => c.exact);
       const fuller = exact.length > 0 ? await readWith(ref, exact) : undefined;
-      return { record: fuller?.record ? { ...record, ...fuller.record } : record };
+      if (!fuller?.record) return looked;
+      return { record: { ...looked.record, ...fuller.record }, ...(fuller.minor ? { minor: true } : {}) };
     }
     const found = await readWith(ref, candidates);
-    if (found.record) return { record: found.record };
+    if (found.record) return { record: found.record, ...(found.minor ? { minor: true } : {}) };
     return found.spent && found.failed === NO_READER ? { unread: true } : { failed: found.failed };
   };
 }
@@ -346,6 +360,15 @@ export async function lookUp(run: Run, tool: string, args: Record<string, unknow
     if (party && !lookups.has(party.value)) lookups.set(party.value, await find({ ...party, own: false }));
   }
   return lookups;
+}
+
+/** Words by which a tool's description says its amounts are in the currency's smallest unit. */
+const MINOR_UNITS =
+  /\b(in (the )?(smallest|lowest) (currency )?(unit|denomination)|minor units?|in cents|in paise|in pence|cents)\b/i;
+
+/** Whether a tool's (or a field's) description says its amounts are in cents, paise or the like. */
+export function inMinorUnits(description: unknown): boolean {
+  return typeof description === 'string' && MINOR_UNITS.test(description);
 }
 
 /** One read for a confirmation; a failure to get an answer is a reason, not an error. */

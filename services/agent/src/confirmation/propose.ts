@@ -5,9 +5,10 @@ import { confirmWord } from '../confirm.ts';
 import { asksForChange } from '../requested.ts';
 import { type Asked, complete } from '../run/complete.ts';
 import type { Run } from '../run/run.ts';
+import { isRecord } from '../util.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
-import { lookUp } from './lookup.ts';
+import { inMinorUnits, lookUp } from './lookup.ts';
 import type { LoopState } from './state.ts';
 
 /** Puts a validated write to the user (seed 000 §7) and ends the request awaiting the answer. */
@@ -26,10 +27,14 @@ export async function propose(
   const unrequested = !asksForChange(data.query, validation.tool);
   if (unrequested) run.guardrails.add('unrequested_write');
   const tier = unrequested ? 3 : validation.tier;
+  const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
+    (t) => t.name === validation.tool,
+  );
   const { question, record, details, changes } = confirmationCard(validation.tool, args, tier, {
     lookups: await lookUp(run, validation.tool, args),
     unrequested,
     formats: await run.formats(),
+    minorUnits: minorUnitFields(definition?.inputSchema),
   });
   const actionId = randomUUID();
   const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
@@ -65,4 +70,16 @@ export async function propose(
   });
   await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText, state });
   await complete(run, data, userText, question, 'awaiting_confirmation', { actionId });
+}
+
+/** The fields (at any depth) whose schema says their amounts are in the currency's smallest unit. */
+function minorUnitFields(schema: unknown, into = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 4 || !isRecord(schema)) return into;
+  if (isRecord(schema.properties))
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (isRecord(prop) && inMinorUnits(prop.description)) into.add(name);
+      minorUnitFields(prop, into, depth + 1);
+    }
+  if (isRecord(schema.items)) minorUnitFields(schema.items, into, depth + 1);
+  return into;
 }

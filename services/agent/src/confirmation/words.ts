@@ -91,11 +91,13 @@ export const NOT_ITS_NUMBER = new Set(
 /** Whether a word is or holds a party noun (`partyledger`, `counterparty`). */
 export const partyWord = (w: string) =>
   PARTY.some((p) => w === p || singular(w) === p || (w.length > p.length + 2 && w.includes(p)));
-/** Whether a field's words name the other party of a document (its customer, vendor, contact, bill-to…). */
+/** Whether a field's words name the other party of a document (its customer, vendor, contact, bill-to, billing details…). */
 export const isParty = (words: string[]) =>
   words.some(
     (w, i) =>
-      partyWord(w) || w === 'billto' || w === 'soldto' || (/^(bill|sold)$/.test(w) && words[i + 1] === 'to'),
+      partyWord(w) ||
+      /^(billto|soldto|billing)$/.test(w) ||
+      (/^(bill|sold)$/.test(w) && words[i + 1] === 'to'),
   );
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
