@@ -4,12 +4,13 @@
 // never reaches its server until an operator accepts the change through the admin API (bound to
 // the definition's hash); then it is offered and called again, by either of two executor instances.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { offeredToolNames } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggedCalls } from '../support/mcp-fixture.ts';
 import {
   initialDescriptions,
   type PinnedBooks,
@@ -39,12 +40,7 @@ const callLog = () => join(dir, 'stdio-calls.jsonl');
 /** What a server has received so far. */
 function received(server: string): PinnedBooksCall[] {
   if (server === 'books') return http.calls;
-  return existsSync(callLog())
-    ? readFileSync(callLog(), 'utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as PinnedBooksCall)
-    : [];
+  return loggedCalls(callLog());
 }
 
 /** Changes the description of a server's tool the way that server learns of it. */
@@ -106,7 +102,7 @@ async function untilOffered(tool: string, offered: boolean): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pinned-tools-'));
   http = await startPinnedBooks('invoices');
-  const script = fileURLToPath(new URL('../support/pinned-books-stdio.ts', import.meta.url));
+  const script = fileURLToPath(new URL('../support/pinned-books.ts', import.meta.url));
   const servers = [
     { name: 'books', url: http.url },
     {

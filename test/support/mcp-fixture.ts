@@ -35,7 +35,10 @@ export interface FixtureSpec {
 
 /** A low-level MCP server (no input validation of its own) telling `onCall` of every call. */
 export function fixtureServer(spec: FixtureSpec, onCall: (call: ReceivedCall) => void): Server {
-  const server = new Server({ name: spec.name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: spec.name, version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true } } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: spec.tools() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const args = request.params.arguments ?? {};
@@ -51,6 +54,8 @@ export interface HttpFixture {
   url: string;
   /** Every tools/call received, in arrival order. */
   calls: ReceivedCall[];
+  /** Tells every session its tools changed (after `spec.tools()` lists something else). */
+  toolsChanged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +63,7 @@ export interface HttpFixture {
 export async function serveHttp(spec: FixtureSpec): Promise<HttpFixture> {
   const calls: ReceivedCall[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const servers = new Set<Server>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const header = req.headers['mcp-session-id'];
     const existing = typeof header === 'string' ? sessions.get(header) : undefined;
@@ -73,7 +79,9 @@ export async function serveHttp(spec: FixtureSpec): Promise<HttpFixture> {
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await fixtureServer(spec, (call) => calls.push(call)).connect(transport);
+    const server = fixtureServer(spec, (call) => calls.push(call));
+    servers.add(server);
+    await server.connect(transport);
     await transport.handleRequest(req, res);
   };
   const http = createServer((req, res) => {
@@ -87,6 +95,9 @@ export async function serveHttp(spec: FixtureSpec): Promise<HttpFixture> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    async toolsChanged() {
+      await Promise.allSettled([...servers].map((server) => server.sendToolListChanged()));
+    },
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await new Promise<void>((resolve) => {
@@ -98,11 +109,13 @@ export async function serveHttp(spec: FixtureSpec): Promise<HttpFixture> {
 }
 
 /** Serves a fixture on this process's stdio, appending every call to `FIXTURE_CALL_LOG` (a JSON line each). */
-export async function serveStdio(spec: FixtureSpec): Promise<void> {
+export async function serveStdio(spec: FixtureSpec): Promise<Server> {
   const log = process.env.FIXTURE_CALL_LOG;
-  await fixtureServer(spec, (call) => {
+  const server = fixtureServer(spec, (call) => {
     if (log) appendFileSync(log, `${JSON.stringify(call)}\n`);
-  }).connect(new StdioServerTransport());
+  });
+  await server.connect(new StdioServerTransport());
+  return server;
 }
 
 /** The calls a stdio fixture has logged so far. */

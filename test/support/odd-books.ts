@@ -3,34 +3,15 @@
 // dated `IssuedOn`; "quickly" is shaped like QuickBooks Online (`Id`, `DocNumber`, `TxnDate`,
 // `CustomerRef: { value, name }`, `TotalAmt`, payments linked through `Line[].LinkedTxn`). Every
 // tools/call received is recorded, so a test can assert what was never sent. Served over
-// Streamable HTTP here; over stdio by odd-books-stdio.ts.
-//
-// The SDK is not a dependency of the repository root: it is imported through the demo books
-// package (a root devDependency), which works both under vitest and when node runs this file.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+// Streamable HTTP with `serveHttp`; over stdio when node runs this file (`odd-books.ts <shape>`).
+import { fileURLToPath } from 'node:url';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Args, type FixtureSpec, jsonResult, serveStdio } from './mcp-fixture.ts';
 
 export const SHAPES = ['ledgerly', 'quickly'] as const;
 export type Shape = (typeof SHAPES)[number];
 
 export const isShape = (value: unknown): value is Shape => SHAPES.includes(value as Shape);
-
-type Args = Record<string, unknown>;
-
-/** One tools/call as the server received it. */
-export interface ReceivedCall {
-  tool: string;
-  args: Args;
-}
 
 interface OddTool {
   tool: Tool;
@@ -195,79 +176,30 @@ export function oddToolNames(shape: Shape): string[] {
   return TOOLS_OF[shape]().map((t) => t.tool.name);
 }
 
-/** A low-level MCP server (no input validation, like a real accounting API) with records of `shape`. */
-export function createOddServer(shape: Shape, onCall: (call: ReceivedCall) => void): Server {
+/** The server of a shape (no input validation, like a real accounting API), to serve with `serveHttp` or over stdio. */
+export function oddBooks(shape: Shape): FixtureSpec {
   const tools = new Map(TOOLS_OF[shape]().map((t) => [t.tool.name, t]));
-  const server = new Server(
-    { name: `odd-books-${shape}`, version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((t) => t.tool) }));
-  server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
-    const args = request.params.arguments ?? {};
-    onCall({ tool: request.params.name, args });
-    const entry = tools.get(request.params.name);
-    if (!entry)
-      return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${request.params.name}` }] };
-    try {
-      return { content: [{ type: 'text', text: JSON.stringify(entry.run(args)) }] };
-    } catch (error) {
-      if (!(error instanceof NotFound)) throw error;
-      return { isError: true, content: [{ type: 'text', text: error.message }] };
-    }
-  });
-  return server;
-}
-
-export interface OddBooks {
-  shape: Shape;
-  /** The MCP endpoint (Streamable HTTP). */
-  url: string;
-  /** Every tools/call received, in arrival order. */
-  calls: ReceivedCall[];
-  close(): Promise<void>;
-}
-
-/** A shape's server over Streamable HTTP on 127.0.0.1 and a random port. */
-export async function startOddBooks(shape: Shape): Promise<OddBooks> {
-  const calls: ReceivedCall[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const header = req.headers['mcp-session-id'];
-    const existing = typeof header === 'string' ? sessions.get(header) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    if (typeof header === 'string') {
-      res.writeHead(404).end();
-      return;
-    }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await createOddServer(shape, (call) => calls.push(call)).connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
   return {
-    shape,
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
+    name: `odd-books-${shape}`,
+    tools: () => [...tools.values()].map((t) => t.tool),
+    call(name: string, args: Args): CallToolResult {
+      const entry = tools.get(name);
+      if (!entry) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${name}` }] };
+      try {
+        return jsonResult(entry.run(args));
+      } catch (error) {
+        if (!(error instanceof NotFound)) throw error;
+        return { isError: true, content: [{ type: 'text', text: error.message }] };
+      }
     },
   };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const shape = process.argv[2];
+  if (!isShape(shape)) {
+    process.stderr.write(`usage: odd-books.ts <${SHAPES.join('|')}>\n`);
+    process.exit(2);
+  }
+  await serveStdio(oddBooks(shape));
 }
