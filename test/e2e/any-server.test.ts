@@ -377,7 +377,7 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
       if (transport === 'stdio') {
         const dir = mkdtempSync(join(tmpdir(), 'styled-books-'));
         const logOf = (style: Style) => join(dir, `${style}.jsonl`);
-        const script = fileURLToPath(new URL('../support/styled-books-stdio.ts', import.meta.url));
+        const script = fileURLToPath(new URL('../support/styled-books.ts', import.meta.url));
         servers = STYLES.map((style) => ({
           name: style,
           command: process.execPath,

@@ -1,35 +1,25 @@
 // An accounting MCP server whose tools are named in one naming style (snake_case, kebab-case,
 // camelCase, dotted, server-prefixed), with field names in varied styles too, no annotations but
 // one misleading `readOnlyHint`, failures as plain text with `isError` unset, and a record of every
-// call received — so a test can assert what was never sent. Served over Streamable HTTP here; over
-// stdio by styled-books-stdio.ts.
-//
-// The SDK is not a dependency of the repository root: it is imported through the demo books
-// package (a root devDependency), which works both under vitest and when node runs this file.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+// call received — so a test can assert what was never sent. Served over Streamable HTTP by
+// `startStyledBooks`; over stdio when node runs this file (`styled-books.ts <style>`).
+import { fileURLToPath } from 'node:url';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Args,
+  type FixtureSpec,
+  jsonResult,
+  type ReceivedCall,
+  serveHttp,
+  serveStdio,
+} from './mcp-fixture.ts';
+
+export type { ReceivedCall } from './mcp-fixture.ts';
 
 export const STYLES = ['snake', 'kebab', 'camel', 'dotted', 'prefixed'] as const;
 export type Style = (typeof STYLES)[number];
 
 export const isStyle = (value: unknown): value is Style => STYLES.includes(value as Style);
-
-type Args = Record<string, unknown>;
-
-/** One tools/call as the server received it. */
-export interface ReceivedCall {
-  tool: string;
-  args: Args;
-}
 
 // ── The book ────────────────────────────────────────────────────────────────
 
@@ -670,7 +660,7 @@ function runTool(tools: Map<string, StyledTool>, book: Book, name: string, args:
   const entry = tools.get(name);
   if (!entry) return { isError: true, content: [{ type: 'text', text: `Unknown tool: ${name}` }] };
   try {
-    return { content: [{ type: 'text', text: JSON.stringify(entry.run(book, args)) }] };
+    return jsonResult(entry.run(book, args));
   } catch (error) {
     if (!(error instanceof BookError)) throw error;
     // Plain text, isError unset: how many real servers report a failed write.
@@ -678,20 +668,14 @@ function runTool(tools: Map<string, StyledTool>, book: Book, name: string, args:
   }
 }
 
-/** A low-level MCP server (no input validation, like a real accounting API) over `book`, in `style`. */
-export function createStyledServer(style: Style, book: Book, onCall: (call: ReceivedCall) => void): Server {
+/** The server of a style (no input validation, like a real accounting API) over `book`. */
+export function styledBooks(style: Style, book: Book): FixtureSpec {
   const tools = new Map(TOOLS_OF[style]().map((t) => [t.tool.name, t]));
-  const server = new Server(
-    { name: `styled-books-${style}`, version: '1.0.0' },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((t) => t.tool) }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const args = request.params.arguments ?? {};
-    onCall({ tool: request.params.name, args });
-    return runTool(tools, book, request.params.name, args);
-  });
-  return server;
+  return {
+    name: `styled-books-${style}`,
+    tools: () => [...tools.values()].map((t) => t.tool),
+    call: (name, args) => runTool(tools, book, name, args),
+  };
 }
 
 export interface StyledBooks {
@@ -707,45 +691,15 @@ export interface StyledBooks {
 /** The styled books over Streamable HTTP on 127.0.0.1 and a random port; sessions share one book. */
 export async function startStyledBooks(style: Style): Promise<StyledBooks> {
   const book = seedBook();
-  const calls: ReceivedCall[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const header = req.headers['mcp-session-id'];
-    const existing = typeof header === 'string' ? sessions.get(header) : undefined;
-    if (existing) return existing.handleRequest(req, res);
-    if (typeof header === 'string') {
-      res.writeHead(404).end();
-      return;
-    }
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await createStyledServer(style, book, (call) => calls.push(call)).connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    style,
-    url: `http://127.0.0.1:${port}/mcp`,
-    book,
-    calls,
-    async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      });
-    },
-  };
+  const fixture = await serveHttp(styledBooks(style, book));
+  return { style, url: fixture.url, book, calls: fixture.calls, close: () => fixture.close() };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const style = process.argv[2];
+  if (!isStyle(style)) {
+    process.stderr.write(`usage: styled-books.ts <${STYLES.join('|')}>\n`);
+    process.exit(2);
+  }
+  await serveStdio(styledBooks(style, seedBook()));
 }
