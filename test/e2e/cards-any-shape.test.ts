@@ -7,20 +7,15 @@
 // amount and date from what the turn read, never says "not looked up", and the server receives
 // nothing but reads until the user confirms — then the write, once.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type OddBooks,
-  oddToolNames,
-  type ReceivedCall,
-  type Shape,
-  startOddBooks,
-} from '../support/odd-books.ts';
+import { type HttpFixture, loggedCalls, type ReceivedCall, serveHttp } from '../support/mcp-fixture.ts';
+import { oddBooks, oddToolNames, type Shape } from '../support/odd-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem } from '../support/stack.ts';
+import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
 
 type Args = Record<string, unknown>;
 
@@ -103,27 +98,22 @@ const only = (events: SseEvent[], type: string) => events.filter((e) => e.event 
 
 describe('confirmation cards on servers with unfamiliar record shapes, over Streamable HTTP and stdio', () => {
   let sys: TestSystem;
-  let http: OddBooks[] = [];
+  const http = new Map<Shape, HttpFixture>();
   let dir = '';
   const logOf = (shape: Shape) => join(dir, `${shape}.jsonl`);
 
   /** What a server has received so far. */
   function received(shape: Shape, transport: Transport): ReceivedCall[] {
-    if (transport === 'Streamable HTTP') return http.find((b) => b.shape === shape)?.calls ?? [];
-    return existsSync(logOf(shape))
-      ? readFileSync(logOf(shape), 'utf8')
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as ReceivedCall)
-      : [];
+    if (transport === 'Streamable HTTP') return http.get(shape)?.calls ?? [];
+    return loggedCalls(logOf(shape));
   }
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'odd-books-'));
-    http = [await startOddBooks('ledgerly'), await startOddBooks('quickly')];
-    const script = fileURLToPath(new URL('../support/odd-books-stdio.ts', import.meta.url));
+    for (const shape of ['ledgerly', 'quickly'] as const) http.set(shape, await serveHttp(oddBooks(shape)));
+    const script = fileURLToPath(new URL('../support/odd-books.ts', import.meta.url));
     const servers = [
-      ...http.map((b) => ({ name: b.shape, url: b.url })),
+      ...[...http].map(([shape, books]) => ({ name: shape, url: books.url })),
       ...(['ledgerly', 'quickly'] as const).map((shape) => ({
         name: serverName(shape, 'stdio'),
         command: process.execPath,
@@ -142,21 +132,12 @@ describe('confirmation cards on servers with unfamiliar record shapes, over Stre
     const wanted = (['ledgerly', 'quickly'] as const).flatMap((shape) =>
       TRANSPORTS.flatMap((t) => oddToolNames(shape).map((tool) => offered(shape, t, tool))),
     );
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { rows } = await sys.db.query<{ tool_name: string }>('select tool_name from tool_registry');
-      const have = new Set(rows.map((r) => r.tool_name));
-      const lacking = wanted.filter((name) => !have.has(name));
-      if (lacking.length === 0) break;
-      if (Date.now() > deadline)
-        throw new Error(`tools never listed: ${lacking.join(', ')}\n${sys.logs.slice(-20).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitForTools(sys, wanted);
   }, 120_000);
 
   afterAll(async () => {
     await sys?.stop();
-    await Promise.all(http.map((b) => b.close()));
+    await Promise.all([...http.values()].map((b) => b.close()));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
