@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { streamableHttp } from './http.ts';
@@ -126,13 +126,30 @@ export interface Tenant {
   orgId: string;
 }
 
+/** Locale, time zone and temp folder: harmless, and what a program needs to behave as on the host. */
+const SAFE_EXTRA = ['LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR'];
+
+/**
+ * A stdio server's environment: the MCP SDK's safe set (HOME, PATH, USER, …), locale, time zone
+ * and temp folder, and the variables its entry names — never the executor's own (`DATABASE_URL`,
+ * NATS credentials, model keys).
+ */
+export function stdioEnvironment(own: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = getDefaultEnvironment();
+  for (const key of SAFE_EXTRA) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...own };
+}
+
 /** A new transport to the server (each session needs its own). */
 export function createTransport(spec: McpServerSpec, tenant?: Tenant): Transport {
   if (spec.command) {
     return new StdioClientTransport({
       command: spec.command,
       args: spec.args ?? [],
-      ...(spec.env ? { env: { ...(process.env as Record<string, string>), ...spec.env } } : {}),
+      env: stdioEnvironment(spec.env),
       // The server's own logging is not ours to print.
       stderr: 'ignore',
     });
