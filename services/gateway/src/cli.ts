@@ -1,15 +1,39 @@
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { createParser } from 'eventsource-parser';
+
+/** Somewhere the CLI writes text: a terminal, a pipe. */
+interface TextOut {
+  write(text: string): unknown;
+}
 
 /** Where the CLI reads answers and writes progress (stderr) and the final answer (stdout). */
 export interface CliIo {
   stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
+  stdout: TextOut;
+  stderr: TextOut;
   env: NodeJS.ProcessEnv;
 }
+
+/**
+ * Terminal control sequences — CSI (`ESC [ … m`, cursor moves, screen clears), OSC (`ESC ] … BEL`:
+ * titles, hyperlinks, clipboard writes), other escapes — C0 and C1 control characters but newline
+ * and tab, and bidirectional overrides that reorder what a reader sees.
+ */
+const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[ -~]?|\u009b[0-?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text as it may reach a terminal: what the gateway, a model or a tool wrote, without control sequences. */
+export const printable = (text: string): string => text.replace(CONTROL, '');
+
+/** The same destinations, every write made printable: answers, tool names and errors come from elsewhere. */
+const printableIo = (io: CliIo): CliIo => ({
+  ...io,
+  stdout: { write: (text) => io.stdout.write(printable(text)) },
+  stderr: { write: (text) => io.stderr.write(printable(text)) },
+});
 
 const USAGE = `usage: npm run ask -- [options] "your question"
   --url <url>            gateway URL (MUNIM_URL, default http://127.0.0.1:8080)
@@ -152,7 +176,8 @@ async function askMcq(
  * asks at the prompt when a write needs confirmation, and prints the answer to stdout.
  * Resolves to the exit code: 0 answered, 1 error or cancelled, 2 usage.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], raw: CliIo): Promise<number> {
+  const io = printableIo(raw);
   let parsed: ReturnType<
     typeof parseArgs<{ options: Record<string, { type: 'string' | 'boolean' }>; allowPositionals: true }>
   >;

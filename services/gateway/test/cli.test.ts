@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { progressLine } from '../src/cli.ts';
+import { printable, progressLine } from '../src/cli.ts';
 import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
 
 const ASK = fileURLToPath(new URL('../src/ask.ts', import.meta.url));
@@ -33,6 +33,23 @@ function script(message: Message<QuerySubmitted>) {
     return mcqResponse.value === 'confirm' && mcqResponse.typedConfirmation === 'RECORD'
       ? [completeEvent('', 'Payment recorded (PAY-001).')]
       : [completeEvent('', 'Cancelled: nothing was recorded.', 'cancelled')];
+  }
+  if (query.startsWith('hostile')) {
+    // What a model, a tool or a compromised gateway could send: screen clears, cursor moves, a
+    // window title, a clipboard write (OSC 52), backspaces, a carriage return, a bidi override.
+    return [
+      { type: 'executing_tool' as const, payload: { tool: 'list\u001b[2J\u001b[Hinvoices' } },
+      {
+        type: 'tool_result' as const,
+        payload: {
+          tool: 'list_invoices',
+          success: false,
+          error: 'denied\u001b]0;pwned\u0007 \u001b]52;c;ZXZpbA==\u0007',
+        },
+      },
+      { type: 'response_chunk' as const, payload: { text: 'Paid\r\u001b[1A✅ in full\u202e' } },
+      completeEvent(query, 'Total \u001b[31m₹5,000\u001b[0m\u0008\u0008 due\u009b2J'),
+    ];
   }
   if (query.startsWith('claim')) {
     return [
@@ -147,6 +164,65 @@ describe('npm run ask', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Nothing was recorded yet.\n');
     expect(result.stderr).toContain('\nPayment of ₹500 \n· corrected:\nNothing was recorded yet.\n');
+  });
+
+  it('prints no terminal control sequence that the gateway, a model or a tool sent', async () => {
+    const result = await ask(['hostile answer']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('Total ₹5,000 due\n');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+    const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    expect(result.stdout).not.toMatch(control);
+    expect(result.stderr).not.toMatch(control);
+    expect(result.stderr).toContain('· calling listinvoices');
+    expect(result.stderr).toContain('✗ list_invoices failed: denied ');
+    expect(result.stderr).not.toContain('pwned');
+    expect(result.stderr).toContain('Paid✅ in full');
+  });
+
+  it('strips every control sequence of generated text and keeps the rest as it was', () => {
+    // A seeded generator: words in several scripts between escape sequences and bare controls.
+    let seed = 20261126;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const words = ['Acme', '₹5,000', 'बकाया', 'paid ✅', 'INV-043', '12/10/2026', ' ', '\n', '\t'];
+    const hostile = [
+      '\u001b[31m',
+      '\u001b[2J',
+      '\u001b[10;20H',
+      '\u001b]0;title\u0007',
+      '\u001b]8;;http://x\u001b\\',
+      '\u001b]52;c;aGk=\u0007',
+      '\u001bc',
+      '\u009b1A',
+      '\r',
+      '\u0008',
+      '\u0007',
+      '\u0000',
+      '\u007f',
+      '\u202e',
+      '\u2066',
+    ];
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters.
+    const control = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    for (let i = 0; i < 2_000; i++) {
+      const parts = Array.from({ length: 1 + next(12) }, () =>
+        next(3) === 0
+          ? { text: hostile[next(hostile.length)] as string, safe: false }
+          : { text: words[next(words.length)] as string, safe: true },
+      );
+      const out = printable(parts.map((p) => p.text).join(''));
+      expect(out).not.toMatch(control);
+      expect(out).not.toContain('\u001b');
+      expect(out).toBe(
+        parts
+          .filter((p) => p.safe)
+          .map((p) => p.text)
+          .join(''),
+      );
+    }
   });
 
   it('has a line for each progress event it knows and none for the answer text', () => {
