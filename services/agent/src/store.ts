@@ -5,7 +5,7 @@ import {
   type Database,
   loadBusinessContext,
 } from '@munim/db';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
 const CHAT_NUMBER_KEY = 'unified_conversations_tenant_chat_number_key';
@@ -76,40 +76,38 @@ export class AgentStore {
       .execute();
   }
 
-  /** Appends a user turn and the answer; a new conversation gets its tenant's (entity + org) next chat number. */
+  /**
+   * Appends a user turn and the answer, once per request (a redelivered request saving its turn
+   * again adds nothing); a new conversation gets its tenant's (entity + org) next chat number.
+   */
   async appendTurn(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
-    const last = turn.at(-1)?.content ?? '';
-    const firstUser = turn.find((m) => m.role === 'user')?.content ?? 'New chat';
-    for (let attempt = 0; attempt < 3; attempt++) {
+    const requestId = turn.find((m) => m.requestId !== undefined)?.requestId;
+    const notYetSaved = requestId
+      ? sql<boolean>`not (unified_conversations.messages @> ${JSON.stringify([{ requestId }])}::jsonb)`
+      : sql<boolean>`true`;
+    const added = await this.db
+      .updateTable('unified_conversations')
+      .set({
+        messages: sql`messages || ${JSON.stringify(turn)}::jsonb`,
+        message_count: sql`message_count + ${turn.length}`,
+        last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', scope.conversationId)
+      .where('entity_id', '=', scope.entityId)
+      .where('org_id', '=', scope.orgId)
+      .where(notYetSaved)
+      .executeTakeFirst();
+    if (Number(added.numUpdatedRows) === 1) return;
+    for (let attempt = 0; ; attempt++) {
       try {
-        await this.db
-          .insertInto('unified_conversations')
-          .values({
-            id: scope.conversationId,
-            entity_id: scope.entityId,
-            org_id: scope.orgId,
-            chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId} and org_id = ${scope.orgId})`,
-            chat_name: firstUser.slice(0, 60),
-            messages: JSON.stringify(turn),
-            message_count: turn.length,
-            last_message_preview: last.slice(0, 140),
-          })
-          .onConflict((oc) =>
-            oc
-              .column('id')
-              .doUpdateSet({
-                messages: sql`unified_conversations.messages || excluded.messages`,
-                message_count: sql`unified_conversations.message_count + excluded.message_count`,
-                last_message_preview: sql`excluded.last_message_preview`,
-                updated_at: sql`now()`,
-              })
-              .where('unified_conversations.entity_id', '=', scope.entityId)
-              .where('unified_conversations.org_id', '=', scope.orgId),
-          )
-          .execute();
+        await this.db.transaction().execute(async (trx) => {
+          await lockChatNumbers(trx, scope);
+          await insertConversation(trx, scope, turn, notYetSaved);
+        });
         return;
       } catch (error) {
-        // Two new conversations of one tenant raced for the same chat number: take the next.
+        // Only a writer that skipped the lock can take the number first: take the next one.
         if ((error as { constraint?: unknown }).constraint !== CHAT_NUMBER_KEY || attempt === 2) throw error;
       }
     }
@@ -249,6 +247,52 @@ export class AgentStore {
       })
       .execute();
   }
+}
+
+/**
+ * Serialises the new conversations of one tenant until the transaction ends: each computes its
+ * number after the last one committed, where two reading the same maximum at once would collide.
+ */
+async function lockChatNumbers(trx: Transaction<Database>, scope: RequestScope): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('unified_conversations.chat_number'), hashtext(${scope.entityId} || chr(31) || ${scope.orgId}))`.execute(
+    trx,
+  );
+}
+
+/** Inserts a conversation with the tenant's next number; an existing one (a racing first turn) gets the turn. */
+async function insertConversation(
+  trx: Transaction<Database>,
+  scope: RequestScope,
+  turn: ConversationMessage[],
+  notYetSaved: RawBuilder<boolean>,
+): Promise<void> {
+  const firstUser = turn.find((m) => m.role === 'user')?.content ?? 'New chat';
+  await trx
+    .insertInto('unified_conversations')
+    .values({
+      id: scope.conversationId,
+      entity_id: scope.entityId,
+      org_id: scope.orgId,
+      chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId} and org_id = ${scope.orgId})`,
+      chat_name: firstUser.slice(0, 60),
+      messages: JSON.stringify(turn),
+      message_count: turn.length,
+      last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
+    })
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet({
+          messages: sql`unified_conversations.messages || excluded.messages`,
+          message_count: sql`unified_conversations.message_count + excluded.message_count`,
+          last_message_preview: sql`excluded.last_message_preview`,
+          updated_at: sql`now()`,
+        })
+        .where('unified_conversations.entity_id', '=', scope.entityId)
+        .where('unified_conversations.org_id', '=', scope.orgId)
+        .where(notYetSaved),
+    )
+    .execute();
 }
 
 function toPending(row: {

@@ -1,0 +1,147 @@
+// Issue 27 item 10: many first turns of one tenant at once each get their own chat number, none is
+// lost, and a turn saved twice (a redelivered request) is stored once.
+import { randomUUID } from 'node:crypto';
+import type { RequestScope } from '@munim/contracts';
+import { createDb, type Database, migrateToLatest } from '@munim/db';
+import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentStore } from '../src/store.ts';
+
+let testDb: TestDatabase;
+let db: Kysely<Database>;
+let store: AgentStore;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  // Enough connections that the first turns really run side by side in PostgreSQL.
+  db = createDb(testDb.url, { max: 24 });
+  await migrateToLatest(db);
+  store = new AgentStore(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await testDb?.drop();
+});
+
+const tenantOf = () => ({
+  entityId: `ent-${randomUUID().slice(0, 8)}`,
+  orgId: `org-${randomUUID().slice(0, 4)}`,
+});
+
+const scopeOf = (
+  tenant: { entityId: string; orgId: string },
+  conversationId: string = randomUUID(),
+): RequestScope => ({
+  requestId: randomUUID(),
+  conversationId,
+  ...tenant,
+});
+
+const turnOf = (scope: RequestScope, text: string) => [
+  { role: 'user' as const, content: text, requestId: scope.requestId },
+  { role: 'assistant' as const, content: `answer to ${text}`, requestId: scope.requestId },
+];
+
+const rowsOf = (tenant: { entityId: string; orgId: string }) =>
+  db
+    .selectFrom('unified_conversations')
+    .select(['id', 'chat_number', 'message_count', 'messages'])
+    .where('entity_id', '=', tenant.entityId)
+    .where('org_id', '=', tenant.orgId)
+    .orderBy('chat_number')
+    .execute();
+
+/** A small seeded generator, so a failing mix can be run again. */
+function generator(seed: number) {
+  let s = seed >>> 0;
+  return (n: number) => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s % n;
+  };
+}
+
+describe('chat numbers under concurrent first turns', () => {
+  it('numbers 40 first turns of one tenant sent at once 1..40, losing none', async () => {
+    const tenant = tenantOf();
+    const scopes = Array.from({ length: 40 }, () => scopeOf(tenant));
+    const saved = await Promise.allSettled(
+      scopes.map((s, i) => store.appendTurn(s, turnOf(s, `question ${i}`))),
+    );
+    expect(saved.filter((r) => r.status === 'rejected')).toEqual([]);
+    const rows = await rowsOf(tenant);
+    expect(rows.map((r) => r.chat_number)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(rows.map((r) => r.id))).toEqual(new Set(scopes.map((s) => s.conversationId)));
+    expect(rows.every((r) => r.message_count === 2 && r.messages.length === 2)).toBe(true);
+  });
+
+  it('keeps every turn of generated mixes of tenants, new chats and follow-ups sent at once', async () => {
+    for (const seed of [1, 7, 42, 1234, 99991]) {
+      const next = generator(seed);
+      const tenants = Array.from({ length: 1 + next(3) }, tenantOf);
+      // Each tenant's existing chats, to which some of the turns below add.
+      const existing = new Map(tenants.map((t) => [t, [] as string[]]));
+      for (const t of tenants) {
+        for (let i = next(3); i > 0; i--) {
+          const s = scopeOf(t);
+          await store.appendTurn(s, turnOf(s, 'earlier'));
+          existing.get(t)?.push(s.conversationId);
+        }
+      }
+      const sends = Array.from({ length: 20 + next(30) }, () => {
+        const tenant = tenants[next(tenants.length)] as (typeof tenants)[number];
+        const chats = existing.get(tenant) ?? [];
+        const followUp = chats.length > 0 && next(3) === 0;
+        return scopeOf(tenant, followUp ? chats[next(chats.length)] : randomUUID());
+      });
+      const saved = await Promise.allSettled(sends.map((s, i) => store.appendTurn(s, turnOf(s, `q${i}`))));
+      expect(
+        saved.filter((r) => r.status === 'rejected'),
+        `seed ${seed}`,
+      ).toEqual([]);
+      for (const t of tenants) {
+        const rows = await rowsOf(t);
+        // Numbered 1..n without a gap or a repeat, each turn of the tenant stored once, in its chat.
+        expect(
+          rows.map((r) => r.chat_number),
+          `seed ${seed}`,
+        ).toEqual(rows.map((_, i) => i + 1));
+        const stored = rows.flatMap((r) => r.messages.map((m) => `${r.id}:${m.requestId}:${m.role}`)).sort();
+        const sent = sends
+          .filter((s) => s.entityId === t.entityId && s.orgId === t.orgId)
+          .flatMap((s) => [
+            `${s.conversationId}:${s.requestId}:user`,
+            `${s.conversationId}:${s.requestId}:assistant`,
+          ]);
+        const earlier = rows.flatMap((r) =>
+          r.messages.filter((m) => m.content === 'earlier' || m.content === 'answer to earlier'),
+        );
+        expect(stored.length, `seed ${seed}`).toBe(sent.length + earlier.length);
+        expect(
+          sent.every((key) => stored.includes(key)),
+          `seed ${seed}`,
+        ).toBe(true);
+        for (const r of rows) expect(r.message_count, `seed ${seed}`).toBe(r.messages.length);
+      }
+    }
+  });
+
+  it('stores a turn once when its request saves it again (a redelivery after the save)', async () => {
+    const tenant = tenantOf();
+    const scope = scopeOf(tenant);
+    const turn = turnOf(scope, 'show all invoices');
+    await Promise.all([store.appendTurn(scope, turn), store.appendTurn(scope, turn)]);
+    await store.appendTurn(scope, turn);
+    const follow = scopeOf(tenant, scope.conversationId);
+    await store.appendTurn(follow, turnOf(follow, 'and bills?'));
+    const [row] = await rowsOf(tenant);
+    expect(row?.messages.map((m) => m.content)).toEqual([
+      'show all invoices',
+      'answer to show all invoices',
+      'and bills?',
+      'answer to and bills?',
+    ]);
+    expect(row?.message_count).toBe(4);
+  });
+});
