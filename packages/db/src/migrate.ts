@@ -19,6 +19,7 @@ import * as tenantUsage from './migrations/0018_tenant_usage.ts';
 import * as businessContext from './migrations/0019_business_context.ts';
 import * as feedbackLearning from './migrations/0020_feedback_learning.ts';
 import * as toolPins from './migrations/0021_tool_pins.ts';
+import * as approvalBinding from './migrations/0022_approval_binding.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -45,6 +46,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019_business_context': businessContext,
   '0020_feedback_learning': feedbackLearning,
   '0021_tool_pins': toolPins,
+  '0022_approval_binding': approvalBinding,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

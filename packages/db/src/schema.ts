@@ -356,6 +356,10 @@ export interface PendingActionsTable {
   executed_call_id: string | null;
   /** The request that carried the approval (a redelivery of it finishes the write). */
   approved_by_request: string | null;
+  /** The request whose call used the approval: with `executed_call_id`, the one call it binds. */
+  executed_request_id: string | null;
+  /** When the approval was used; a retry of its call is accepted while its outcome is kept. */
+  executed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** The router's decision for a request still running (issue 4); see migration 0008. */

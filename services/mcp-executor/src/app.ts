@@ -107,7 +107,9 @@ export async function buildMcpExecutor(deps: McpExecutorDeps): Promise<McpExecut
       })
     : new MemoryIdempotencyStore({ ttlMs: config.idempotencyTtlMs });
   if (!deps.db) log.warn({}, 'no database: writes are exactly-once within this instance only');
-  const approvals: ApprovalBackend = deps.db ? new PgApprovals(deps.db) : NO_APPROVALS;
+  const approvals: ApprovalBackend = deps.db
+    ? new PgApprovals(deps.db, { retryWindowMs: config.idempotencyTtlMs })
+    : NO_APPROVALS;
   const usage = deps.db ? new UsageCounter(deps.db) : undefined;
   const flushUsage = () =>
     usage?.flush().catch((error: unknown) => log.warn({ err: error }, 'could not store tool usage counts'));

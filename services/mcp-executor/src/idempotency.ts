@@ -57,7 +57,8 @@ export function idempotencyKey(requestId: string, callId: string, argsHash: stri
   return createHash('sha256').update(`${requestId}\u0000${callId}\u0000${argsHash}`).digest('hex');
 }
 
-const DAY_MS = 24 * 3600 * 1000;
+/** How long finished keys are kept unless configured: a day. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 /**
  * Exactly-once bookkeeping of write calls in PostgreSQL (table `tool_idempotency`). The row is
@@ -73,7 +74,7 @@ export class IdempotencyStore {
   constructor(opts: IdempotencyStoreOptions) {
     this.#db = opts.db;
     this.#owner = opts.owner;
-    this.#ttlMs = opts.ttlMs ?? DAY_MS;
+    this.#ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
     this.#pollMs = opts.pollMs ?? 100;
   }
 
@@ -217,7 +218,7 @@ export class MemoryIdempotencyStore implements IdempotencyBackend {
   readonly #pollMs: number;
 
   constructor(opts: { ttlMs?: number | undefined; pollMs?: number } = {}) {
-    this.#ttlMs = opts.ttlMs ?? DAY_MS;
+    this.#ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
     this.#pollMs = opts.pollMs ?? 50;
   }
 

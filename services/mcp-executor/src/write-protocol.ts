@@ -76,11 +76,12 @@ export class WriteProtocol {
     return this.#once(call, hooks.emit);
   }
 
-  /** Whether the user approved exactly this call (tenant, tool, arguments); a refusal is logged. */
+  /** Whether the user approved exactly this call (tenant, tool, arguments, request and call); a refusal is logged. */
   async #approved(call: WriteCall): Promise<boolean> {
     const { scope, tool, callId } = call;
     const verdict = await this.#opts.approvals.use({
       approvalId: call.approvalId,
+      requestId: scope.requestId,
       callId,
       tool,
       argsHash: hashArgs(call.args),
@@ -89,7 +90,16 @@ export class WriteProtocol {
     });
     if (verdict.ok) return true;
     this.#opts.log.warn(
-      { requestId: scope.requestId, tool, callId, reason: verdict.reason, service: call.service },
+      {
+        requestId: scope.requestId,
+        tool,
+        callId,
+        approvalId: call.approvalId,
+        entityId: scope.entityId,
+        orgId: scope.orgId,
+        reason: verdict.reason,
+        service: call.service,
+      },
       'security: write refused without approval',
     );
     return false;
