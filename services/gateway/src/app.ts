@@ -4,6 +4,7 @@ import { type Database, parseSecretKey, resealUnboundLlmKeys } from '@munim/db';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { trustHops } from './client-address.ts';
 import { createContext, type GatewayContext, type GatewayDeps } from './context.ts';
 import { bearerAuth, principals } from './plugins/auth.ts';
 import { errors } from './plugins/errors.ts';
@@ -104,6 +105,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     // Signed links carry their credential in the query string; request logs get it redacted.
     loggerInstance: log.child({}, { serializers: requestLogSerializers }) as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: trustHops(config.TRUST_PROXY_HOPS),
   });
   // Only JSON bodies are accepted; without this, text/plain would be parsed as a string.
   app.removeContentTypeParser('text/plain');

@@ -137,6 +137,12 @@ const EnvObjectSchema = BaseEnvSchema.extend({
     .int()
     .positive()
     .default(5 * 60_000),
+  /**
+   * Proxies in front of the gateway whose `X-Forwarded-For` entries are believed: lockouts and
+   * rate limits key a caller by the address the Nth proxy from the gateway appended. 0: the socket
+   * address, and the header is ignored.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(16).default(0),
   /** Largest accepted request body; a bigger one gets a 400. */
   BODY_LIMIT_BYTES: z.coerce
     .number()

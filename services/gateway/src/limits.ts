@@ -50,10 +50,10 @@ export class StreamSlots {
 
 /**
  * Failed authentications per client address (a presented key or token that is wrong; a missing
- * one is not counted). Once an address reaches `max` failures within `windowMs` of its first, it
- * is blocked until that window ends: every request from it gets 429, with a valid credential too,
- * or the answer would tell a guesser which guess was right. Bounded: the oldest addresses are
- * forgotten first.
+ * one is not counted), the address taken through the trusted proxy hops (`clientAddress`). Once
+ * an address reaches `max` failures within `windowMs` of its first, it is blocked until that
+ * window ends: every request from it gets 429, with a valid credential too, or the answer would
+ * tell a guesser which guess was right. Bounded: the oldest addresses are forgotten first.
  */
 export class AuthFailures {
   readonly #windows = new Map<string, { failures: number; endsAt: number }>();

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal, Tenant } from '../auth.ts';
+import { clientAddress } from '../client-address.ts';
 import type { GatewayContext } from '../context.ts';
 import { httpError } from '../http-errors.ts';
 
@@ -24,14 +25,16 @@ export const principals = fp(
 
 /**
  * Bearer authentication of the scope it is registered in, when any credential is configured: 401
- * without a valid key or token, 429 for an address with too many failed tries (with a valid
- * credential too, or the answer would tell a guesser which guess was right).
+ * without a valid key or token, 429 for a client address with too many failed tries (with a valid
+ * credential too, or the answer would tell a guesser which guess was right). The address is the
+ * client's through the trusted proxy hops, so a guesser behind the ingress blocks only itself.
  */
 export const bearerAuth = fp<Pick<GatewayContext, 'authenticator' | 'authFailures'>>(
   async (api, { authenticator, authFailures }) => {
     if (!authenticator.enabled) return;
     api.addHook('onRequest', async (request, reply) => {
-      const blockedFor = authFailures.blockedFor(request.ip);
+      const address = clientAddress(request);
+      const blockedFor = authFailures.blockedFor(address);
       if (blockedFor > 0) {
         return reply
           .code(429)
@@ -46,7 +49,7 @@ export const bearerAuth = fp<Pick<GatewayContext, 'authenticator' | 'authFailure
       const principal = await authenticator.authenticate(request.headers.authorization);
       if (!principal) {
         // Only a presented credential is a guess; a request without one is merely anonymous.
-        if (request.headers.authorization !== undefined) authFailures.fail(request.ip);
+        if (request.headers.authorization !== undefined) authFailures.fail(address);
         return reply
           .code(401)
           .header('www-authenticate', 'Bearer')

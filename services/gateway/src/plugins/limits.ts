@@ -1,11 +1,15 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { clientAddress } from '../client-address.ts';
 import type { GatewayConfig, GatewayContext } from '../context.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 
-/** Who a request counts against: its credential, or without auth its address. */
-export const callerOf = (request: FastifyRequest) => request.principal?.id ?? `ip:${request.ip}`;
+/**
+ * Who a request counts against: its credential (a key by its hash, a token by issuer and subject),
+ * or without auth the client address through the trusted proxy hops.
+ */
+export const callerOf = (request: FastifyRequest) => request.principal?.id ?? `ip:${clientAddress(request)}`;
 
 /** 414 for a URL longer than `MAX_URL_LENGTH`, before anything else looks at it. */
 export const urlLimit = fp<Pick<GatewayConfig, 'MAX_URL_LENGTH'>>(
