@@ -4,6 +4,7 @@ export * from './env.ts';
 export * from './health.ts';
 export * from './lifecycle.ts';
 export * from './log.ts';
+export * from './outbound.ts';
 export * from './quotas.ts';
 export * from './service.ts';
 export * from './telemetry.ts';

@@ -71,7 +71,12 @@ const versionOf = (row: Pick<ConfigRow, 'id' | 'updated_at'> | undefined): strin
   row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : null;
 
 /** Builds the client of a `llm_configs` row. */
-function clientOf(row: ConfigRow, secretKey: Buffer | null, settings: ClientSettings): Current {
+function clientOf(
+  row: ConfigRow,
+  secretKey: Buffer | null,
+  settings: ClientSettings,
+  allowlist: EndpointAllowlist,
+): Current {
   if (row.api_key_encrypted !== null && !secretKey) {
     throw new LlmConfigError(`model configuration ${row.id} has a key but LLM_CONFIG_KEY is not set`);
   }
@@ -87,6 +92,7 @@ function clientOf(row: ConfigRow, secretKey: Buffer | null, settings: ClientSett
       model: row.model,
       provider: row.provider,
       apiStyle: row.api_style,
+      allowlist,
     }),
     configId: Number(row.id),
     temperature: row.temperature,
@@ -207,7 +213,10 @@ export async function createModelSource(deps: ModelSourceDeps) {
       // Rows are written through the admin API: their endpoint is checked again where it is used.
       const problem = await endpointProblem(row.endpoint, deps.allowlist, deps.resolve);
       if (problem) throw new LlmConfigError(`model configuration ${row.id}: endpoint ${problem}`);
-      return { model: clientOf(row, deps.secretKey, deps.settings), version: versionOf(row) };
+      return {
+        model: clientOf(row, deps.secretKey, deps.settings, deps.allowlist ?? EMPTY_ALLOWLIST),
+        version: versionOf(row),
+      };
     } catch (error) {
       // A broken row must not take the agent down: keep answering with the environment's model.
       log.warn({ err: error }, 'default model configuration unusable; using the environment model');

@@ -1,4 +1,5 @@
 import type { Usage } from '@munim/contracts';
+import { type EndpointAllowlist, outboundFetch } from '@munim/kit';
 import OpenAI, { AzureOpenAI } from 'openai';
 import type {
   ChatCompletionContentPart,
@@ -22,6 +23,11 @@ export interface LlmConfig {
   systemRole?: 'system' | 'developer';
   /** Retries on 429 and 5xx, with the client's exponential backoff (it honours Retry-After). */
   maxRetries?: number;
+  /**
+   * For an endpoint people saved (a model configuration row): only public addresses and these may
+   * be reached, checked as each connection is made. The environment's own endpoint is not checked.
+   */
+  allowlist?: EndpointAllowlist | undefined;
 }
 
 export interface LlmToolCall {
@@ -65,6 +71,8 @@ export interface Llm {
 /** Any OpenAI-compatible chat-completions endpoint, through the `openai` client (it retries 429/5xx). */
 export function createLlm(config: LlmConfig): Llm {
   const common = {
+    // A redirect is refused, never followed: the key would go with the request somewhere else.
+    fetch: outboundFetch({ allowlist: config.allowlist }),
     apiKey: config.apiKey ?? 'not-needed',
     timeout: config.timeoutMs,
     maxRetries: config.maxRetries ?? 2,

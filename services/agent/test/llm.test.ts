@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EMPTY_ALLOWLIST, EndpointAllowlistSchema } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlm, LlmError } from '../src/llm.ts';
@@ -80,5 +83,51 @@ describe('LLM client', () => {
     expect(request?.deployment).toBe('gpt4o-deployment');
     expect(request?.headers['api-key']).toBe('k-1');
     expect(request?.body.messages[0]?.role).toBe('developer');
+  });
+});
+
+describe('where the model client may go (issue 27 item 8)', () => {
+  it('refuses a redirect: the request and its key never reach where it points', async () => {
+    server.script({ match: 'redirected question', turns: [{ content: 'should never be asked' }] });
+    const before = server.requests.length;
+    const bouncing = createServer((req, res) =>
+      res.writeHead(307, { location: `${server.baseURL}${req.url?.replace(/^\/v1/, '')}` }).end(),
+    );
+    await new Promise<void>((resolve) => bouncing.listen(0, '127.0.0.1', resolve));
+    try {
+      const llm = createLlm({
+        ...base,
+        maxRetries: 0,
+        baseURL: `http://127.0.0.1:${(bouncing.address() as AddressInfo).port}/v1`,
+      });
+      await expect(
+        llm.turn({ messages: [{ role: 'user', content: 'redirected question' }], maxTokens: 20 }),
+      ).rejects.toBeInstanceOf(LlmError);
+      expect(server.requests.length).toBe(before);
+    } finally {
+      await new Promise((resolve) => bouncing.close(resolve));
+    }
+  });
+
+  it('reaches a saved endpoint only at an address its allow-list covers, checked as it connects', async () => {
+    server.script({ match: 'saved endpoint', repeat: true, turns: [{ content: 'allowed' }] });
+    const port = new URL(server.baseURL).port;
+    const baseURL = `http://localhost:${port}/v1`;
+    const before = server.requests.length;
+    const refused = createLlm({ ...base, maxRetries: 0, baseURL, allowlist: EMPTY_ALLOWLIST });
+    await expect(
+      refused.turn({ messages: [{ role: 'user', content: 'saved endpoint' }], maxTokens: 20 }),
+    ).rejects.toBeInstanceOf(LlmError);
+    expect(server.requests.length).toBe(before);
+    const allowed = createLlm({
+      ...base,
+      baseURL,
+      allowlist: EndpointAllowlistSchema.parse('127.0.0.0/8,::1'),
+    });
+    const turn = await allowed.turn({
+      messages: [{ role: 'user', content: 'saved endpoint' }],
+      maxTokens: 20,
+    });
+    expect(turn.content).toBe('allowed');
   });
 });

@@ -1,3 +1,4 @@
+import { outboundFetch } from '@munim/kit';
 import type { FastifyRequest } from 'fastify';
 import OpenAI, { toFile } from 'openai';
 import { HttpRefusal, httpError } from './http-errors.ts';
@@ -50,6 +51,8 @@ export function readAudio(request: FastifyRequest, maxBytes: number): Promise<Fi
 export function createTranscriber(config: TranscriberConfig) {
   const client = config.baseURL
     ? new OpenAI({
+        // Redirects refused: the key and the recording never go to an address nobody configured.
+        fetch: outboundFetch(),
         baseURL: config.baseURL,
         apiKey: config.apiKey ?? 'not-needed',
         maxRetries: 2,

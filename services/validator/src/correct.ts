@@ -1,3 +1,4 @@
+import { outboundFetch } from '@munim/kit';
 import { jsonrepair } from 'jsonrepair';
 import OpenAI from 'openai';
 
@@ -45,6 +46,7 @@ export function jsonFromReply(reply: string): unknown {
 /** The corrector over any OpenAI-compatible chat-completions endpoint, at temperature 0.1. */
 export function createLlmCorrector(config: LlmCorrectorConfig, log?: WarnLog): JsonCorrector {
   const client = new OpenAI({
+    fetch: outboundFetch(),
     baseURL: config.baseURL,
     apiKey: config.apiKey ?? 'not-needed',
     timeout: config.timeoutMs,

@@ -1,4 +1,5 @@
 import { GenerateRequestSchema, IntentInputSchema } from '@munim/contracts';
+import { outboundFetch } from '@munim/kit';
 import type { FastifyPluginAsync } from 'fastify';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -54,6 +55,7 @@ export const generateRoutes: FastifyPluginAsync<GatewayContext> = async (app, ct
   const client =
     config.OPENAI_BASE_URL && config.LLM_MODEL
       ? new OpenAI({
+          fetch: outboundFetch(),
           baseURL: config.OPENAI_BASE_URL,
           apiKey: config.OPENAI_API_KEY ?? 'none',
           maxRetries: 1,
