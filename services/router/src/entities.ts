@@ -30,8 +30,10 @@ export function extractEntities(query: string): Record<string, unknown> {
     entities.documentNumber = docs[0];
   }
   const withoutDocs = query.replace(DOC_NUMBER, ' ');
+  // Whether the query speaks of money is one fact about it, read once, not once per number in it.
+  const moneyMarked = MONEY_MARK.test(normalize(withoutDocs));
   const amounts = parseHindiNumbers(withoutDocs)
-    .filter((n) => MONEY_MARK.test(normalize(withoutDocs)) || /[a-z\u0900-\u097f]/i.test(n.text))
+    .filter((n) => moneyMarked || /[a-z\u0900-\u097f]/i.test(n.text))
     .map((n) => n.value);
   if (amounts.length) entities.amounts = amounts;
   const words = new Set(canonicalWords(query));

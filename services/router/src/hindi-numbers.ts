@@ -117,6 +117,12 @@ export interface ParsedNumber {
   text: string;
 }
 
+/**
+ * Above this a figure is no amount a ledger holds to the paisa (an account number, a run of digits):
+ * left unread rather than passed on rounded or as Infinity, which JSON would carry as null.
+ */
+const MAX_AMOUNT = Number.MAX_SAFE_INTEGER / 100;
+
 const isNumeric = (w: string) => /^\d+(\.\d+)?$/.test(w);
 
 /**
@@ -170,7 +176,8 @@ export function parseHindiNumbers(input: string): ParsedNumber[] {
       const value = Math.round((total + current) * 100) / 100;
       // A lone small number word ("ek", "do") is more often an article than an amount.
       const lone = i - start === 1 && !isNumeric(words[start] as string);
-      if (value > 0 && !lone) found.push({ value, text: words.slice(start, i).join(' ') });
+      if (value > 0 && value <= MAX_AMOUNT && !lone)
+        found.push({ value, text: words.slice(start, i).join(' ') });
     }
     if (i === start) i++;
   }

@@ -1,17 +1,27 @@
 /** Text normalisation shared by the classifier, the intent matcher, the tool selector and the cache key. */
 
-const DIGIT_ZERO = /\p{Nd}/gu;
+const DIGIT = /\p{Nd}/gu;
+const IS_DIGIT = /^\p{Nd}$/u;
+/** Code point of a non-ASCII digit → its value, learnt once per digit so a query pays a lookup per digit. */
+const DIGIT_VALUES = new Map<number, string>();
+
+function digitValue(code: number): string {
+  let value = DIGIT_VALUES.get(code);
+  if (value === undefined) {
+    // Every Unicode Nd block is 10 consecutive code points starting at a zero; some blocks adjoin.
+    let zero = code;
+    while (IS_DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+    value = String((code - zero) % 10);
+    DIGIT_VALUES.set(code, value);
+  }
+  return value;
+}
 
 /** Any Unicode decimal digit (Devanagari ०-९, Arabic-Indic, full-width …) as its ASCII digit. */
 export function asciiDigits(text: string): string {
-  return text.replace(DIGIT_ZERO, (d) => {
+  return text.replace(DIGIT, (d) => {
     const code = d.codePointAt(0) ?? 48;
-    if (code <= 57) return d;
-    // Every Unicode Nd block is 10 consecutive code points starting at a zero.
-    for (let zero = code; zero > code - 10; zero--) {
-      if (!/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) return String((code - zero) % 10);
-    }
-    return d;
+    return code <= 57 ? d : digitValue(code);
   });
 }
 

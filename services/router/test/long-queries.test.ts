@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { Bus } from '@munim/bus';
+import { recordEvents, TestNats } from '@munim/bus/testing';
+import { type AgentEvent, MAX_QUERY_LENGTH, type RequestScope } from '@munim/contracts';
+import { createDb, type Database, migrateToLatest } from '@munim/db';
+import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createLogger, type ToolCatalog } from '@munim/kit';
+import type { Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
+import { buildRouter } from '../src/app.ts';
+import { DEFAULT_TTLS } from '../src/cache.ts';
+import { NO_CONVERSATION } from '../src/route.ts';
+import { RouterStore } from '../src/store.ts';
+
+/** Characters the router's text normalisation reads: its work, counted instead of timed. */
+const work = vi.hoisted(() => ({ chars: 0 }));
+vi.mock('../src/text.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/text.ts')>();
+  return {
+    ...actual,
+    normalize: (text: string) => {
+      work.chars += text.length;
+      return actual.normalize(text);
+    },
+  };
+});
+
+const nats = new TestNats();
+const registry = demoRegistry();
+const tools: ToolCatalog = {
+  list: async () => registry,
+  find: async (name) => registry.find((t) => t.name === name),
+  invalidate: () => {},
+};
+
+let testDb: TestDatabase;
+let db: Kysely<Database>;
+let gateway: Bus;
+let app: Awaited<ReturnType<typeof buildRouter>>;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = createDb(testDb.url, { max: 4 });
+  await migrateToLatest(db);
+  gateway = await nats.bus('gateway');
+  const agent = await nats.bus('agent');
+  // A stand-in agent that ends every routed request at once, so what is measured is the router.
+  await agent.consume(
+    'queryRouted',
+    async (message) => {
+      await agent.emit(message, {
+        type: 'error',
+        payload: { code: 'INTERNAL', message: 'stand-in agent' },
+      });
+    },
+    { durable: 'agent' },
+  );
+  app = await buildRouter({
+    bus: await nats.bus('router'),
+    log: createLogger('router', 'silent'),
+    intents: { load: async () => seededIntents() },
+    tools,
+    conversations: { load: async () => NO_CONVERSATION },
+    store: new RouterStore(db),
+    config: {
+      fastPathThreshold: 0.85,
+      intentsRefreshMs: 60_000,
+      concurrency: 4,
+      toolStrategy: 'dynamic',
+      cacheEnabled: true,
+      cacheTtls: DEFAULT_TTLS,
+      routeMaxAgeMs: 3_600_000,
+    },
+  });
+  await app.start();
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await nats.cleanup();
+  await db?.destroy();
+  await testDb?.drop();
+});
+
+const scopeOf = (entityId: string): RequestScope => ({
+  requestId: randomUUID(),
+  conversationId: `conv-${randomUUID()}`,
+  entityId,
+  orgId: 'org-1',
+});
+
+/** Submits a query as the gateway does; resolves with its events once it ends. */
+async function ask(scope: RequestScope, query: string): Promise<AgentEvent[]> {
+  const recorder = recordEvents(gateway, scope.requestId);
+  await gateway.publish('querySubmitted', scope, { query });
+  await expect
+    .poll(() => recorder.events.some((e) => e.type === 'complete' || e.type === 'error'), {
+      timeout: 10_000,
+      interval: 50,
+    })
+    .toBe(true);
+  recorder.stop();
+  return recorder.events;
+}
+
+/** Devanagari digits between spaces up to the gateway's limit: before the fix, seconds of router CPU each. */
+const LONG = (() => {
+  const digits = '०१२३४५६७८९';
+  let out = '';
+  for (let i = 0; out.length + 2 <= MAX_QUERY_LENGTH; i++) out += `${digits[i % 10]} `;
+  return `₹ ${out}`.slice(0, MAX_QUERY_LENGTH);
+})();
+
+describe('long queries over NATS (issue 27, item 5)', () => {
+  it('routes ten queries of digits at the length limit in linear work, and another tenant is answered meanwhile', async () => {
+    expect(LONG.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
+    await ask(scopeOf('warm-up'), 'show overdue invoices');
+    work.chars = 0;
+    const flood = Array.from({ length: 10 }, () => ask(scopeOf('flooding-tenant'), LONG));
+    const other = await ask(scopeOf('other-tenant'), 'show overdue invoices');
+    const floods = await Promise.all(flood);
+    expect(other.some((e) => e.type === 'route_classified')).toBe(true);
+    for (const events of floods) {
+      const extracted = events.find((e) => e.type === 'entities_extracted');
+      const amounts = extracted?.type === 'entities_extracted' ? extracted.payload.entities.amounts : [];
+      expect((amounts as number[]).length).toBeGreaterThan(1000);
+    }
+    // Twenty passes over each query at most: one pass per number in it is the quadratic route.
+    expect(work.chars).toBeLessThanOrEqual(20 * (10 * LONG.length + 100));
+  }, 60_000);
+});
