@@ -29,14 +29,15 @@ export const EnvSchema = BaseEnvSchema.extend({
     .optional(),
   /**
    * The operator's tool policy, a JSON or YAML file: servers whose annotations are trusted, and per
-   * tool (name or glob, per server) read or write, confirmation tier and extra write rules.
+   * tool (name or glob, per server) read or write, confirmation tier and extra write rules. A file
+   * giving tier 0 to destructive tools without `allowUnconfirmedDestructive: true` stops the service.
    */
   TOOL_POLICY_FILE: z
     .string()
     .min(1)
     .transform((path, ctx) => {
       try {
-        return ToolPolicy.load(path);
+        return ToolPolicy.load(path).refuseUnconfirmedDestructive();
       } catch (error) {
         if (!(error instanceof ToolPolicyError)) throw error;
         ctx.addIssue({ code: 'custom', message: error.message });

@@ -306,7 +306,7 @@ export class ServerPool {
     const skipped: string[] = [];
     for (const item of listed) {
       // Classified by the server's own name: a prefix added on collision must not hide its verb.
-      const definition = toDefinition(item, entry.spec.name, policy);
+      const definition = toDefinition(item, entry.spec.name, policy, log);
       if (definition) {
         tools.push(definition);
         usable.push(item);

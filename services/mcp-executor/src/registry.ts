@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { classifyTool, type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
+import { type ToolDefinition, ToolDefinitionSchema } from '@munim/contracts';
+import type { Logger } from '@munim/kit';
 import { ToolPolicy } from './policy.ts';
 
 /** A tool as `tools/list` reports it. */
@@ -32,11 +33,14 @@ export async function listAllTools(client: Client, timeoutMs: number): Promise<L
 /**
  * The registry's view of one listed tool, classified by its name, its annotations (trusted only
  * as the policy says) and the operator's policy for its server; undefined when the entry is unusable.
+ * A tier 0 the policy gives a destructive tool without `allowUnconfirmedDestructive` is refused and
+ * logged as an error.
  */
 export function toDefinition(
   tool: ListedTool,
   server = 'mcp',
   policy: ToolPolicy = ToolPolicy.none,
+  log?: Pick<Logger, 'error'>,
 ): ToolDefinition | undefined {
   const raw = tool.annotations;
   const parsed = ToolDefinitionSchema.safeParse({
@@ -48,12 +52,15 @@ export function toDefinition(
     isWrite: true,
   });
   if (!parsed.success || typeof tool.name !== 'string') return undefined;
-  const access = classifyTool(tool.name, parsed.data.annotations, {
+  const { access, refused } = policy.classify(tool.name, parsed.data.annotations, {
     description: parsed.data.description,
     server,
-    trustAnnotations: policy.trusts(server),
-    policy: policy.decide(server, tool.name),
   });
+  if (refused)
+    log?.error(
+      { server, tool: tool.name, entry: refused, tier: access.tier },
+      'tool policy refused: tier 0 for a destructive tool without allowUnconfirmedDestructive; it keeps its tier',
+    );
   return { ...parsed.data, isWrite: access.kind === 'write', access };
 }
 

@@ -133,11 +133,13 @@ export async function testDatabase(): Promise<{ db: Kysely<Database>; url: strin
 }
 
 /**
- * The operator's exemption of every write from confirmation (tier 0): for tests of the write
- * protocol itself (idempotency, timeouts, retries), whose calls come straight over the bus. The
- * executor's need for the user's approval is tested in `approvals.test.ts`.
+ * The operator's exemption of every write from confirmation (tier 0, destructive ones too): for
+ * tests of the write protocol itself (idempotency, timeouts, retries), whose calls come straight
+ * over the bus. The executor's need for the user's approval is tested in `approvals.test.ts`.
  */
-export const WRITES_EXEMPT = ToolPolicy.parse('tools:\n  - { match: "*", tier: 0 }\n');
+export const WRITES_EXEMPT = ToolPolicy.parse(
+  'tools:\n  - { match: "*", tier: 0, allowUnconfirmedDestructive: true }\n',
+);
 
 /**
  * What the agent leaves in `pending_actions` once the user confirmed a call: the executor's proof

@@ -40,7 +40,7 @@ tools:
 describe('the operator tool policy (TOOL_POLICY_FILE)', () => {
   const policy = ToolPolicy.parse(YAML_POLICY);
 
-  it('decides read or write, tier and rules per tool name or glob and per server; first entry wins', () => {
+  it('decides read or write, tier and rules per tool name or glob and per server; the most specific entry wins', () => {
     expect(policy.decide('erp', 'echo')).toMatchObject({ access: 'read' });
     expect(policy.decide('erp', 'sync-ledger')).toMatchObject({ access: 'write', tier: 0 });
     expect(policy.decide('books', 'sync-ledger')).toBeUndefined();
