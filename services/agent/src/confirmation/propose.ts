@@ -5,6 +5,7 @@ import { confirmWord } from '../confirm.ts';
 import { asksForChange } from '../requested.ts';
 import { type Asked, complete } from '../run/complete.ts';
 import type { Run } from '../run/run.ts';
+import { untrustedRead } from '../untrusted.ts';
 import { isRecord } from '../util.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
@@ -26,7 +27,10 @@ export async function propose(
   // file): flagged, named in words, and confirmed by typing, whatever its own tier.
   const unrequested = !asksForChange(data.query, validation.tool);
   if (unrequested) run.guardrails.add('unrequested_write');
-  const tier = unrequested ? 3 : validation.tier;
+  // After a file or a tool result that gives orders, even an asked-for write may carry its words.
+  const untrusted = untrustedRead(loopState.messages) !== undefined;
+  if (untrusted) run.guardrails.add('untrusted_read_write');
+  const tier = unrequested || untrusted ? 3 : validation.tier;
   const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
     (t) => t.name === validation.tool,
   );
