@@ -240,6 +240,20 @@ export class Bus {
   }
 
   /**
+   * Opens a request: its `connected` event, under one message id whoever sends it. The gateway
+   * sends it once the query is submitted and the router before its first event, so a gateway
+   * that dies in between still leaves a request that opens, runs and ends, with one `connected`.
+   */
+  open(scope: RequestScope, traceparent?: string): Promise<{ seq: number; duplicate: boolean }> {
+    return this.emit(
+      scope,
+      { type: 'connected', payload: { requestId: scope.requestId, conversationId: scope.conversationId } },
+      traceparent,
+      `${scope.requestId}:connected`,
+    );
+  }
+
+  /**
    * Emits several events of a request, in order, as one message (or as few as
    * `EVENTS_PER_MESSAGE` allows): what a service has at once costs the stream and every consumer
    * one message. `msgID` (deterministic, as for `emit`) is the first message's; further ones

@@ -35,8 +35,10 @@ export class SubmitError extends Error {
 
 /**
  * Submits a query the one way both the HTTP API and the MCP tool do: follow the new request's
- * events first (so none is missed), then emit `connected`, then publish `querySubmitted` with the
- * request id as its dedupe id and a new trace.
+ * events first (so none is missed), then publish `querySubmitted` with the request id as its dedupe
+ * id and a new trace, then open the request (`connected`). The router opens it too, before its
+ * first event: a request is opened only once submitted, so one this gateway dies between leaves
+ * no request that never ends.
  */
 export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submission> {
   const scope: RequestScope = {
@@ -64,14 +66,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
   } catch (error) {
     throw new SubmitError('could not follow the request events', { cause: error });
   }
-  let connected = false;
   try {
-    await bus.emit(
-      scope,
-      { type: 'connected', payload: { requestId: scope.requestId, conversationId: scope.conversationId } },
-      traceparent,
-    );
-    connected = true;
     await bus.publish(
       'querySubmitted',
       scope,
@@ -86,23 +81,19 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     );
   } catch (error) {
     await following.stop();
-    // A replay of this request must still end: close it with an error if it was opened.
-    if (connected) {
-      await bus
-        .emit(
-          scope,
-          {
-            type: 'error',
-            payload: { code: 'SERVICE_UNAVAILABLE', message: 'The query could not be submitted.' },
-          },
-          traceparent,
-        )
-        .catch(() => undefined);
-    }
     span.recordException(error instanceof Error ? error : String(error));
-    throw new SubmitError('could not submit the query', { cause: error });
-  } finally {
     span.end();
+    throw new SubmitError('could not submit the query', { cause: error });
   }
+  // Not fatal: the router opens the request too, and the follow hands its `connected` out.
+  await bus
+    .open(scope, traceparent)
+    .catch((error: unknown) =>
+      bus.log?.warn(
+        { err: error, requestId: scope.requestId },
+        'could not open the request; the router will',
+      ),
+    )
+    .finally(() => span.end());
   return { scope, following };
 }

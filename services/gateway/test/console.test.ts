@@ -83,6 +83,7 @@ async function startBackend(): Promise<() => Promise<void>> {
     'querySubmitted',
     async (message) => {
       received.push(message);
+      await router.open(message);
       const { query, mcqResponse } = message.data;
       await emit(agent, message, { type: 'understanding_started', payload: { query } });
       await emit(router, message, {

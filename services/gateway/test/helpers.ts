@@ -74,6 +74,8 @@ export async function fakeBackend(testBus: TestNats, script: Script) {
     'querySubmitted',
     async (message, ctx) => {
       received.push({ message, traceparent: ctx.traceparent });
+      // As the router does: a request is opened by whichever of gateway and router comes first.
+      await router.open(message, ctx.traceparent);
       for (const event of await script(message)) {
         const emitter = event.type.startsWith('route_') ? router : agent;
         await emitter.emit(message, event, ctx.traceparent);

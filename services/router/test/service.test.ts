@@ -160,6 +160,7 @@ describe('response cache (seed 003 §6.13)', () => {
   it('serves a repeated read from the cache: no routed message, no tool, the cached answer', async () => {
     const first = await ask(scopeOf('ent-cache'), 'show all invoices');
     expect(first.map((e) => e.type)).toEqual([
+      'connected',
       'understanding_started',
       'route_started',
       'intent_detecting',
@@ -178,6 +179,7 @@ describe('response cache (seed 003 §6.13)', () => {
     const scope = scopeOf('ent-cache');
     const second = await ask(scope, 'Show ALL invoices!');
     expect(second.map((e) => e.type)).toEqual([
+      'connected',
       'understanding_started',
       'route_started',
       'route_classified',
