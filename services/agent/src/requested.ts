@@ -90,6 +90,8 @@ const STEM_ORDER = new Set([
   'देना',
   'दें',
 ]);
+const QUESTION = '?';
+const TOOL_NAME = /\b[A-Za-z][A-Za-z0-9]*(?:(?:_+|[.-])[A-Za-z][A-Za-z0-9]*)+\b/g;
 const GERUND_LEADS = new Set(['with', 'start', 'begin', 'continue', 'proceed', 'keep']);
 const ASKED_SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
 
@@ -118,6 +120,8 @@ function provides(verb: string): Set<string> {
 function clauses(message: string): string[][] {
   const text = message
     .normalize('NFC')
+    // A tool's own name typed by the user (`books__post_journal`, `invoices.create`) reads as its words.
+    .replace(TOOL_NAME, (name) => parseToolName(name).words.join(' '))
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
     .replace(/[’‘`]/g, "'")
@@ -125,9 +129,12 @@ function clauses(message: string): string[][] {
     .replace(/\bwon't\b/g, 'will not')
     .replace(/n't\b/g, ' not');
   const out: string[][] = [];
-  for (const part of text.split(/[.,;:!?।॥\n()[\]{}"|]+/)) {
+  const parts = text.split(/([.,;:!?।॥\n()[\]{}"|]+)/);
+  for (let p = 0; p < parts.length; p += 2) {
+    const part = parts[p] as string;
     let clause: string[] = [];
-    for (const [word] of part.matchAll(/[\p{L}\p{M}\p{N}_]+(?:[-/][\p{L}\p{M}\p{N}]+)*/gu)) {
+    // A hyphen joins a reference (`INV-0042`, `GSTR-3B`); between words (`create-invoice`) it splits.
+    for (const [word] of part.matchAll(/[\p{L}\p{M}\p{N}]+(?:[-/]\p{N}[\p{L}\p{M}\p{N}]*)*/gu)) {
       if (CLAUSE_BREAKS.has(word)) {
         if (clause.length > 0) out.push(clause);
         clause = [];
@@ -135,6 +142,8 @@ function clauses(message: string): string[][] {
         clause[clause.length - 1] = CONCEPT_PAIRS[`${clause.at(-1)} off`] as string;
       } else clause.push(word);
     }
+    // A question mark stays with the clause it ends, as its last word.
+    if (clause.length > 0 && parts[p + 1]?.includes('?')) clause.push(QUESTION);
     if (clause.length > 0) out.push(clause);
   }
   return out;
@@ -149,6 +158,8 @@ function headOf(words: readonly string[]): number {
     if (MODALS.has(w) && SELF.has(next)) return -1;
     if ((w === 'do' || w === 'does' || w === 'did') && ASKED_SUBJECTS.has(next)) return -1;
     if (ASKING_HEADS.has(w)) return -1;
+    // "any invoices to send today?": a question about records, not an order phrased as one.
+    if (words.at(-1) === QUESTION && (DETERMINERS.has(w) || w === 'there')) return -1;
     if (!FILLERS.has(w)) return i;
   }
   return words.length;
@@ -234,12 +245,15 @@ function conceptsOf(words: readonly string[]): Set<string> {
  * in a clause that asks about the books (`show…`, `how do I…`, `kitne…`).
  */
 export function ordersIn(message: string): Order[] {
-  const all = clauses(message);
-  const named = all.map(conceptsOf);
   const orders: Order[] = [];
-  all.forEach((words, c) => {
+  // The records of the nearest clause so far that names some, for `delete them`.
+  let earlier = new Set<string>();
+  for (const words of clauses(message)) {
+    const named = conceptsOf(words);
+    const before = earlier;
+    if (named.size > 0) earlier = named;
     const head = headOf(words);
-    if (head < 0) return;
+    if (head < 0) continue;
     const verbs: string[] = [];
     const found = words.findIndex((w) => BEFORE_NEGATIONS.has(w));
     const firstNegation = found < 0 ? words.length : found;
@@ -247,18 +261,15 @@ export function ordersIn(message: string): Order[] {
       const verb = orderedVerb(words, i, head);
       if (verb !== undefined && !negated(words, i, firstNegation)) verbs.push(verb);
     }
-    if (verbs.length === 0) return;
-    let objects = new Set(named[c]);
-    // `delete them`: the records of the nearest clause before that names some.
-    if (objects.size === 0 && words.some((w) => PRONOUNS.has(w)))
-      objects = new Set(named.slice(0, c).findLast((n) => n.size > 0) ?? []);
+    if (verbs.length === 0) continue;
+    const objects = new Set(named.size === 0 && words.some((w) => PRONOUNS.has(w)) ? before : named);
     for (const verb of verbs) {
       const implied = IMPLIED_OBJECTS[verb];
       if (implied !== undefined && objects.size > 0) objects.add(implied);
     }
     const clauseWords = new Set(words.map(singular));
     for (const verb of verbs) orders.push({ verb, objects, words: clauseWords });
-  });
+  }
   return orders;
 }
 

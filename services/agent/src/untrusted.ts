@@ -14,7 +14,7 @@ const INJECTION =
 /** Strings of a tool's answer long enough to say something (three words or more). */
 function prose(value: unknown, into: string[], depth = 0): string[] {
   if (typeof value === 'string') {
-    if (/\S+\s+\S+\s+\S/.test(value)) into.push(value);
+    if (value.trim().split(/\s+/, 3).length === 3) into.push(value);
   } else if (depth < 20 && typeof value === 'object' && value !== null) {
     for (const v of Array.isArray(value) ? value : Object.values(value)) prose(v, into, depth + 1);
   }

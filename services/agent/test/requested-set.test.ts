@@ -105,6 +105,22 @@ describe('the flag by principle, on generated messages', () => {
     }
   });
 
+  it("a tool's own name typed in any style asks for that tool's write", () => {
+    const names = [
+      'create_invoice',
+      'create-invoice',
+      'createInvoice',
+      'invoices.create',
+      'books__create_invoice',
+    ];
+    for (const [name, other] of combos(names, ['void_invoice', 'create_customer'])) {
+      const message = `books: ${name} in my accounts 1a2b3c4d`;
+      expect(asksForChange(message, name), message).toBe(true);
+      expect(asksForChange(message, other), `${message} → ${other}`).toBe(false);
+      expect(asksForChange(`don't ${name}`, name), `don't ${name}`).toBe(false);
+    }
+  });
+
   it('a denied order asks for nothing, in English, Hinglish and Hindi', () => {
     const denied = [
       (v: string, o: string) => `don't ${v} ${o}`,
