@@ -12,7 +12,9 @@ import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
  * `kill -9` of one instance of each service in turn while it runs. Every request a client made ends
  * with `complete` or `error` (resuming on the other gateway where its gateway died), no write runs
  * twice, a write reported done is in the books once, a write of unknown outcome is said to be so
- * and checked with a read, and every event a client saw is in PostgreSQL.
+ * and checked with a read, and every event a client saw is in PostgreSQL. Issue 27 item 10: every
+ * request the system opened ends (those no client saw included), and no answered turn is missing
+ * from its conversation.
  */
 
 const tenant = { entityId: 'ent-chaos', orgId: 'org-chaos' };
@@ -432,7 +434,56 @@ describe('chaos: kill -9 one instance of each service under load', () => {
       const stored = new Set(rows.rows.map((r) => r.key));
       return seen.filter((key) => !stored.has(key));
     };
+    const missingFrom = Date.now();
     await expect.poll(missing, { timeout: 30_000, interval: 500 }).toEqual([]);
+    const missingMs = Date.now() - missingFrom;
+
+    // Every request the system opened ended, the ones no client saw included (a POST cut by its
+    // gateway's death): a request with events and no `complete` or `error` would never end.
+    const unended = async () =>
+      (
+        await sys.db.query<{ request_id: string; types: string }>(
+          `select request_id, string_agg(type, ',' order by seq) as types from request_events
+             where entity_id = $1 and org_id = $2 group by request_id
+             having bool_and(type not in ('complete', 'error'))`,
+          [tenant.entityId, tenant.orgId],
+        )
+      ).rows.map((r) => `${r.request_id}: ${r.types}`);
+    const unendedFrom = Date.now();
+    await expect.poll(unended, { timeout: 30_000, interval: 1_000 }).toEqual([]);
+    const unendedMs = Date.now() - unendedFrom;
+
+    // No turn was lost: every request the agent answered has its question and answer in its
+    // conversation, once, however many instances worked on it.
+    const lostTurns = async () => {
+      const answered = await sys.db.query<{ request_id: string; conversation_id: string }>(
+        `select distinct request_id, conversation_id from request_events
+           where entity_id = $1 and org_id = $2 and type = 'complete' and service = 'agent'`,
+        [tenant.entityId, tenant.orgId],
+      );
+      const stored = await sys.db.query<{ id: string; request_id: string; n: number }>(
+        `select c.id, m->>'requestId' as request_id, count(*)::int as n
+           from unified_conversations c, jsonb_array_elements(c.messages) m
+           where c.entity_id = $1 and c.org_id = $2 group by c.id, m->>'requestId'`,
+        [tenant.entityId, tenant.orgId],
+      );
+      const turns = new Map(stored.rows.map((r) => [`${r.id}:${r.request_id}`, r.n]));
+      // Not vacuous: the agent answered most of the flows' requests.
+      expect(answered.rows.length).toBeGreaterThan(flows.length / 2);
+      return answered.rows
+        .filter((r) => turns.get(`${r.conversation_id}:${r.request_id}`) !== 2)
+        .map(
+          (r) =>
+            `${r.request_id} in ${r.conversation_id}: ${turns.get(`${r.conversation_id}:${r.request_id}`) ?? 0} messages`,
+        );
+    };
+    expect(await lostTurns(), sys.logs.filter((l) => /could not save turn/.test(l)).join('\n')).toEqual([]);
+    // The chats were numbered 1..n: none lost a race for its number.
+    const numbers = await sys.db.query<{ chat_number: number }>(
+      'select chat_number from unified_conversations where entity_id = $1 and org_id = $2 order by chat_number',
+      [tenant.entityId, tenant.orgId],
+    );
+    expect(numbers.rows.map((r) => r.chat_number)).toEqual(numbers.rows.map((_, i) => i + 1));
 
     const lines = (pattern: RegExp) => sys.logs.filter((l) => pattern.test(l)).length;
     const takeovers =
@@ -449,6 +500,7 @@ describe('chaos: kill -9 one instance of each service under load', () => {
         `${requests.length} requests, ${kills.length} kills (${kills.map((k) => `${k.name} with ${k.underWay} requests under way`).join(', ')}), ${takeovers}, ` +
         `${requests.reduce((n, r) => n + r.resumes, 0)} resumes, ${requests.reduce((n, r) => n + r.refused, 0)} refused and ` +
         `${requests.reduce((n, r) => n + r.lostPosts, 0)} lost POSTs, ` +
+        `events stored in ${Math.round(missingMs / 1000)} s, every opened request ended ${Math.round(unendedMs / 1000)} s after, ` +
         `errors [${errors.join(', ')}], load ${Math.round(loadMs / 1000)} s, total ${Math.round((Date.now() - started) / 1000)} s`,
     );
   }, 240_000);
