@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ToolDefinition } from '@munim/contracts';
+import { MAX_QUERY_LENGTH, type ToolDefinition } from '@munim/contracts';
 import { connect } from '@nats-io/transport-node';
 import { demoRegistry, loadQueries, seededIntents } from '../../services/router/eval/evaluate.ts';
 import { generatedQueries } from '../../services/router/eval/generated-queries.ts';
@@ -114,6 +114,16 @@ export const routerSuite: Suite = {
       // The warm-up takes the first queries, the sample then runs every query once (the counter wraps).
       300,
     );
+    // Issue 27's reproduction: Devanagari digits between spaces up to the length limit, each once a number.
+    let digits = '';
+    for (let d = 0; digits.length + 2 <= MAX_QUERY_LENGTH; d++) digits += `${'०१२३४५६७८९'[d % 10]} `;
+    const longDigits = await sample(
+      10,
+      async () => {
+        routeQuery({ query: digits, matcher, registry, thresholdFor: () => 0.85, strategy: 'dynamic' });
+      },
+      1,
+    );
     const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
     const subject = `bench.router.${randomBytes(4).toString('hex')}`;
     const sub = nc.subscribe(subject, { callback: (_e, m) => void m.respond(m.data) });
@@ -131,6 +141,7 @@ export const routerSuite: Suite = {
       { name: 'NATS request/reply (anchor)', ms: anchor },
       { name: 'routeQuery, 500 intents, 150 tools', ms: routing, anchorMs },
       { name: 'routeQuery, 10,000 generated queries ≤ 4,000 chars', ms: fuzz, anchorMs },
+      { name: 'routeQuery, 10 × 2,000 Devanagari digits (4,000 chars)', ms: longDigits, anchorMs },
     ]);
     const fuzzRatio = percentile(fuzz, 99) / percentile(fuzz, 50);
     console.log(
