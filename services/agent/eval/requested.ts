@@ -2,7 +2,11 @@ import { loadWrites, scoreWrites } from './requested-score.ts';
 
 /** `node services/agent/eval/requested.ts [--verbose]`: the unrequested-write flag on its labelled sets. */
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-for (const file of ['requested-writes.jsonl', 'requested-writes-holdout.jsonl']) {
+for (const file of [
+  'requested-writes.jsonl',
+  'requested-writes-holdout.jsonl',
+  'requested-writes-holdout2.jsonl',
+]) {
   const s = scoreWrites(loadWrites(file));
   console.log(`unrequested_write on ${s.total} labelled (message, write) pairs (${file})`);
   console.log(`  precision (flags only writes not asked for)   ${pct(s.precision)}`);

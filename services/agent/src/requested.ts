@@ -91,6 +91,8 @@ const STEM_ORDER = new Set([
   'दें',
 ]);
 const QUESTION = '?';
+/** Words that open a verb's object: a verb-noun before one is a verb (`log it`, `book an expense`). */
+const ARTICLES = new Set(['a', 'an', 'the', 'this', 'these', 'those', 'all', 'every', 'my', 'our']);
 const TOOL_NAME = /\b[A-Za-z][A-Za-z0-9]*(?:(?:_+|[.-])[A-Za-z][A-Za-z0-9]*)+\b/g;
 const GERUND_LEADS = new Set(['with', 'start', 'begin', 'continue', 'proceed', 'keep']);
 const ASKED_SUBJECTS = new Set(['i', 'we', 'you', 'they', 'he', 'she']);
@@ -122,6 +124,7 @@ function clauses(message: string): string[][] {
     .normalize('NFC')
     // A tool's own name typed by the user (`books__post_journal`, `invoices.create`) reads as its words.
     .replace(TOOL_NAME, (name) => parseToolName(name).words.join(' '))
+    .replace(/\bget rid of\b/gi, 'remove')
     .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
     .replace(/[’‘`]/g, "'")
@@ -129,7 +132,7 @@ function clauses(message: string): string[][] {
     .replace(/\bwon't\b/g, 'will not')
     .replace(/n't\b/g, ' not');
   const out: string[][] = [];
-  const parts = text.split(/([.,;:!?।॥\n()[\]{}"|]+)/);
+  const parts = text.split(/([.,;:!?।॥\n()[\]{}"|–—]+)/);
   for (let p = 0; p < parts.length; p += 2) {
     const part = parts[p] as string;
     let clause: string[] = [];
@@ -213,9 +216,14 @@ function orderedVerb(words: readonly string[], at: number, head: number): string
   if (cls === undefined || cls === 'read' || done(words, at)) return undefined;
   // A verb that is also a noun of the books (`record`, `bill`, `pay`) orders only where a verb
   // stands: first in its clause, after `to`, or before a light verb (`record kar do`).
-  if (VERB_NOUNS.has(verb) || verb === 'new')
-    return at === head || words[at - 1] === 'to' || lightOrders(words, at + 1) ? verb : undefined;
-  return DETERMINERS.has(words[at - 1] ?? '') ? undefined : verb;
+  if (DETERMINERS.has(words[at - 1] ?? '')) return undefined;
+  if (VERB_NOUNS.has(verb) || verb === 'new') {
+    const objectFollows = PRONOUNS.has(words[at + 1] ?? '') || ARTICLES.has(words[at + 1] ?? '');
+    return at === head || words[at - 1] === 'to' || objectFollows || lightOrders(words, at + 1)
+      ? verb
+      : undefined;
+  }
+  return verb;
 }
 
 /** The kinds of record a list of words names: concepts, two-word ones, and reference numbers. */

@@ -4,7 +4,10 @@ import { asksForChange } from '../src/requested.ts';
 
 /**
  * The unrequested-write flag on labelled (message, proposed write) pairs (issue 27 item 2). The
- * holdout was written with the dev set, before either was first scored, and not tuned on since.
+ * first holdout was written with the dev set, before either was first scored, and not tuned on
+ * since. The second was written after the rules were frozen and scored once: precision 84.6 %,
+ * recall 100 %. Three of its four misses were fixed after (so it is no longer unseen); its bars are
+ * what was measured on first contact.
  */
 describe('unrequested_write on labelled pairs', () => {
   const dev = loadWrites();
@@ -31,6 +34,14 @@ describe('unrequested_write on labelled pairs', () => {
     const s = scoreWrites(holdout);
     expect(s.precision).toBeGreaterThanOrEqual(0.95);
     expect(s.recall).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('holds on the second holdout as on first contact: every unasked write flagged, precision ≥ 84 %', () => {
+    const second = loadWrites('requested-writes-holdout2.jsonl');
+    expect(second.length).toBeGreaterThanOrEqual(30);
+    const s = scoreWrites(second);
+    expect(s.recall).toBe(1);
+    expect(s.precision).toBeGreaterThanOrEqual(0.84);
   });
 });
 
