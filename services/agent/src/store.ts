@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import type { RequestScope } from '@munim/contracts';
 import {
   type BusinessContext,
@@ -9,6 +10,28 @@ import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
 const CHAT_NUMBER_KEY = 'unified_conversations_tenant_chat_number_key';
+
+/** Tries at saving a turn when PostgreSQL fails it for a reason a new try may not meet. */
+const TURN_SAVE_ATTEMPTS = 4;
+
+/** SQLSTATEs of a failure that a new connection or transaction may not meet. */
+const TRANSIENT_STATES = new Set(['40001', '40P01', '53300', '57P01', '57P02', '57P03']);
+
+/** Whether `error` is a lost connection, a shut-down server or a transaction given up in a conflict. */
+function transient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') {
+    return (
+      code.startsWith('08') ||
+      TRANSIENT_STATES.has(code) ||
+      /^E(CONNRESET|CONNREFUSED|PIPE|TIMEDOUT)$/.test(code)
+    );
+  }
+  return (
+    error instanceof Error &&
+    /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(error.message)
+  );
+}
 
 /** The conversation belongs to another entity or org. */
 export class ConversationForbiddenError extends Error {
@@ -81,6 +104,19 @@ export class AgentStore {
    * again adds nothing); a new conversation gets its tenant's (entity + org) next chat number.
    */
   async appendTurn(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendTurnOnce(scope, turn);
+      } catch (error) {
+        // A connection lost or a transaction PostgreSQL gave up: the same save on a new one
+        // succeeds, and a turn saved already is not added again.
+        if (!transient(error) || attempt === TURN_SAVE_ATTEMPTS) throw error;
+        await setTimeout(100 * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  private async appendTurnOnce(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
     const requestId = turn.find((m) => m.requestId !== undefined)?.requestId;
     const notYetSaved = requestId
       ? sql<boolean>`not (unified_conversations.messages @> ${JSON.stringify([{ requestId }])}::jsonb)`

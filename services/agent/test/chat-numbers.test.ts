@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestScope } from '@munim/contracts';
 import { createDb, type Database, migrateToLatest } from '@munim/db';
 import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStore } from '../src/store.ts';
 
@@ -143,5 +143,38 @@ describe('chat numbers under concurrent first turns', () => {
       'answer to and bills?',
     ]);
     expect(row?.message_count).toBe(4);
+  });
+});
+
+describe('a turn saved while its database connection dies', () => {
+  it('is saved on a new connection, not dropped', async () => {
+    const tenant = tenantOf();
+    const scope = scopeOf(tenant);
+    // Hold the tenant's numbering lock, so the save waits on a connection the test can then cut.
+    const holder = await db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      await sql`select pg_advisory_xact_lock(hashtext('unified_conversations.chat_number'), hashtext(${tenant.entityId} || chr(31) || ${tenant.orgId}))`.execute(
+        conn,
+      );
+      const saving = store.appendTurn(scope, turnOf(scope, 'show all bills')).then(
+        () => 'saved',
+        (error: unknown) => error,
+      );
+      const waiting = async () =>
+        (
+          await sql<{ pid: number }>`select pid from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`.execute(
+            db,
+          )
+        ).rows.map((r) => r.pid);
+      await expect.poll(waiting, { timeout: 5_000, interval: 50 }).toHaveLength(1);
+      const [pid] = await waiting();
+      await sql`select pg_terminate_backend(${pid}::int)`.execute(db);
+      await sql`commit`.execute(conn);
+      return saving;
+    });
+    expect(await holder).toBe('saved');
+    const rows = await rowsOf(tenant);
+    expect(rows.map((r) => [r.chat_number, r.message_count])).toEqual([[1, 2]]);
   });
 });
