@@ -108,10 +108,9 @@ export async function buildRouter(deps: RouterDeps) {
     const emitAll = (events: AgentEvent[], what: string) =>
       bus.emitAll(scope, events, ctx.traceparent, `${scope.requestId}:router:${what}`);
 
-    // The gateway opens the request after submitting it and may have died in between. A
-    // redelivery may come after the message ids are forgotten: it opens only a request not opened.
-    if (ctx.deliveryCount === 1 || (await bus.lastEvent(scope.requestId)) === null)
-      await bus.open(scope, ctx.traceparent);
+    // The gateway opens the request after submitting it and may have died in between. Every
+    // delivery opens it (one message id: it is stored once), the router's bus role reading no events.
+    await bus.open(scope, ctx.traceparent);
 
     if (mcqResponse) {
       await bus.publish(
