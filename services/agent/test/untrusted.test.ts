@@ -74,3 +74,19 @@ describe('what a turn read that must make a write typed-confirmed', () => {
     );
   });
 });
+
+describe('bounded work on long input', () => {
+  // Long words with no space once made the three-words check backtrack: 31 s for 40,000 characters.
+  it.each([
+    ['Devanagari digits', '१२३४५६७८९०'.repeat(4000)],
+    ['one long word', 'a'.repeat(200_000)],
+    ['orders and pronouns', 'delete them, '.repeat(20_000)],
+    ['negations and light verbs', 'na mat delete cancel kar do '.repeat(8_000)],
+    ['mixed scripts', 'INV-1 रद्द कर दो aur Acme ka payment record karo? '.repeat(4_000)],
+  ])('%s: read within a second or two', (_name, text) => {
+    const started = performance.now();
+    givesInstructions(JSON.stringify({ notes: text }));
+    untrustedRead([user(text), tool({ notes: text })]);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});
