@@ -42,7 +42,7 @@ export const NATIVE_STEMS: ReadonlyMap<string, string> = table({
 
 /** Words that a light verb (`kar do`, `करो`) after them makes a change verb: their English verb. */
 export const LIGHT_VERB_NOUNS: ReadonlyMap<string, string> = table({
-  cancel: 'radd रद्द कैंसल कैंसिल',
+  cancel: 'radd wapas रद्द कैंसल कैंसिल वापस',
   record: 'darj दर्ज रिकॉर्ड रिकार्ड एंट्री entry',
   pay: 'bhugtan payment भुगतान पेमेंट',
   approve: 'manzoor manjoor मंज़ूर मंजूर स्वीकृत अनुमोदित अप्रूव',
@@ -58,7 +58,7 @@ export const LIGHT_VERB_NOUNS: ReadonlyMap<string, string> = table({
 /** Light verbs in an ordering form: after a verb or a `LIGHT_VERB_NOUNS` word they make an order. */
 export const LIGHT_ORDER = new Set(
   nfc(`kar karo kardo karde kardein kardijiye karein karen kijiye kijie kijiyega kariye karie karna karni
-    karenge karoge karo na do dijiye dena de dein den
+    karenge karoge do dijiye dena de dein den le lo lijiye
     कर करो करदो करें करे कीजिए कीजिये करिए करिये करना करेंगे करोगे दो दीजिए दीजिये देना दें`),
 );
 

@@ -226,6 +226,19 @@ function orderedVerb(words: readonly string[], at: number, head: number): string
   return verb;
 }
 
+const IRREGULAR: Readonly<Record<string, string>> = { paid: 'pay', sent: 'send', void: 'void' };
+
+/** The change `mark … as <state>` orders (`mark BILL-8 as approved` approves it), if any. */
+function markedAs(words: readonly string[], at: number): string | undefined {
+  const as = words.indexOf('as', at + 1);
+  const state = as < 0 ? undefined : words[as + 1];
+  if (state === undefined) return undefined;
+  return [IRREGULAR[state], state.replace(/ed$/, ''), state.replace(/d$/, '')].find((v) => {
+    const cls = v === undefined ? undefined : verbClass(v);
+    return cls !== undefined && cls !== 'read';
+  });
+}
+
 /** The kinds of record a list of words names: concepts, two-word ones, and reference numbers. */
 function conceptsOf(words: readonly string[]): Set<string> {
   const out = new Set<string>();
@@ -267,7 +280,10 @@ export function ordersIn(message: string): Order[] {
     const firstNegation = found < 0 ? words.length : found;
     for (let i = head; i < words.length; i++) {
       const verb = orderedVerb(words, i, head);
-      if (verb !== undefined && !negated(words, i, firstNegation)) verbs.push(verb);
+      if (verb === undefined || negated(words, i, firstNegation)) continue;
+      verbs.push(verb);
+      const state = verb === 'mark' ? markedAs(words, i) : undefined;
+      if (state !== undefined) verbs.push(state);
     }
     if (verbs.length === 0) continue;
     const objects = new Set(named.size === 0 && words.some((w) => PRONOUNS.has(w)) ? before : named);

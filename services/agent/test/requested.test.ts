@@ -17,6 +17,9 @@ describe('whether the user asked for a change (unrequested_write)', () => {
     ['purana contact hata do', 'delete-contact'],
     ['यह बिल रद्द करो', 'void_bill'],
     ['approve the bills awaiting approval', 'approve_bill'],
+    ['mark BILL-31 as approved', 'approve_bill'],
+    ['mark INV-4 as paid', 'create_payment'],
+    ['INV-0042 wapas le lo', 'void_invoice'],
   ])('"%s" asks for %s', (text, tool) => {
     expect(asksForChange(text, tool)).toBe(true);
   });
@@ -30,6 +33,8 @@ describe('whether the user asked for a change (unrequested_write)', () => {
     // A change was asked for, but not a destructive one: deleting was not.
     ['add a note to Acme', 'delete_contact'],
     ['update the address of Acme', 'void_invoice'],
+    ['mark BILL-31 as reviewed', 'approve_bill'],
+    ['mark INV-4 as sent', 'void_invoice'],
   ])('"%s" does not ask for %s', (text, tool) => {
     expect(asksForChange(text, tool)).toBe(false);
   });
