@@ -8,6 +8,12 @@ export const QuotaEnvSchema = z.object({
   QUOTA_TOKENS_PER_WINDOW: z.coerce.number().int().positive().optional(),
   /** Length of a quota window, aligned to the epoch; every gateway and agent must use the same. */
   QUOTA_WINDOW_MS: z.coerce.number().int().min(1000).default(3_600_000),
+  /**
+   * What a quota check does when the usage table cannot be reached: `refuse` (the default) turns the
+   * query or model call away, so an outage of the store is never a way past the quotas; `admit` lets
+   * it through uncounted (logged), for deployments that prefer answering to limiting.
+   */
+  QUOTA_STORE_UNREACHABLE: z.enum(['refuse', 'admit']).default('refuse'),
 });
 export type QuotaEnv = z.infer<typeof QuotaEnvSchema>;
 
@@ -60,4 +66,23 @@ export function quotaMessage(facts: QuotaFacts): string {
     `The ${what} of this organisation is used up (${facts.limit.toLocaleString('en-US')} ${unit} per ` +
     `${perText(facts.windowMs)}); it resets in ${durationText(facts.resetsAt - facts.now)} (at ${when} UTC).`
   );
+}
+
+/** What the quota checks say while the usage table cannot be reached and they refuse. */
+export const QUOTA_STORE_UNREACHABLE_MESSAGE =
+  'Usage quotas cannot be checked right now (their store is not reachable); please try again in a minute.';
+
+/**
+ * Tokens a text costs by estimate, for endpoints that report no usage: one token per four
+ * characters (rounded up), the common rule of thumb for English with OpenAI-style tokenizers. Hindi
+ * and other scripts cost more per character, so they are counted at one token per character.
+ */
+export function estimateTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (const ch of text) {
+    if ((ch.codePointAt(0) ?? 0) < 0x80) ascii += 1;
+    else other += 1;
+  }
+  return Math.ceil(ascii / 4) + other;
 }

@@ -60,6 +60,10 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Where the gateway stored the attachments (the same settings as the gateway's). */
   ...AttachmentsEnvSchema.shape,
   /** The per-tenant model token quota (the same settings as the gateway's). */
-  ...QuotaEnvSchema.pick({ QUOTA_TOKENS_PER_WINDOW: true, QUOTA_WINDOW_MS: true }).shape,
+  ...QuotaEnvSchema.pick({
+    QUOTA_TOKENS_PER_WINDOW: true,
+    QUOTA_WINDOW_MS: true,
+    QUOTA_STORE_UNREACHABLE: true,
+  }).shape,
 }).superRefine(checkS3Keys);
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

@@ -1,4 +1,5 @@
-import { lazyCounter, lazyHistogram, tracer } from '@munim/kit';
+import type { Usage } from '@munim/contracts';
+import { estimateTokens, lazyCounter, lazyHistogram, tracer } from '@munim/kit';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
 import type { Llm, LlmTurn } from './llm.ts';
@@ -16,8 +17,10 @@ export async function llmTurn(
 ): Promise<LlmTurn> {
   const { llm, tokenQuota, store, log } = run.ctx;
   if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
-  const overQuota = await tokenQuota?.refusal(run.scope);
-  if (overQuota) throw new AgentError('RATE_LIMITED', overQuota);
+  const promptTokens = estimateTokens(JSON.stringify([input.messages, input.tools ?? []]));
+  const reserve = await tokenQuota?.reserve(run.scope, promptTokens + input.maxTokens);
+  if (reserve && 'refused' in reserve) throw new AgentError('RATE_LIMITED', reserve.refused);
+  const reservation = reserve?.reserved ?? null;
   const started = performance.now();
   const [system, model] = llm.label.split('/', 2);
   const span = tracer().startSpan(`chat ${model}`, {
@@ -32,7 +35,8 @@ export async function llmTurn(
     },
   });
   try {
-    const turn = await llm.turn(input);
+    const answered = await llm.turn(input);
+    const turn = { ...answered, usage: reportedOrEstimated(answered, promptTokens) };
     span.setAttributes({
       'gen_ai.usage.input_tokens': turn.usage.input_tokens,
       'gen_ai.usage.output_tokens': turn.usage.output_tokens,
@@ -44,7 +48,7 @@ export async function llmTurn(
     run.iterations += 1;
     run.addUsage(turn.usage);
     // Counted before the answer goes out, so the tenant's next query already sees it.
-    await tokenQuota?.record(run.scope, turn.usage.total_tokens);
+    await tokenQuota?.settle(reservation, turn.usage.total_tokens);
     void store
       .logUsage({
         scope: run.scope,
@@ -57,6 +61,8 @@ export async function llmTurn(
       .catch((error: unknown) => log.warn({ err: error }, 'could not log LLM usage'));
     return turn;
   } catch (error) {
+    // A failed call may still have been billed for its prompt, so that much stays counted.
+    await tokenQuota?.settle(reservation, promptTokens);
     span.recordException(error instanceof Error ? error : String(error));
     span.setStatus({ code: SpanStatusCode.ERROR });
     void store
@@ -74,4 +80,15 @@ export async function llmTurn(
   } finally {
     span.end();
   }
+}
+
+/**
+ * The usage the endpoint reported, or, when it reported none (some OpenAI-compatible servers send
+ * no usage in a stream), an estimate from the prompt and the answer (see `estimateTokens`), so a
+ * call is never counted as free.
+ */
+function reportedOrEstimated(turn: LlmTurn, promptTokens: number): Usage {
+  if (turn.usage.total_tokens > 0) return turn.usage;
+  const output = estimateTokens(turn.content + turn.toolCalls.map((c) => c.name + c.arguments).join(''));
+  return { input_tokens: promptTokens, output_tokens: output, total_tokens: promptTokens + output };
 }

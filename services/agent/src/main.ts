@@ -64,6 +64,7 @@ await runMain('agent', async (log) => {
           new TenantUsage(db, { windowMs: env.QUOTA_WINDOW_MS }),
           env.QUOTA_TOKENS_PER_WINDOW,
           log,
+          env.QUOTA_STORE_UNREACHABLE,
         )
       : undefined,
     config: {
