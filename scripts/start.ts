@@ -51,7 +51,7 @@ try {
   // Once, before any service starts: the services find the schema current.
   const db = createDb(env.DATABASE_URL, { max: 1 });
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(db, { llmConfigKey: env.LLM_CONFIG_KEY });
   } finally {
     await db.destroy();
   }

@@ -167,7 +167,7 @@ describe('docker-compose.yml', () => {
     expect(holders('MINIO_ROOT_USER')).toEqual(['minio', 'minio-init']);
     expect(holders('MINIO_ROOT_PASSWORD')).toEqual(['minio', 'minio-init']);
     expect(holders('ATTACHMENTS_S3_SECRET_ACCESS_KEY')).toEqual(['agent', 'gateway', 'minio-init']);
-    expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway']);
+    expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway', 'migrate']);
     expect(holders('GATEWAY_API_KEYS')).toEqual(['gateway']);
     expect(holders('POSTGRES_PASSWORD')).toEqual([
       'agent',

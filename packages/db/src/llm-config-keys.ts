@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
-import { decryptSecret, encryptSecret, isUnboundSecret } from './secrets.ts';
+import { decryptSecret, encryptSecret, isUnboundSecret, SecretKeyError } from './secrets.ts';
 
 /** What an `llm_configs` API key is sealed to: its row, provider and the origin it may be sent to. */
 export interface LlmKeyOwner {
@@ -29,48 +27,16 @@ export function sealLlmKey(secretKey: Buffer, owner: LlmKeyOwner, apiKey: string
 }
 
 /**
- * Decrypts a row's API key. Keys stored before they were bound to their row (`v1`) still open; a
- * bound key opens only in the row, provider and origin it was sealed for (else `SecretKeyError`).
+ * Decrypts a row's API key: it opens only in the row, provider and origin it was sealed for. A key
+ * stored without associated data (`v1`, from before keys were bound; migration 0023 sealed those
+ * again) is refused, as is any other mismatch, with `SecretKeyError`.
  */
 export function openLlmKey(secretKey: Buffer, owner: LlmKeyOwner, stored: string): string {
-  return decryptSecret(secretKey, stored, llmKeyAssociatedData(owner));
-}
-
-/**
- * Seals again, bound to their rows, the `llm_configs` keys written before keys were bound (`v1`);
- * a row changed meanwhile is left for the next run. Returns how many were sealed and how many
- * could not be opened with this key (those stay as they are).
- */
-export async function resealUnboundLlmKeys(
-  db: Kysely<Database>,
-  secretKey: Buffer,
-): Promise<{ sealed: number; unreadable: number }> {
-  const rows = await db
-    .selectFrom('llm_configs')
-    .select(['id', 'provider', 'endpoint', 'api_key_encrypted'])
-    .where('api_key_encrypted', 'like', 'v1:%')
-    .execute();
-  let sealed = 0;
-  let unreadable = 0;
-  for (const row of rows) {
-    const stored = row.api_key_encrypted;
-    if (stored === null || !isUnboundSecret(stored)) continue;
-    let apiKey: string;
-    try {
-      apiKey = decryptSecret(secretKey, stored);
-    } catch {
-      unreadable += 1;
-      continue;
-    }
-    const result = await db
-      .updateTable('llm_configs')
-      .set({ api_key_encrypted: sealLlmKey(secretKey, row, apiKey) })
-      .where('id', '=', row.id)
-      .where('api_key_encrypted', '=', stored)
-      .where('provider', '=', row.provider)
-      .where('endpoint', '=', row.endpoint)
-      .executeTakeFirst();
-    if (result.numUpdatedRows > 0n) sealed += 1;
+  if (isUnboundSecret(stored)) {
+    throw new SecretKeyError(
+      `the API key of model configuration ${owner.id} is stored without associated data, so it is refused; ` +
+        'run `npm run migrate` with LLM_CONFIG_KEY to bind it to its row, or send the key again',
+    );
   }
-  return { sealed, unreadable };
+  return decryptSecret(secretKey, stored, llmKeyAssociatedData(owner));
 }

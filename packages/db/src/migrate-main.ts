@@ -1,6 +1,7 @@
 /**
  * `npm run migrate`: brings DATABASE_URL's schema to this code's latest migration, once, before
- * the services start (they only check it). Idempotent; several at once are serialised.
+ * the services start (they only check it). Idempotent; several at once are serialised. Reads
+ * LLM_CONFIG_KEY too: needed only while model API keys stored without associated data remain.
  */
 import { createDb } from './db.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -12,7 +13,8 @@ if (!url) {
 }
 const db = createDb(url, { max: 1 });
 try {
-  await migrateToLatest(db);
+  // Migration 0023 seals legacy model API keys with the gateway's and agent's key.
+  await migrateToLatest(db, { llmConfigKey: process.env.LLM_CONFIG_KEY });
   console.log('migrate: the database schema is current');
 } catch (error) {
   console.error(`migrate: ${error instanceof Error ? error.message : String(error)}`);

@@ -20,12 +20,19 @@ import * as businessContext from './migrations/0019_business_context.ts';
 import * as feedbackLearning from './migrations/0020_feedback_learning.ts';
 import * as toolPins from './migrations/0021_tool_pins.ts';
 import * as approvalBinding from './migrations/0022_approval_binding.ts';
+import { resealLlmKeys } from './migrations/0023_reseal_llm_keys.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
 const MIGRATION_LOCK_ID = 4_242_001;
 
-/** Every migration, by name; names sort in the order they run. */
+/** What some migrations need from the environment. */
+export interface MigrateOptions {
+  /** `LLM_CONFIG_KEY` as written (hex or base64): 0023 seals legacy model API keys with it. */
+  llmConfigKey?: string | undefined;
+}
+
+/** Every migration, by name, as run without options; names sort in the order they run. */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_initial': initial,
   '0002_starter_intents': starterIntents,
@@ -47,6 +54,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0020_feedback_learning': feedbackLearning,
   '0021_tool_pins': toolPins,
   '0022_approval_binding': approvalBinding,
+  '0023_reseal_llm_keys': resealLlmKeys(undefined),
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */
@@ -63,9 +71,11 @@ export class MigrationError extends Error {
  * Brings the database to the latest migration. Idempotent, and safe when several services
  * start at once: a session-level advisory lock serialises them (kysely's own lock is taken
  * only after it creates its bookkeeping tables, and concurrent `create table if not exists`
- * can fail in PostgreSQL), so the others wait and then find nothing left to do.
+ * can fail in PostgreSQL), so the others wait and then find nothing left to do. `options` gives
+ * what some migrations need (0023 fails without `llmConfigKey` while legacy model keys are stored).
  */
-export async function migrateToLatest(db: MigrationDb): Promise<void> {
+export async function migrateToLatest(db: MigrationDb, options: MigrateOptions = {}): Promise<void> {
+  const withOptions = { ...MIGRATIONS, '0023_reseal_llm_keys': resealLlmKeys(options.llmConfigKey) };
   let outcome: Awaited<ReturnType<Migrator['migrateToLatest']>>;
   try {
     outcome = await db.connection().execute(async (conn) => {
@@ -73,7 +83,7 @@ export async function migrateToLatest(db: MigrationDb): Promise<void> {
       try {
         const migrator = new Migrator({
           db: conn,
-          provider: { getMigrations: async () => ({ ...MIGRATIONS }) },
+          provider: { getMigrations: async () => withOptions },
           // Numbers are allotted per feature, so a database may have run a later one first.
           allowUnorderedMigrations: true,
         });

@@ -407,7 +407,7 @@ export interface QuickSuggestionsTable {
   updated_at: GeneratedTimestamp;
 }
 
-/** Model configurations (seed 003 §1.4); see migration 0012. `api_key_encrypted` is `sealLlmKey` output (or, from before keys were bound to their rows, `encryptSecret` `v1`). */
+/** Model configurations (seed 003 §1.4); see migration 0012. `api_key_encrypted` is `sealLlmKey` output (migration 0023 sealed the `v1` keys written before keys were bound to their rows; `openLlmKey` refuses `v1`). */
 export interface LlmConfigsTable {
   id: Generated<number>;
   name: string;

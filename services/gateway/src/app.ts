@@ -1,9 +1,6 @@
 import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
-import { type Database, parseSecretKey, resealUnboundLlmKeys } from '@munim/db';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
 import { trustHops } from './client-address.ts';
 import { createContext, type GatewayContext, type GatewayDeps } from './context.ts';
 import { bearerAuth, principals } from './plugins/auth.ts';
@@ -60,25 +57,6 @@ const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   mcpRoutes,
 ];
 
-/** Binds model keys stored before keys were bound to their rows; a failure leaves them readable as they are. */
-async function resealKeys(db: Kysely<Database>, secretKey: Buffer, log: Logger): Promise<void> {
-  try {
-    const { sealed, unreadable } = await resealUnboundLlmKeys(db, secretKey);
-    if (sealed > 0) log.info({ sealed }, 'model configuration keys bound to their rows');
-    if (unreadable > 0) {
-      log.warn(
-        { unreadable },
-        'model configuration keys that LLM_CONFIG_KEY does not open were left as they are',
-      );
-    }
-  } catch (error) {
-    log.warn(
-      { err: error },
-      'model configuration keys could not be bound to their rows; retried at next start',
-    );
-  }
-}
-
 /** Registers CORS for the configured origins (none: no cross-origin access). */
 async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) return;
@@ -100,7 +78,7 @@ async function registerCors(app: FastifyInstance, origins: readonly string[]): P
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   const ctx = createContext(deps);
-  const { config, log, db } = ctx;
+  const { config, log } = ctx;
   const app = Fastify({
     // Signed links carry their credential in the query string; request logs get it redacted.
     loggerInstance: log.child({}, { serializers: requestLogSerializers }) as FastifyBaseLogger,
@@ -142,7 +120,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
     authEnabled: ctx.authenticator.enabled,
     start: async () => {
       await app.ready();
-      if (db && config.LLM_CONFIG_KEY) await resealKeys(db, parseSecretKey(config.LLM_CONFIG_KEY), log);
     },
     openStreamCount: () => ctx.slots.open,
     stop: async () => {
