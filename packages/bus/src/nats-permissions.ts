@@ -21,6 +21,8 @@ export interface BusRole {
   consumes?: { subject: StreamSubjectName; durable: string }[];
   /** Follows single requests through ephemeral ordered consumers on the events stream (`Bus.follow`). */
   follows?: boolean;
+  /** Reads a request's last stored event (`Bus.lastEvent`): a message get on the events stream. */
+  readsLast?: boolean;
 }
 
 /** Who does what on the bus; every service also serves its own health ping and emits request events. */
@@ -30,6 +32,7 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
     requests: ['toolsList', 'healthPing'],
     broadcasts: ['intentsChanged', 'llmConfigChanged', 'toolPinChanged'],
     follows: true,
+    readsLast: true,
   },
   router: {
     publishes: ['queryRouted'],
@@ -44,6 +47,8 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
     requests: ['toolValidate', 'toolExecute', 'toolsList', 'toolsContainers', 'answerBlocks'],
     listens: ['llmConfigChanged'],
     consumes: [{ subject: 'queryRouted', durable: 'agent' }],
+    // Whether a redelivered request had ended already.
+    readsLast: true,
   },
   validator: {
     serves: ['toolValidate', 'toolsContainers', 'answerBlocks'],
@@ -132,9 +137,9 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
       `${api}.CONSUMER.INFO.${s}.*`,
       `${api}.CONSUMER.MSG.NEXT.${s}.*`,
       `${api}.CONSUMER.DELETE.${s}.*`,
-      `${api}.STREAM.MSG.GET.${s}`,
     );
   }
+  if (role.readsLast) publish.push(`${api}.STREAM.MSG.GET.${streamName(prefix, 'events')}`);
   const subscribe = [
     `${inboxPrefix(prefix, service)}.>`,
     pattern(prefix, 'healthPing', { service }),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -256,9 +257,11 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
     expect(followed.sort()).toEqual(['agent', 'gateway', 'mcp-executor', 'router', 'validator']);
     await expect.poll(() => stored.length).toBe(5);
     await expect.poll(() => observed.length).toBe(5);
-    await expect(bus.gateway.lastEvent(s.requestId)).resolves.toMatchObject({
-      message: { service: 'agent', data: { type: 'error' } },
-    });
+    // The gateway (replays, feedback) and the agent (did a redelivered request end?) read it.
+    for (const reader of ['gateway', 'agent'] as const)
+      await expect(bus[reader].lastEvent(s.requestId)).resolves.toMatchObject({
+        message: { service: 'agent', data: { type: 'error' } },
+      });
     // Every delivery was acked (an ack the server refuses would leave it pending until redelivery).
     const durables = [
       ['router', 'work', 'router'],
@@ -320,6 +323,8 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
     await expect(subscribeError(router, '_INBOX.munim.agent.>')).resolves.toMatch(
       /Permissions Violation for Subscription/,
     );
+    // Only the gateway and the agent read stored events back.
+    await expect(router.lastEvent(randomUUID())).rejects.toThrow(/Permissions Violation/);
     const logger = await asService('logger');
     await logger.ensureStreams();
     await logger.ensureConsumer('requestEvents', { durable: 'logger' });
