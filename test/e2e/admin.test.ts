@@ -45,13 +45,13 @@ const payload = (events: SseEvent[], type: string) => only(events, type)[0]?.dat
 /** Every stream this file read, for checking the analytics against what the users were shown. */
 const streams: { entityId: string; events: SseEvent[] }[] = [];
 
-/** Asks as the tenant (or, with `entityId`, as the admin acting for that entity) and reads the whole stream. */
+/** Asks as the tenant (or, with `entityId`, as a user of that entity) and reads the whole stream. */
 async function query(text: string, entityId?: string) {
   const who = entityId ? { entityId, orgId: tenant.orgId } : tenant;
   const { status, events } = await ask(
     sys.gatewayUrl,
     { query: text, ...who },
-    entityId ? adminJson : tenantJson,
+    entityId ? bearerJson(token({ entity_id: entityId, org_id: tenant.orgId })) : tenantJson,
   );
   expect(status).toBe(200);
   streams.push({ entityId: who.entityId, events });

@@ -2,7 +2,7 @@
 // process on the bus, not an intent, not a stale "yes", not free text over /mcp. All six services
 // run as processes on the real NATS and a fresh PostgreSQL; the LLM is scripted and the accounting
 // system is the demo books MCP server.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { runTool } from '@munim/demo-books';
@@ -16,12 +16,28 @@ const ADMIN_KEY = `admin-${randomBytes(16).toString('hex')}`;
 let sys: TestSystem;
 let rogue: Bus;
 const call = jsonCaller(() => sys.gatewayUrl, bearerJson(ADMIN_KEY));
-/** Asks as the admin key, which may act for any tenant. */
-const asAdmin = { authorization: `Bearer ${ADMIN_KEY}` };
-const askAs = (body: Record<string, unknown>) => ask(sys.gatewayUrl, body, asAdmin);
+const JWT_SECRET = randomBytes(32).toString('hex');
+
+/** The headers of a user of `tenant`: an HS256 token naming it (an admin key acts for no tenant). */
+function userOf(tenant: { entityId: unknown; orgId: unknown }): Record<string, string> {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const claims = {
+    sub: 'user',
+    exp: Math.floor(Date.now() / 1000) + 300,
+    entity_id: tenant.entityId,
+    org_id: tenant.orgId,
+  };
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+  return {
+    authorization: `Bearer ${body}.${createHmac('sha256', JWT_SECRET).update(body).digest('base64url')}`,
+  };
+}
+/** Asks as a user of the tenant the body names. */
+const askAs = (body: Record<string, unknown>) =>
+  ask(sys.gatewayUrl, body, userOf(body as { entityId: unknown; orgId: unknown }));
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { GATEWAY_ADMIN_KEYS: ADMIN_KEY } });
+  sys = await startSystem({ env: { GATEWAY_ADMIN_KEYS: ADMIN_KEY, GATEWAY_JWT_SECRET: JWT_SECRET } });
   // A "yes" that confirms nothing is a question for the model.
   sys.llm?.script({ match: /^yes$/i, repeat: true, turns: [{ content: 'What would you like me to do?' }] });
   // Any process that can reach NATS: here, one that speaks the bus protocol perfectly.
@@ -139,7 +155,7 @@ describe('/mcp confirms a change only with the explicit argument (17.4)', () => 
     const client = new Client({ name: 'confirmation-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), {
-        requestInit: { headers: asAdmin },
+        requestInit: { headers: userOf(tenant) },
       }),
     );
     try {

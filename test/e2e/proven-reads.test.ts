@@ -23,8 +23,10 @@ import { type UnseenStyle, unseenBooks, unseenNames } from '../support/unseen-bo
 
 const tenant = { entityId: 'ent-proven-reads', orgId: 'org-proven-reads' };
 const ADMIN_KEY = `admin-${randomUUID()}`;
-/** The admin key acts for the tenant too: one credential for the questions and `/v1/admin/tools`. */
-const auth = { authorization: `Bearer ${ADMIN_KEY}` };
+const TENANT_KEY = `tenant-${randomUUID()}`;
+/** The tenant's key asks; the admin key reads `/v1/admin/tools` (it acts for no tenant). */
+const auth = { authorization: `Bearer ${TENANT_KEY}` };
+const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 const TRANSPORTS = { 'Streamable HTTP': 'snake', stdio: 'camel' } as const satisfies Record<
   string,
   UnseenStyle
@@ -62,6 +64,7 @@ beforeAll(async () => {
       TOOL_COLLAPSE: 'never',
       TOOLS_CACHE_MS: '2000',
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
+      GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
       MCP_SERVERS: JSON.stringify(servers),
     },
   });
@@ -187,7 +190,7 @@ describe.each(Object.entries(TRANSPORTS))('a read must be proven, over %s', (_tr
 
   it('the operator sees each decision and its reason', async () => {
     const res = await fetch(`${sys.gatewayUrl}/v1/admin/tools`, {
-      headers: auth,
+      headers: admin,
     });
     expect(res.status).toBe(200);
     const { tools } = (await res.json()) as {

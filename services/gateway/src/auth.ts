@@ -11,7 +11,7 @@ export interface Tenant {
 
 /** An authenticated caller: whose books it may use, and a stable id for rate limits and stream caps. */
 export interface Principal {
-  /** Null for an admin credential that names no tenant: it may act for any entity. */
+  /** Null for an admin credential that names no tenant: it administers, and acts for no entity. */
   tenant: Tenant | null;
   /** May use the admin endpoints (`/v1/admin/*`). */
   admin: boolean;
@@ -145,7 +145,7 @@ export class Authenticator {
     const orgId = claim(payload, settings.orgClaim);
     const admin = this.#adminRole !== undefined && hasRole(payload, this.#adminRole);
     if (!entityId || !orgId) {
-      // A token that names no tenant may act for nobody, unless it is an administrator's.
+      // A token that names no tenant is refused, unless it is an administrator's (who administers only).
       if (!admin || !payload.sub) return null;
       return { tenant: null, id: `jwt:${payload.iss ?? ''}:${payload.sub}`, admin };
     }

@@ -4,8 +4,9 @@ import { HttpRefusal, httpError } from './http-errors.ts';
 import { tenantOf } from './plugins/auth.ts';
 
 /**
- * The tenant a request acts for: its credentials' (a differing `entityId`/`orgId` is refused with
- * 403), or, without auth, the `entityId`/`orgId` given (400 when one is missing). Throws the refusal.
+ * The tenant a request acts for: its credentials' (a differing `entityId`/`orgId`, or a credential
+ * that names no tenant, is refused with 403), or, without auth, the `entityId`/`orgId` given (400
+ * when one is missing). Throws the refusal.
  */
 export function resolveTenant(
   request: FastifyRequest,

@@ -2,6 +2,7 @@
  * Issue 21: a tool's result travels to a client as its outcome (success, record count, duration),
  * not its data; the data goes only to a caller allowed to debug, who asks for it.
  */
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import {
@@ -16,6 +17,7 @@ import {
 
 const KEY = 'tenant-key-5b1d9e7c3a-0123456789';
 const ADMIN = 'admin-key-0f2c8e6a4b-0123456789';
+const SECRET = 'hs256-secret-lean-events-0123456789abcdef';
 const RECORDS = [
   { InvoiceID: '0b8f1f9e-6a55-4c1c-9d7e-3f2a1b0c9d8e', InvoiceNumber: 'INV-0042', AmountDue: 1200 },
   { InvoiceID: '6c2d7a10-1b2e-4f3a-8c9d-0e1f2a3b4c5d', InvoiceNumber: 'INV-0043', AmountDue: 800 },
@@ -32,6 +34,7 @@ beforeAll(async () => {
   const authed = await startGateway(testBus, {
     GATEWAY_API_KEYS: `${KEY}:ent-a:org-a`,
     GATEWAY_ADMIN_KEYS: ADMIN,
+    GATEWAY_JWT_SECRET: SECRET,
   });
   gateways.push(plain.gateway, authed.gateway);
   open = plain.url;
@@ -99,7 +102,7 @@ describe('tool results on the stream', () => {
     ]);
   });
 
-  it('refuse the data to a tenant key, naming the parameter, and give it to an admin key', async () => {
+  it('refuse the data to a tenant key, naming the parameter, and give it to an admin of the tenant', async () => {
     const refused = await fetch(`${guarded}/v1/query?debug=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
@@ -117,7 +120,14 @@ describe('tool results on the stream', () => {
         headers: { authorization: `Bearer ${auth}` },
       });
     expect((await replay(KEY)).status).toBe(403);
-    const full = await readSse(await replay(ADMIN));
+    // An admin key names no tenant: it administers, and reads no tenant's data.
+    expect((await replay(ADMIN)).status).toBe(403);
+    const adminOfA = await new SignJWT({ role: 'admin', entity_id: 'ent-a', org_id: 'org-a' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('operator')
+      .setExpirationTime('5m')
+      .sign(new TextEncoder().encode(SECRET));
+    const full = await readSse(await replay(adminOfA));
     expect(of(full.events, 'tool_result').result).toEqual(RECORDS);
     expect(of(full.events, 'complete').mcpToolResults).toMatchObject([{ result: RECORDS }]);
   });

@@ -74,6 +74,8 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
       const { requestId } = request.params;
       const afterSeq = afterSeqOf(request);
       const view = streamView(ctx, request);
+      // Before the lookup, so a credential of no tenant cannot tell known ids from unknown ones.
+      const tenant = tenantOf(request);
       let last: Awaited<ReturnType<Bus['lastEvent']>>;
       try {
         last = await bus.lastEvent(requestId);
@@ -81,7 +83,6 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
         request.log.error({ err: error, requestId }, 'could not look up the request');
         throw busUnavailable();
       }
-      const tenant = tenantOf(request);
       // Another tenant's request is reported as unknown, so ids cannot be probed.
       if (!last || (tenant && !mayActFor(tenant, last.message.entityId, last.message.orgId))) {
         throw new HttpRefusal(
