@@ -77,6 +77,7 @@ export function createContext(deps: GatewayDeps): GatewayContext {
       : undefined,
     quotaLimits,
     log,
+    config.QUOTA_STORE_UNREACHABLE,
   );
   return {
     bus,

@@ -1,5 +1,5 @@
 import type { TenantUsage, UsageTenant, UsageWindow } from '@munim/db';
-import { quotaMessage } from '@munim/kit';
+import { QUOTA_STORE_UNREACHABLE_MESSAGE, quotaMessage } from '@munim/kit';
 import type { Logger } from 'pino';
 import { HttpRefusal, httpError } from './http-errors.ts';
 
@@ -9,12 +9,15 @@ export interface QuotaLimits {
   tokens?: number | undefined;
 }
 
-/** A tenant refused by one of its quotas, with the answer's parts. */
+/** A tenant refused by one of its quotas (or because they cannot be checked), with the answer's parts. */
 export interface QuotaRefusal {
-  kind: 'queries' | 'tokens';
+  kind: 'queries' | 'tokens' | 'unreachable';
   retryAfterSeconds: number;
   message: string;
 }
+
+/** How long a client refused for an unreachable usage table is asked to wait. */
+const UNREACHABLE_RETRY_SECONDS = 30;
 
 /**
  * The gateway's side of the per-tenant quotas (issue 17 item 10), kept in PostgreSQL so every
@@ -22,17 +25,30 @@ export interface QuotaRefusal {
  * quota (spent by the agents) is not used up and its query quota has room, and then counted.
  * The tenant is known only inside the handlers (after validation, transcription, or in an MCP
  * tool call), so they ask this gate rather than a route hook. A database that cannot be reached
- * admits the query (logged): quotas must not take the service down with them.
+ * refuses the query (503), so an outage is never a way past the quotas, unless the deployment set
+ * `QUOTA_STORE_UNREACHABLE=admit` (then it is admitted uncounted, logged).
  */
 export class QuotaGate {
   readonly #usage: TenantUsage | undefined;
   readonly #limits: QuotaLimits;
   readonly #log: Logger;
+  readonly #whenUnreachable: 'refuse' | 'admit';
 
-  constructor(usage: TenantUsage | undefined, limits: QuotaLimits, log: Logger) {
+  constructor(
+    usage: TenantUsage | undefined,
+    limits: QuotaLimits,
+    log: Logger,
+    whenUnreachable: 'refuse' | 'admit' = 'refuse',
+  ) {
     this.#usage = usage;
     this.#limits = limits;
     this.#log = log;
+    this.#whenUnreachable = whenUnreachable;
+  }
+
+  /** Whether any quota is kept (then work that costs must name its tenant). */
+  get counting(): boolean {
+    return this.#usage !== undefined;
   }
 
   /** Counts one query of the tenant, unless a quota is used up: then the refusal, and nothing is counted. */
@@ -68,11 +84,18 @@ export class QuotaGate {
     try {
       return await run(this.#usage);
     } catch (error) {
+      const admit = this.#whenUnreachable === 'admit';
       this.#log.warn(
         { err: error, entityId: tenant.entityId, orgId: tenant.orgId },
-        'quota not checked: the usage table is not reachable; the query is admitted',
+        `quota not checked: the usage table is not reachable; the query is ${admit ? 'admitted' : 'refused'}`,
       );
-      return null;
+      return admit
+        ? null
+        : {
+            kind: 'unreachable',
+            retryAfterSeconds: UNREACHABLE_RETRY_SECONDS,
+            message: QUOTA_STORE_UNREACHABLE_MESSAGE,
+          };
     }
   }
 
@@ -84,7 +107,7 @@ export class QuotaGate {
     return spent >= limit ? this.#refusal(usage, 'tokens', limit, window) : null;
   }
 
-  #refusal(usage: TenantUsage, kind: QuotaRefusal['kind'], limit: number, window: UsageWindow): QuotaRefusal {
+  #refusal(usage: TenantUsage, kind: 'queries' | 'tokens', limit: number, window: UsageWindow): QuotaRefusal {
     const message = quotaMessage({
       kind,
       limit,
@@ -96,9 +119,14 @@ export class QuotaGate {
   }
 }
 
-/** The 429 of a quota refusal: `Retry-After` until the window ends, RATE_LIMITED naming the quota. */
+/**
+ * The 429 of a quota refusal: `Retry-After` until the window ends, RATE_LIMITED naming the quota;
+ * or, while the quotas cannot be checked, 503 SERVICE_UNAVAILABLE with a short `Retry-After`.
+ */
 export function quotaRefusalError(refusal: QuotaRefusal): HttpRefusal {
-  return new HttpRefusal(429, httpError('RATE_LIMITED', refusal.message), {
+  const unreachable = refusal.kind === 'unreachable';
+  const code = unreachable ? 'SERVICE_UNAVAILABLE' : 'RATE_LIMITED';
+  return new HttpRefusal(unreachable ? 503 : 429, httpError(code, refusal.message), {
     headers: { 'retry-after': String(refusal.retryAfterSeconds) },
   });
 }

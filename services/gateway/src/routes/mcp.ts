@@ -37,7 +37,7 @@ export const mcpRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =>
       const refused = await ctx.quotas.admit(call.tenant);
       if (!refused) continue;
       return reply
-        .code(429)
+        .code(refused.kind === 'unreachable' ? 503 : 429)
         .header('retry-after', String(refused.retryAfterSeconds))
         .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
     }

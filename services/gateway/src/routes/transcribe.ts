@@ -32,7 +32,26 @@ export const transcribeRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
   };
 
   app.post('/v1/transcribe', { schema: HIDDEN }, async (request, reply) => {
-    const { text } = await transcribe(request);
+    // Speech to text is paid per call: with quotas kept, each transcription counts as one query of
+    // the tenant, taken before it is paid for, so a tenant cannot transcribe past its quota.
+    const { text } = await transcribe(request, async ({ fields }) => {
+      if (!ctx.quotas.counting) return;
+      const { entityId, orgId } = tenantOf(request) ?? fields;
+      if (!entityId || !orgId) {
+        throw new HttpRefusal(
+          400,
+          httpError(
+            'BAD_REQUEST',
+            'entityId, orgId: name the organisation whose quota this transcription counts in',
+            {
+              field: entityId ? 'orgId' : 'entityId',
+            },
+          ),
+        );
+      }
+      const refused = await ctx.quotas.admit({ entityId, orgId });
+      if (refused) throw quotaRefusalError(refused);
+    });
     return reply.send({ text, model: config.STT_MODEL });
   });
 
