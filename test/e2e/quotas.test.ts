@@ -1,8 +1,9 @@
-// The model token quota end to end (issue 17 item 10): the agent counts each model call's tokens
-// in PostgreSQL, and once a tenant's tokens for the window are used up, its next model call ends
-// the request with RATE_LIMITED and its next query is refused by the gateway with 429; another
-// org of the same entity goes on. The six services run as processes; the LLM is scripted and
-// reports its usage like a real one.
+// The model token quota end to end (issue 17 item 10, issue 27 item 6): the agent reserves each
+// model call's most tokens (prompt estimate + max_tokens) in PostgreSQL before making it and
+// settles to what it spent, so a call that could pass the quota is never made: the request ends
+// with RATE_LIMITED and the tenant's count never passes the quota; another org of the same entity
+// goes on. The six services run as processes; the LLM is scripted and reports its usage like a real
+// one. (The gateway's 429 for a used-up token quota is services/gateway/test/quotas.test.ts's.)
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
@@ -12,10 +13,12 @@ let sys: TestSystem;
 const orgA = { entityId: 'ent-quota', orgId: 'org-a' };
 const orgB = { entityId: 'ent-quota', orgId: 'org-b' };
 const QUOTA_USED_UP =
-  /^The model token quota of this organisation is used up \(100 model tokens per hour\); it resets in \d+ (seconds?|minutes?) \(at \d\d:\d\d UTC\)\.$/;
+  /^The model token quota of this organisation is used up \(8,000 model tokens per hour\); it resets in \d+ (seconds?|minutes?) \(at \d\d:\d\d UTC\)\.$/;
+/** Room for the first model call of a query (about 2,100 prompt tokens + 2,048), not for its second (about 13,500 + 2,048). */
+const QUOTA = 8000;
 
 beforeAll(async () => {
-  sys = await startSystem({ env: { QUOTA_TOKENS_PER_WINDOW: '100' } });
+  sys = await startSystem({ env: { QUOTA_TOKENS_PER_WINDOW: String(QUOTA) } });
 });
 
 afterAll(async () => {
@@ -36,23 +39,24 @@ const sum = async (sql: string, tenant: typeof orgA) =>
   Number((await sys.db.query(sql, [tenant.entityId, tenant.orgId])).rows[0]?.n ?? 0);
 
 describe('the model token quota', () => {
-  it('ends a request whose next model call would pass it, then refuses the tenant’s queries with 429', async () => {
+  it('ends a request whose next model call could pass it, never making that call nor passing the quota', async () => {
     const query = scriptBills();
     const { status, events } = await ask(sys.gatewayUrl, { query, ...orgA });
     expect(status).toBe(200);
-    // The first call spent more than the whole quota; the second was never made.
+    // The first call fitted the quota; the second could have passed it and was never made.
     expect(sys.llm?.requestsFor(query)).toHaveLength(1);
     expect(sys.books.calls().some((c) => c.tool === 'get_bills')).toBe(true);
     const last = events.at(-1);
     expect(last).toMatchObject({ event: 'error', data: { code: 'RATE_LIMITED' } });
     expect(String(last?.data.message)).toMatch(QUOTA_USED_UP);
 
-    // What the agent counted is what it logged per call.
+    // What the agent counted is what it logged per call: the refused reservation was not kept.
     const counted = await sum(
       "select count as n from tenant_usage where entity_id = $1 and org_id = $2 and kind = 'tokens'",
       orgA,
     );
-    expect(counted).toBeGreaterThan(100);
+    expect(counted).toBeGreaterThan(0);
+    expect(counted).toBeLessThanOrEqual(QUOTA);
     await expect
       .poll(
         () =>
@@ -62,19 +66,6 @@ describe('the model token quota', () => {
         },
       )
       .toBe(counted);
-
-    const refused = await fetch(`${sys.gatewayUrl}/v1/query`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: scriptBills(), ...orgA }),
-    });
-    expect(refused.status).toBe(429);
-    const retryAfter = Number(refused.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(3600);
-    const body = (await refused.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('RATE_LIMITED');
-    expect(body.error.message).toMatch(QUOTA_USED_UP);
   });
 
   it('leaves another org of the same entity its own quota', async () => {
