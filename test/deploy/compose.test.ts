@@ -16,7 +16,7 @@ const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.met
 const read = (path: string) => readFileSync(root(path), 'utf8');
 
 const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger'] as const;
-const SECRET = /PASSWORD|SECRET|TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT_USER/;
+const SECRET = /PASSWORD|SECRET|(?<!QUOTA_)TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT_USER/;
 /** Secrets a deployment may leave out: `${VAR:-}`, empty meaning unset. */
 const OPTIONAL_SECRETS = ['OPENAI_API_KEY', 'MCP_AUTH_TOKEN', 'GATEWAY_ADMIN_KEYS'];
 const REQUIRED_SECRETS = [

@@ -37,7 +37,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const SERVICES = ServiceNameSchema.options;
 /** What the HPAs scale (the rest have fixed replicas). */
 const AUTOSCALED = ['agent', 'router', 'mcp-executor'];
-const SECRET = /PASSWORD|SECRET|TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|DATABASE_URL/;
+const SECRET = /PASSWORD|SECRET|(?<!QUOTA_)TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|DATABASE_URL/;
 
 interface Manifest {
   apiVersion: string;
