@@ -19,12 +19,17 @@ export const NATS_K8S = {
   storeDir: '/data',
 } as const;
 
+/** The user the servers authenticate each other's routes with; its password is the munim-nats Secret's `route`. */
+export const NATS_ROUTE_USER = 'route';
+/** The environment variable holding the URL (with the route credentials) of the route to pod `nats-<index>`. */
+export const natsRouteVar = (index: number) => `NATS_ROUTE_${index}`;
+
+/** The configuration of the Kubernetes NATS cluster, as infra/k8s/nats/nats.conf ships it. */
 export function k8sNatsConf(): string {
-  const { statefulSet, headlessService, replicas, clientPort, clusterPort, monitorPort, storeDir } = NATS_K8S;
+  const { replicas, clientPort, clusterPort, monitorPort, storeDir } = NATS_K8S;
   const conf = renderNatsConf({
     prefix: 'munim',
     port: clientPort,
-    httpPort: monitorPort,
     storeDir,
     users: ServiceNameSchema.options.map((service) => ({
       service,
@@ -36,15 +41,15 @@ export function k8sNatsConf(): string {
       '',
       'The users of infra/nats/nats.conf (one per munim service, each password from the environment, set',
       'from the munim-nats Secret), in a three-node JetStream cluster: each pod is a server named after',
-      'itself, with routes to all three through the headless Service. The cluster port takes no',
-      'credentials: infra/k8s/nats/networkpolicy.yaml lets only the NATS pods reach it.',
+      'itself, with routes to all three through the headless Service. A route authenticates as the',
+      'route user (NATS_ROUTE_PASSWORD; each NATS_ROUTE_<n> is the URL of pod n with it, built by the',
+      'StatefulSet), and infra/k8s/nats/networkpolicy.yaml lets only the NATS pods reach the cluster port.',
+      'The monitoring port listens on the loopback only: the probes run in the pod, no other pod reaches it.',
     ],
   });
-  const routes = Array.from(
-    { length: replicas },
-    (_, i) => `    "nats://${statefulSet}-${i}.${headlessService}:${clusterPort}"`,
-  );
+  const routes = Array.from({ length: replicas }, (_, i) => `    $${natsRouteVar(i)}`);
   const cluster = [
+    `http: "127.0.0.1:${monitorPort}"`,
     'jetstream {',
     `  store_dir: ${JSON.stringify(storeDir)}`,
     // Below the 10Gi volume, so a full store is refused by NATS rather than failing on disk.
@@ -55,6 +60,7 @@ export function k8sNatsConf(): string {
     'cluster {',
     '  name: "munim"',
     `  port: ${clusterPort}`,
+    `  authorization { user: ${JSON.stringify(NATS_ROUTE_USER)}, password: $NATS_ROUTE_PASSWORD }`,
     '  routes: [',
     ...routes,
     '  ]',

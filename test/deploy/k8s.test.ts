@@ -4,10 +4,11 @@
  * unknown fields refused through the same package's types (kubectl's strict field validation); then
  * the deployment's own rules; and the NATS configuration run as a real three-server cluster on loopback.
  */
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ServiceName, ServiceNameSchema } from '@munim/contracts';
+import { ServiceNameSchema } from '@munim/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
@@ -173,13 +174,22 @@ describe('infra/k8s', () => {
     expect(images.map((i) => i.name)).toContain('munim');
   });
 
-  it('gives every workload startup, liveness and readiness probes on a port it declares', () => {
+  it('gives every workload startup, liveness and readiness probes on a port it declares (NATS: its loopback)', () => {
     const config = named<IConfigMap>('ConfigMap', 'munim-config')?.data ?? {};
     for (const w of workloads)
       for (const c of containers(w)) {
         const where = `${w.name}/${c.name}`;
         const ports = new Map((c.ports ?? []).map((p) => [p.name, p.containerPort]));
         for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const) {
+          if (w.kind === 'StatefulSet') {
+            // Its monitoring port listens on the pod's loopback only: the probe runs in the container.
+            const command = (c[probe] as IProbe | undefined)?.exec?.command ?? [];
+            expect(command.slice(0, -1), `${where} ${probe}`).toEqual(['wget', '-q', '-O', '/dev/null']);
+            expect(command.at(-1), `${where} ${probe}`).toMatch(
+              new RegExp(`^http://127\\.0\\.0\\.1:${NATS_K8S.monitorPort}/healthz`),
+            );
+            continue;
+          }
           const get = (c[probe] as IProbe | undefined)?.httpGet;
           expect(get, `${where} ${probe}`).toBeDefined();
           expect(ports.has(String(get?.port)), `${where} ${probe} port ${get?.port}`).toBe(true);
@@ -410,27 +420,38 @@ describe('infra/k8s', () => {
     expect(container?.env?.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe(
       'metadata.name',
     );
-    const routes = [...conf.matchAll(/"nats:\/\/([^"]+)"/g)].map((m) => m[1]);
-    expect(routes).toEqual(
+    // Each route a URL with the route user's credentials, built by the StatefulSet from the Secret.
+    expect(conf).toMatch(/^ {2}authorization \{ user: "route", password: \$NATS_ROUTE_PASSWORD \}$/m);
+    const routeVars = [...conf.matchAll(/^ {4}\$(NATS_ROUTE_\d+)$/gm)].map((m) => m[1] as string);
+    const secret = natsSecret();
+    const env = natsContainerEnv(secret, 0);
+    expect(routeVars.map((name) => env[name])).toEqual(
       Array.from(
         { length: NATS_K8S.replicas },
-        (_, i) => `${NATS_K8S.statefulSet}-${i}.${NATS_K8S.headlessService}:${NATS_K8S.clusterPort}`,
+        (_, i) =>
+          `"nats://route:${secret.route}@${NATS_K8S.statefulSet}-${i}.${NATS_K8S.headlessService}:${NATS_K8S.clusterPort}"`,
       ),
     );
+    expect(env.NATS_ROUTE_PASSWORD).toBe(`"${secret.route}"`);
+    // The monitoring port: on the loopback, declared nowhere, so no Service or other pod reaches it.
+    expect(conf).toMatch(new RegExp(`^http: "127\\.0\\.0\\.1:${NATS_K8S.monitorPort}"$`, 'm'));
+    expect(conf).not.toMatch(/^http_port:/m);
     const ports = Object.fromEntries((container?.ports ?? []).map((p) => [p.name, p.containerPort]));
-    expect(ports).toEqual({
-      client: NATS_K8S.clientPort,
-      cluster: NATS_K8S.clusterPort,
-      monitor: NATS_K8S.monitorPort,
-    });
-    expect(container?.livenessProbe?.httpGet?.path).toMatch(/^\/healthz\?js-enabled-only=true$/);
+    expect(ports).toEqual({ client: NATS_K8S.clientPort, cluster: NATS_K8S.clusterPort });
+    for (const service of ofKind<IService>('Service'))
+      for (const port of service.spec?.ports ?? [])
+        expect(port.port, service.metadata?.name).not.toBe(NATS_K8S.monitorPort);
+    for (const policy of ofKind('NetworkPolicy'))
+      for (const rule of policy.spec.ingress as { ports: { port: string | number }[] }[])
+        for (const p of rule.ports) expect([NATS_K8S.monitorPort, 'monitor']).not.toContain(p.port);
+    expect(container?.livenessProbe?.exec?.command?.at(-1)).toMatch(/\/healthz\?js-enabled-only=true$/);
   });
 
   it('ships the nats.conf rendered from the permission table, with a password variable for every user', () => {
     // Regenerate with `node scripts/render-k8s-nats-conf.ts`.
     const conf = read(`${K8S}/nats/nats.conf`);
     expect(conf).toBe(k8sNatsConf());
-    const env = natsContainerEnv(servicePasswords(), 0);
+    const env = natsContainerEnv(natsSecret(), 0);
     const users = Object.fromEntries(
       [...conf.matchAll(/user: "([^"]+)"\n\s+password: \$([A-Z_]+)/g)].map((m) => [m[1], m[2]]),
     );
@@ -448,37 +469,43 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
   });
 
   it('forms a JetStream cluster that keeps a stream on all three, created and written by a service user', async () => {
-    const passwords = servicePasswords();
+    const secret = natsSecret();
     const conf = read(`${K8S}/nats/nats.conf`);
     const clusterPorts = await Promise.all(Array.from({ length: NATS_K8S.replicas }, () => freePort()));
     const monitorPorts = await Promise.all(Array.from({ length: NATS_K8S.replicas }, () => freePort()));
     // The shipped file with this machine's ports and store in place of the pods' (everything else verbatim).
     const local = (i: number) => (ctx: { port: number; storeDir: string }) => {
-      let text = conf
+      const text = conf
         .replace(/^port: \d+$/m, `port: ${ctx.port}`)
-        .replace(/^http_port: \d+$/m, `http_port: ${monitorPorts[i]}`)
+        .replace(/^http: "127\.0\.0\.1:\d+"$/m, `http: "127.0.0.1:${monitorPorts[i]}"`)
         .replace(/store_dir: "[^"]+"/, `store_dir: ${JSON.stringify(ctx.storeDir)}`)
         .replace(/^( {2}port: )\d+$/m, `$1${clusterPorts[i]}`);
-      clusterPorts.forEach((p, j) => {
-        text = text.replace(
-          `${NATS_K8S.statefulSet}-${j}.${NATS_K8S.headlessService}:${NATS_K8S.clusterPort}`,
-          `127.0.0.1:${p}`,
-        );
-      });
       return text;
+    };
+    // The pods' environment with this machine's cluster ports in the route URLs.
+    const localEnv = (i: number) => {
+      const env = natsContainerEnv(secret, i);
+      for (const [name, value] of Object.entries(env))
+        env[name] = clusterPorts.reduce(
+          (v, p, j) =>
+            v.replace(
+              `${NATS_K8S.statefulSet}-${j}.${NATS_K8S.headlessService}:${NATS_K8S.clusterPort}`,
+              `127.0.0.1:${p}`,
+            ),
+          value,
+        );
+      return env;
     };
     servers.push(
       ...(await Promise.all(
-        Array.from({ length: NATS_K8S.replicas }, (_, i) =>
-          startNatsServer(local(i), natsContainerEnv(passwords, i)),
-        ),
+        Array.from({ length: NATS_K8S.replicas }, (_, i) => startNatsServer(local(i), localEnv(i))),
       )),
     );
 
     const nc = await connect({
       servers: servers.map((s) => s.url),
       user: 'gateway',
-      pass: passwords.gateway,
+      pass: secret.gateway,
       // The gateway user may read replies only in its own inbox.
       inboxPrefix: inboxPrefix('munim', 'gateway'),
     });
@@ -508,18 +535,41 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
       await nc.close();
     }
     for (const s of servers) expect(s.output()).not.toMatch(/Violation/);
+
+    // A server that reaches the cluster port without the route password joins nothing.
+    for (const credentials of ['', 'route:wrong-password@']) {
+      const rogue = await startNatsServer(
+        (ctx) =>
+          [
+            `port: ${ctx.port}`,
+            `cluster { name: "munim", port: -1, routes: ["nats://${credentials}127.0.0.1:${clusterPorts[0]}"] }`,
+          ].join('\n'),
+        {},
+      );
+      try {
+        await expect.poll(() => rogue.output(), { timeout: 10_000 }).toMatch(/Authorization Violation/);
+      } finally {
+        await rogue.stop();
+      }
+    }
+    await expect.poll(() => servers[0]?.output(), { timeout: 10_000 }).toMatch(/authentication error/);
   }, 60_000);
 });
 
+/** The munim-nats Secret: a password per service, and the route password (URL-safe, as openssl rand -hex). */
+function natsSecret(): Record<string, string> {
+  return { ...servicePasswords(), route: randomBytes(24).toString('hex') };
+}
+
 /** The environment of the NATS container of pod `nats-<index>`, as the kubelet builds it from the manifest. */
-function natsContainerEnv(passwords: Record<ServiceName, string>, index: number): Record<string, string> {
+function natsContainerEnv(secret: Record<string, string>, index: number): Record<string, string> {
   const nats = named<IStatefulSet>('StatefulSet', NATS_K8S.statefulSet);
   const env: Record<string, string> = {};
   for (const e of nats?.spec?.template.spec?.containers[0]?.env ?? []) {
-    const secret = e.valueFrom?.secretKeyRef;
-    if (secret) {
-      expect(secret.name).toBe('munim-nats');
-      env[e.name] = passwords[secret.key as ServiceName];
+    const ref = e.valueFrom?.secretKeyRef;
+    if (ref) {
+      expect(ref.name).toBe('munim-nats');
+      env[e.name] = secret[ref.key] as string;
     } else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name')
       env[e.name] = `${NATS_K8S.statefulSet}-${index}`;
     // Kubernetes' $(VAR): a variable defined earlier in the list.
