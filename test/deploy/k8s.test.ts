@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ServiceNameSchema } from '@munim/contracts';
+import { type ServiceName, ServiceNameSchema } from '@munim/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
@@ -557,7 +557,7 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
 });
 
 /** The munim-nats Secret: a password per service, and the route password (URL-safe, as openssl rand -hex). */
-function natsSecret(): Record<string, string> {
+function natsSecret(): Record<ServiceName | 'route', string> {
   return { ...servicePasswords(), route: randomBytes(24).toString('hex') };
 }
 
