@@ -76,13 +76,12 @@ export function outboundFetch(options: OutboundOptions = {}): typeof fetch {
         if (problem) throw new OutboundRefusedError(`host ${host} is not a public address (${problem})`);
       }
     }
+    // The runtime's own fetch where no address check is needed: its FormData and Blob bodies
+    // (speech uploads) are its own. Undici's fetch, with the checking dispatcher, for saved endpoints.
+    if (!dispatcher) return fetch(input, { ...init, redirect: 'error' });
     const response = await undiciFetch(
       input as never,
-      {
-        ...(init as object),
-        redirect: 'error',
-        ...(dispatcher ? { dispatcher } : {}),
-      } as never,
+      { ...(init as object), redirect: 'error', dispatcher } as never,
     );
     return response as unknown as Response;
   };
