@@ -20,9 +20,9 @@ export const NATS_K8S = {
 } as const;
 
 /** The user the servers authenticate each other's routes with; its password is the munim-nats Secret's `route`. */
-export const NATS_ROUTE_USER = 'route';
+const NATS_ROUTE_USER = 'route';
 /** The environment variable holding the URL (with the route credentials) of the route to pod `nats-<index>`. */
-export const natsRouteVar = (index: number) => `NATS_ROUTE_${index}`;
+const natsRouteVar = (index: number) => `NATS_ROUTE_${index}`;
 
 /** The configuration of the Kubernetes NATS cluster, as infra/k8s/nats/nats.conf ships it. */
 export function k8sNatsConf(): string {
