@@ -7,15 +7,11 @@
 // amount and date from what the turn read, never says "not looked up", and the server receives
 // nothing but reads until the user confirms — then the write, once.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpFixture, loggedCalls, type ReceivedCall, serveHttp } from '../support/mcp-fixture.ts';
+import type { ReceivedCall } from '../support/mcp-fixture.ts';
 import { oddBooks, oddToolNames, type Shape } from '../support/odd-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
+import { type FixtureSystem, startOverFixtures, type TestSystem } from '../support/stack.ts';
 
 type Args = Record<string, unknown>;
 
@@ -97,48 +93,30 @@ const FLOWS: Record<Shape, Flow[]> = {
 const only = (events: SseEvent[], type: string) => events.filter((e) => e.event === type);
 
 describe('confirmation cards on servers with unfamiliar record shapes, over Streamable HTTP and stdio', () => {
+  let fixtures: FixtureSystem;
   let sys: TestSystem;
-  const http = new Map<Shape, HttpFixture>();
-  let dir = '';
-  const logOf = (shape: Shape) => join(dir, `${shape}.jsonl`);
 
   /** What a server has received so far. */
-  function received(shape: Shape, transport: Transport): ReceivedCall[] {
-    if (transport === 'Streamable HTTP') return http.get(shape)?.calls ?? [];
-    return loggedCalls(logOf(shape));
-  }
+  const received = (shape: Shape, transport: Transport): ReceivedCall[] =>
+    fixtures.received(serverName(shape, transport));
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'odd-books-'));
-    for (const shape of ['ledgerly', 'quickly'] as const) http.set(shape, await serveHttp(oddBooks(shape)));
-    const script = fileURLToPath(new URL('../support/odd-books.ts', import.meta.url));
-    const servers = [
-      ...[...http].map(([shape, books]) => ({ name: shape, url: books.url })),
-      ...(['ledgerly', 'quickly'] as const).map((shape) => ({
-        name: serverName(shape, 'stdio'),
-        command: process.execPath,
-        args: [script, shape],
-        env: { FIXTURE_CALL_LOG: logOf(shape) },
-      })),
-    ];
-    sys = await startSystem({
-      env: {
-        TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
-        TOOL_COLLAPSE: 'never',
-        TOOLS_CACHE_MS: '2000',
-        MCP_SERVERS: JSON.stringify(servers),
-      },
-    });
-    const wanted = (['ledgerly', 'quickly'] as const).flatMap((shape) =>
-      TRANSPORTS.flatMap((t) => oddToolNames(shape).map((tool) => offered(shape, t, tool))),
+    const shapes = ['ledgerly', 'quickly'] as const;
+    const script = new URL('../support/odd-books.ts', import.meta.url);
+    fixtures = await startOverFixtures(
+      [
+        ...shapes.map((shape) => ({ name: serverName(shape, 'Streamable HTTP'), http: oddBooks(shape) })),
+        ...shapes.map((shape) => ({ name: serverName(shape, 'stdio'), stdio: script, args: [shape] })),
+      ],
+      shapes.flatMap((shape) =>
+        TRANSPORTS.flatMap((t) => oddToolNames(shape).map((tool) => offered(shape, t, tool))),
+      ),
     );
-    await waitForTools(sys, wanted);
+    sys = fixtures.sys;
   }, 120_000);
 
   afterAll(async () => {
-    await sys?.stop();
-    await Promise.all([...http.values()].map((b) => b.close()));
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await fixtures?.stop();
   });
 
   describe.each(TRANSPORTS)('over %s', (transport) => {

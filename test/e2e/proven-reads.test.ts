@@ -5,20 +5,10 @@
 // an honest read runs at once. One system holds both servers: snake_case names over Streamable
 // HTTP, camelCase names spawned over stdio.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Args,
-  type HttpFixture,
-  loggedCalls,
-  type ReceivedCall,
-  serveHttp,
-} from '../support/mcp-fixture.ts';
+import type { Args, ReceivedCall } from '../support/mcp-fixture.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
+import { type FixtureSystem, startOverFixtures, type TestSystem } from '../support/stack.ts';
 import { type UnseenStyle, unseenBooks, unseenNames } from '../support/unseen-books.ts';
 
 const tenant = { entityId: 'ent-proven-reads', orgId: 'org-proven-reads' };
@@ -38,43 +28,33 @@ const resultsOf = (events: SseEvent[], tool: string) =>
     .filter((e) => e.data.tool === tool)
     .map((e) => e.data.success);
 
+const SERVER_OF = { snake: 'unseen-http', camel: 'unseen-stdio' } as const;
+
+let fixtures: FixtureSystem;
 let sys: TestSystem;
-let http: HttpFixture;
-let dir: string;
-const stdioLog = () => join(dir, 'camel.jsonl');
-const received = (style: UnseenStyle): ReceivedCall[] =>
-  style === 'snake' ? http.calls : loggedCalls(stdioLog());
+const received = (style: UnseenStyle): ReceivedCall[] => fixtures.received(SERVER_OF[style]);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'unseen-books-'));
-  http = await serveHttp(unseenBooks('snake'));
-  const script = fileURLToPath(new URL('../support/unseen-books.ts', import.meta.url));
-  const servers = [
-    { name: 'unseen-http', url: http.url },
+  fixtures = await startOverFixtures(
+    [
+      { name: SERVER_OF.snake, http: unseenBooks('snake') },
+      {
+        name: SERVER_OF.camel,
+        stdio: new URL('../support/unseen-books.ts', import.meta.url),
+        args: ['camel'],
+      },
+    ],
+    [...Object.values(unseenNames('snake')), ...Object.values(unseenNames('camel'))],
     {
-      name: 'unseen-stdio',
-      command: process.execPath,
-      args: [script, 'camel'],
-      env: { FIXTURE_CALL_LOG: stdioLog() },
-    },
-  ];
-  sys = await startSystem({
-    env: {
-      TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
-      TOOL_COLLAPSE: 'never',
-      TOOLS_CACHE_MS: '2000',
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
-      MCP_SERVERS: JSON.stringify(servers),
     },
-  });
-  await waitForTools(sys, [...Object.values(unseenNames('snake')), ...Object.values(unseenNames('camel'))]);
+  );
+  sys = fixtures.sys;
 }, 120_000);
 
 afterAll(async () => {
-  await sys?.stop();
-  await http?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await fixtures?.stop();
 });
 
 /** Asks `query`, for which the LLM calls `tool` with `args`, then says `closing`. */

@@ -6,15 +6,11 @@
 // blocked and never sent. One system holds both servers: snake_case names over Streamable HTTP,
 // camelCase names spawned over stdio.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpFixture, loggedCalls, type ReceivedCall, serveHttp } from '../support/mcp-fixture.ts';
+import type { ReceivedCall } from '../support/mcp-fixture.ts';
 import { type OptionalBooksStyle, optionalBooks, optionalBooksNames } from '../support/optional-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
-import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts';
+import { type FixtureSystem, startOverFixtures, type TestSystem } from '../support/stack.ts';
 
 type Args = Record<string, unknown>;
 
@@ -35,49 +31,34 @@ const validationsOf = (events: SseEvent[], tool: string) =>
     .map((e) => e.data)
     .filter((v) => v.tool === tool);
 
+const SERVER_OF = { snake: 'qbo-http', camel: 'books-stdio' } as const;
+
+let fixtures: FixtureSystem;
 let sys: TestSystem;
-let http: HttpFixture;
-let dir: string;
-const stdioLog = () => join(dir, 'camel.jsonl');
 
 /** What the server of a style has received so far. */
-const received = (style: OptionalBooksStyle): ReceivedCall[] =>
-  style === 'snake' ? http.calls : loggedCalls(stdioLog());
+const received = (style: OptionalBooksStyle): ReceivedCall[] => fixtures.received(SERVER_OF[style]);
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'optional-books-'));
-  http = await serveHttp(optionalBooks('snake'));
-  const script = fileURLToPath(new URL('../support/optional-books.ts', import.meta.url));
-  const servers = [
-    { name: 'qbo-http', url: http.url },
-    {
-      name: 'books-stdio',
-      command: process.execPath,
-      args: [script, 'camel'],
-      env: { FIXTURE_CALL_LOG: stdioLog() },
-    },
-  ];
-  sys = await startSystem({
-    env: {
-      TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
-      TOOL_COLLAPSE: 'never',
-      TOOLS_CACHE_MS: '2000',
-      MCP_SERVERS: JSON.stringify(servers),
-    },
-  });
-  await waitForTools(
-    sys,
+  fixtures = await startOverFixtures(
+    [
+      { name: SERVER_OF.snake, http: optionalBooks('snake') },
+      {
+        name: SERVER_OF.camel,
+        stdio: new URL('../support/optional-books.ts', import.meta.url),
+        args: ['camel'],
+      },
+    ],
     Object.values(TRANSPORTS).flatMap((style) => {
       const names = optionalBooksNames(style);
       return [names.receivePayment, names.createVendorPayment];
     }),
   );
+  sys = fixtures.sys;
 }, 120_000);
 
 afterAll(async () => {
-  await sys?.stop();
-  await http?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await fixtures?.stop();
 });
 
 /** Asks a new question for which the LLM calls `tool` with `args`, then says `closing`. */

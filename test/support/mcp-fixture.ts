@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -131,3 +133,44 @@ export function loggedCalls(path: string): ReceivedCall[] {
 export const jsonResult = (value: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(value) }],
 });
+
+/** One of a test's own MCP servers: a spec served here over Streamable HTTP, or a fixture file the executor spawns over stdio. */
+export type FixtureServer =
+  | { name: string; http: FixtureSpec }
+  | { name: string; stdio: URL; args?: string[] };
+
+/** Where each server is and what it has received, for the system's `MCP_SERVERS`. */
+export interface FixtureServers {
+  /** The `MCP_SERVERS` entries. */
+  entries: Record<string, unknown>[];
+  /** What the server of that name has received so far. */
+  received(name: string): ReceivedCall[];
+  close(): Promise<void>;
+}
+
+/** Starts the HTTP servers and names the stdio ones (their calls logged each to a file of `dir`). */
+export async function serveFixtures(servers: readonly FixtureServer[], dir: string): Promise<FixtureServers> {
+  const http = new Map<string, HttpFixture>();
+  const entries: Record<string, unknown>[] = [];
+  const logOf = (name: string) => join(dir, `${name}.jsonl`);
+  for (const server of servers) {
+    if ('http' in server) {
+      const fixture = await serveHttp(server.http);
+      http.set(server.name, fixture);
+      entries.push({ name: server.name, url: fixture.url });
+    } else
+      entries.push({
+        name: server.name,
+        command: process.execPath,
+        args: [fileURLToPath(server.stdio), ...(server.args ?? [])],
+        env: { FIXTURE_CALL_LOG: logOf(server.name) },
+      });
+  }
+  return {
+    entries,
+    received: (name) => http.get(name)?.calls ?? loggedCalls(logOf(name)),
+    close: async () => {
+      await Promise.all([...http.values()].map((fixture) => fixture.close()));
+    },
+  };
+}

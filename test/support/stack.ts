@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
@@ -6,6 +9,7 @@ import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 // The ports entry: the package's index holds vitest fixtures, which load only inside vitest (the benches use this file).
 import { freePort } from '@munim/testkit/ports';
 import pg from 'pg';
+import { type FixtureServer, type ReceivedCall, serveFixtures } from './mcp-fixture.ts';
 
 export { freePort };
 
@@ -101,6 +105,43 @@ export async function waitForTools(
       throw new Error(`tools never listed: ${missing.join(', ')}\n${sys.logs.slice(-20).join('\n')}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** A system over a test's own MCP servers, every tool offered as itself, started once `tools` are listed. */
+export interface FixtureSystem {
+  sys: TestSystem;
+  /** What the server of that name has received so far. */
+  received(name: string): ReceivedCall[];
+  stop(): Promise<void>;
+}
+
+/** Starts `servers` and the system over them; resolves once the executor lists every tool of `tools`. */
+export async function startOverFixtures(
+  servers: readonly FixtureServer[],
+  tools: readonly string[],
+  env: Record<string, string> = {},
+): Promise<FixtureSystem> {
+  const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
+  const fixtures = await serveFixtures(servers, dir);
+  const sys = await startSystem({
+    env: {
+      TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
+      TOOL_COLLAPSE: 'never',
+      TOOLS_CACHE_MS: '2000',
+      MCP_SERVERS: JSON.stringify(fixtures.entries),
+      ...env,
+    },
+  });
+  await waitForTools(sys, tools);
+  return {
+    sys,
+    received: fixtures.received,
+    async stop() {
+      await sys.stop();
+      await fixtures.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function cleanupStreams(prefix: string, natsUrl: string) {
