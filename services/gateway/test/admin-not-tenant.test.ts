@@ -63,7 +63,18 @@ function tenantCalls(
   upload.set('entityId', entityId);
   upload.set('orgId', orgId);
   upload.set('file', new Blob(['cash 1200'], { type: 'text/plain' }), 'note.txt');
+  const speech = () => {
+    const form = new FormData();
+    form.set('entityId', entityId);
+    form.set('orgId', orgId);
+    form.set('file', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'question.wav');
+    return form;
+  };
+  const spoken = (path: string) => () =>
+    fetch(`${url}${path}`, { method: 'POST', headers: bearer(credential), body: speech() });
   return [
+    ['transcribe speech', spoken('/v1/transcribe')],
+    ['ask by voice', spoken('/v1/query/audio')],
     ['ask a question', post('/v1/query', { query: 'show bills', entityId, orgId })],
     [
       'confirm a write',

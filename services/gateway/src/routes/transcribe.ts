@@ -32,11 +32,13 @@ export const transcribeRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
   };
 
   app.post('/v1/transcribe', { schema: HIDDEN }, async (request, reply) => {
+    // An admin credential administers: it transcribes for no tenant (it is refused before the upload is read).
+    const tenant = tenantOf(request);
     // Speech to text is paid per call: with quotas kept, each transcription counts as one query of
     // the tenant, taken before it is paid for, so a tenant cannot transcribe past its quota.
     const { text } = await transcribe(request, async ({ fields }) => {
       if (!ctx.quotas.counting) return;
-      const { entityId, orgId } = tenantOf(request) ?? fields;
+      const { entityId, orgId } = tenant ?? fields;
       if (!entityId || !orgId) {
         throw new HttpRefusal(
           400,
