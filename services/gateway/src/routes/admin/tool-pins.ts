@@ -108,50 +108,39 @@ export const toolPinRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx
     ctx.log.info({ ...data, by }, `changed tool definition ${data.reason}`);
   };
 
-  admin.post('/v1/admin/tools/:server/:tool/accept', { schema: one }, async (request) => {
-    if (!db) throw noPins();
-    const { server, tool } = request.params;
-    const { hash } = request.body;
-    const by = request.principal?.id ?? 'admin';
-    // Bound to the definition reviewed: the update applies only while the server lists exactly it.
-    const row = await db
-      .updateTable('tool_pins')
-      .set((eb) => ({
-        pinned_hash: eb.ref('listed_hash'),
-        pinned_definition: sql<string>`listed_definition`,
-        pinned_at: sql<Date>`now()`,
-        accepted_by: by,
-        refused_hash: null,
-        refused_by: null,
-        refused_at: null,
-      }))
-      .where('server_name', '=', server)
-      .where('tool_name', '=', tool)
-      .where('listed_hash', '=', hash)
-      .where('state', '<>', 'pinned')
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw await refusal(server, tool, hash);
-    announce({ reason: 'accepted', server, tool }, by);
-    return toChange(row);
-  });
-
-  admin.post('/v1/admin/tools/:server/:tool/refuse', { schema: one }, async (request) => {
-    if (!db) throw noPins();
-    const { server, tool } = request.params;
-    const { hash } = request.body;
-    const by = request.principal?.id ?? 'admin';
-    const row = await db
-      .updateTable('tool_pins')
-      .set({ refused_hash: hash, refused_by: by, refused_at: sql<Date>`now()` })
-      .where('server_name', '=', server)
-      .where('tool_name', '=', tool)
-      .where('listed_hash', '=', hash)
-      .where('state', '<>', 'pinned')
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw await refusal(server, tool, hash);
-    announce({ reason: 'refused', server, tool }, by);
-    return toChange(row);
-  });
+  // Accept pins the listed definition; refuse keeps the tool withheld. Either is bound to the
+  // definition reviewed: it applies only while the server lists exactly that hash.
+  for (const [action, reason] of [
+    ['accept', 'accepted'],
+    ['refuse', 'refused'],
+  ] as const) {
+    admin.post(`/v1/admin/tools/:server/:tool/${action}`, { schema: one }, async (request) => {
+      if (!db) throw noPins();
+      const { server, tool } = request.params;
+      const { hash } = request.body;
+      const by = request.principal?.id ?? 'admin';
+      const pending = db
+        .updateTable('tool_pins')
+        .where('server_name', '=', server)
+        .where('tool_name', '=', tool)
+        .where('listed_hash', '=', hash)
+        .where('state', '<>', 'pinned');
+      const decided =
+        reason === 'accepted'
+          ? pending.set((eb) => ({
+              pinned_hash: eb.ref('listed_hash'),
+              pinned_definition: sql<string>`listed_definition`,
+              pinned_at: sql<Date>`now()`,
+              accepted_by: by,
+              refused_hash: null,
+              refused_by: null,
+              refused_at: null,
+            }))
+          : pending.set({ refused_hash: hash, refused_by: by, refused_at: sql<Date>`now()` });
+      const row = await decided.returningAll().executeTakeFirst();
+      if (!row) throw await refusal(server, tool, hash);
+      announce({ reason, server, tool }, by);
+      return toChange(row);
+    });
+  }
 };
