@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDb, localServiceLogins } from '@munim/db';
 import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
@@ -12,6 +13,9 @@ import pg from 'pg';
 import { type FixtureServer, type ReceivedCall, serveFixtures } from './mcp-fixture.ts';
 
 export { freePort };
+
+/** `application_name` of a test system's own database sessions (`TestSystem.db`). */
+export const TEST_SESSION = 'munim-test';
 
 export interface TestSystem {
   stack: RunningStack;
@@ -42,6 +46,8 @@ export async function startSystem(
 ) {
   const prefix = `e2e${randomBytes(4).toString('hex')}`;
   const database = await createMigratedTestDatabase();
+  // Each service logs in as its own role, as deployed: a grant it lacks fails the test.
+  const logins = await withOwner(database.url, (owner) => localServiceLogins(owner, database.url));
   const books = createDemoBooks();
   const booksServer = await books.listen(0, '127.0.0.1');
   const llm = opts.llm === false ? undefined : await startScriptedLlm({ apiKey: 'sk-test' });
@@ -63,11 +69,18 @@ export async function startSystem(
         : {}),
       ...opts.env,
     },
+    serviceEnv: Object.fromEntries(
+      Object.entries(logins).map(([service, url]) => [
+        service,
+        { DATABASE_URL: opts.env?.DATABASE_URL ?? url },
+      ]),
+    ),
     scale: opts.scale,
     ...(opts.instanceEnv ? { instanceEnv: opts.instanceEnv } : {}),
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
   });
-  const db = new pg.Pool({ connectionString: database.url, max: 2 });
+  // Named, so a test can tell the services' sessions from its own.
+  const db = new pg.Pool({ connectionString: database.url, max: 2, application_name: TEST_SESSION });
   const system: TestSystem = {
     stack,
     gatewayUrl: stack.gatewayUrl,
@@ -87,6 +100,15 @@ export async function startSystem(
     },
   };
   return system;
+}
+
+async function withOwner<T>(url: string, run: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
+  const db = createDb(url, { max: 1 });
+  try {
+    return await run(db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Waits until the executor has recorded every tool of `names` in `tool_registry` (it lists servers as they connect). */

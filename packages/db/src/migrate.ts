@@ -21,6 +21,7 @@ import * as feedbackLearning from './migrations/0020_feedback_learning.ts';
 import * as toolPins from './migrations/0021_tool_pins.ts';
 import * as approvalBinding from './migrations/0022_approval_binding.ts';
 import { resealLlmKeys } from './migrations/0023_reseal_llm_keys.ts';
+import * as serviceRoles from './migrations/0024_service_roles.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -55,6 +56,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0021_tool_pins': toolPins,
   '0022_approval_binding': approvalBinding,
   '0023_reseal_llm_keys': resealLlmKeys(undefined),
+  '0024_service_roles': serviceRoles,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -12,10 +12,10 @@ export async function deleteOldEvents(db: Kysely<Database>, days: number, now = 
   const cutoff = new Date(now.getTime() - days * 86_400_000);
   let total = 0;
   for (;;) {
-    const result = await sql`
-      delete from request_events
-      where id in (select id from request_events where ts < ${cutoff} limit ${DELETE_CHUNK})`.execute(db);
-    const deleted = Number(result.numAffectedRows ?? 0);
+    // The logger's role may not delete events: this function deletes by age alone.
+    const { rows } = await sql<{ deleted: number }>`
+      select munim_delete_old_events(${cutoff}, ${DELETE_CHUNK}) as deleted`.execute(db);
+    const deleted = Number(rows[0]?.deleted ?? 0);
     total += deleted;
     if (deleted < DELETE_CHUNK) return total;
   }

@@ -1,0 +1,92 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { SERVICE_GRANTS, SERVICE_ROLES } from './migrations/0024_service_roles.ts';
+
+export { SERVICE_GRANTS, SERVICE_ROLES };
+
+/** A service that logs in to PostgreSQL (the validator does not). */
+export type DbService = keyof typeof SERVICE_ROLES;
+
+/** The services with a database role, in the order of `SERVICE_ROLES`. */
+export const DB_SERVICES = Object.keys(SERVICE_ROLES) as DbService[];
+
+/** `<SERVICE>_DB_PASSWORD`: where the migrate step finds a service role's password. */
+export function passwordVariable(service: DbService): string {
+  return `${service.toUpperCase().replaceAll('-', '_')}_DB_PASSWORD`;
+}
+
+/**
+ * A SCRAM-SHA-256 verifier of `password`, as PostgreSQL stores it: setting a role's password this
+ * way never sends the password itself, so it cannot land in the server's statement log.
+ */
+export function scramVerifier(password: string, salt = randomBytes(16), iterations = 4096): string {
+  const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, 32, 'sha256');
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest();
+  const storedKey = createHash('sha256').update(clientKey).digest('base64');
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest('base64');
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey}:${serverKey}`;
+}
+
+// Roles belong to the server: other databases' migrations or launchers may alter the same role
+// at the same moment ("tuple concurrently updated").
+const CONCURRENT_UPDATE = /tuple concurrently (updated|deleted)/;
+
+/** Sets the given service roles' passwords (as SCRAM verifiers). */
+export async function setServicePasswords(
+  // biome-ignore lint/suspicious/noExplicitAny: works on any schema, like a migration
+  db: Kysely<any>,
+  passwords: Partial<Record<DbService, string | undefined>>,
+): Promise<void> {
+  for (const [service, password] of Object.entries(passwords) as [DbService, string | undefined][]) {
+    if (!password) continue;
+    const role = SERVICE_ROLES[service];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sql`alter role ${sql.id(role)} password ${sql.lit(scramVerifier(password))}`.execute(db);
+        break;
+      } catch (error) {
+        if (attempt >= 5 || !CONCURRENT_UPDATE.test(String((error as Error).message))) throw error;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
+}
+
+/**
+ * The password a local stack gives a service role: derived from the owner's own password, so the
+ * launcher stores nothing more and each start gives the same one. Without an owner password (a
+ * server trusting local connections) there is none.
+ */
+export function derivedPassword(ownerUrl: string, service: DbService): string | undefined {
+  const secret = decodeURIComponent(new URL(ownerUrl).password);
+  if (!secret) return undefined;
+  return createHmac('sha256', secret).update(`munim database role ${SERVICE_ROLES[service]}`).digest('hex');
+}
+
+/** `url` with the service's role (and password, when given) in place of its user. */
+export function serviceUrl(url: string, service: DbService, password?: string): string {
+  const u = new URL(url);
+  u.username = SERVICE_ROLES[service];
+  u.password = password ? encodeURIComponent(password) : '';
+  return u.toString();
+}
+
+/**
+ * For a stack run here (the launcher, tests): each service's URL on the database of `ownerUrl`,
+ * logging in as its own role, with its derived password set. The database must be migrated.
+ */
+export async function localServiceLogins(
+  // biome-ignore lint/suspicious/noExplicitAny: works on any schema, like a migration
+  ownerDb: Kysely<any>,
+  ownerUrl: string,
+): Promise<Record<DbService, string>> {
+  const passwords = Object.fromEntries(DB_SERVICES.map((s) => [s, derivedPassword(ownerUrl, s)])) as Record<
+    DbService,
+    string | undefined
+  >;
+  await setServicePasswords(ownerDb, passwords);
+  return Object.fromEntries(DB_SERVICES.map((s) => [s, serviceUrl(ownerUrl, s, passwords[s])])) as Record<
+    DbService,
+    string
+  >;
+}
