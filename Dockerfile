@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
-# One image for every munim process; SERVICE picks which one runs (`migrate` brings the schema up to date)
-# (gateway, router, agent, validator, mcp-executor, logger, or demo-books).
+# One image for every munim process; SERVICE picks which one runs (gateway, router, agent, validator,
+# mcp-executor, logger, or demo-books); `migrate` brings the schema up to date, then creates or updates
+# the JetStream streams when NATS_URL is set.
 # Checked offline by test/deploy/dockerfile.test.ts.
 
 # Production dependencies, from the manifests and the lockfile alone: a change of source reuses this layer.
@@ -53,4 +54,4 @@ ENV SERVICE=gateway HEALTH_PORT=9090
 EXPOSE 8080 9090
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "packages/kit/src/healthcheck.ts"]
-ENTRYPOINT ["sh", "-c", "if [ \"$SERVICE\" = demo-books ]; then exec node infra/demo-books/src/main.ts; elif [ \"$SERVICE\" = migrate ]; then exec node packages/db/src/migrate-main.ts; else exec node services/$SERVICE/src/main.ts; fi"]
+ENTRYPOINT ["sh", "-c", "if [ \"$SERVICE\" = demo-books ]; then exec node infra/demo-books/src/main.ts; elif [ \"$SERVICE\" = migrate ]; then node packages/db/src/migrate-main.ts && exec node packages/kit/src/migrate-streams.ts; else exec node services/$SERVICE/src/main.ts; fi"]

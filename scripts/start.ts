@@ -2,7 +2,8 @@
  * `npm start`: the whole system on this machine. Uses NATS_URL, DATABASE_URL and MCP_SERVER_URL
  * when set; otherwise the local NATS (or a nats-server from PATH), an embedded PostgreSQL (a real
  * server from the npm registry, data under .data/postgres) and the demo books MCP server. The
- * database is migrated once, here, before any service starts. `-- --scale validator=2` adds instances.
+ * database is migrated and the JetStream streams made once, here, before any service starts.
+ * `-- --scale validator=2` adds instances.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import {
   startPostgres,
   startStack,
 } from '@munim/devstack';
+import { migrateStreamsFromEnv } from '../packages/kit/src/migrate-streams.ts';
 
 const { values } = parseArgs({
   options: { scale: { type: 'string', multiple: true } },
@@ -55,6 +57,8 @@ try {
   } finally {
     await db.destroy();
   }
+  // And the streams, as the migration job makes them where the services' NATS users may not.
+  await migrateStreamsFromEnv(env);
   if (!env.MCP_SERVER_URL) {
     const books = await createDemoBooks().listen(Number(env.DEMO_BOOKS_PORT ?? 3100), '127.0.0.1');
     embedded.push({ url: books.url, stop: () => books.close() });

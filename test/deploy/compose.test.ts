@@ -16,6 +16,8 @@ const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.met
 const read = (path: string) => readFileSync(root(path), 'utf8');
 
 const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger'] as const;
+/** Every NATS user: the services, and the migration job, the only one that creates and updates streams. */
+const NATS_USERS = [...SERVICES, 'migrate'] as const;
 const SECRET = /PASSWORD|SECRET|(?<!QUOTA_)TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT_USER/;
 /** Secrets a deployment may leave out: `${VAR:-}`, empty meaning unset. */
 const OPTIONAL_SECRETS = ['OPENAI_API_KEY', 'MCP_AUTH_TOKEN', 'GATEWAY_ADMIN_KEYS'];
@@ -29,7 +31,7 @@ const REQUIRED_SECRETS = [
   'ATTACHMENTS_S3_SECRET_ACCESS_KEY',
   'LLM_CONFIG_KEY',
   'GATEWAY_API_KEYS',
-  ...SERVICES.map((s) => `NATS_${s.toUpperCase().replace(/-/g, '_')}_PASSWORD`),
+  ...NATS_USERS.map((s) => `NATS_${s.toUpperCase().replace(/-/g, '_')}_PASSWORD`),
 ];
 
 interface Service {
@@ -138,12 +140,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives each service its own NATS user, whose password the nats server reads from its environment', () => {
+  it('gives each service and the migration job its own NATS user, whose password the nats server reads from its environment', () => {
     const nats = compose.services.nats as Service;
     expect(nats.command).toEqual(['-c', '/etc/nats/nats.conf']);
     expect(nats.volumes).toContain('./infra/nats/nats.conf:/etc/nats/nats.conf:ro');
     const conf = read('infra/nats/nats.conf');
-    for (const service of SERVICES) {
+    for (const service of NATS_USERS) {
       const variable = `NATS_${service.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
       expect(envOf(service)).toMatchObject({
         NATS_USER: service,
@@ -153,7 +155,12 @@ describe('docker-compose.yml', () => {
       expect(nats.environment?.[variable]).toMatch(new RegExp(`^"\\$\\{${variable}:\\?[^}]+\\}"$`));
       expect(conf).toContain(`user: "${service}"\n      password: $${variable}\n`);
     }
-    expect(Object.keys(nats.environment ?? {})).toHaveLength(SERVICES.length);
+    expect(Object.keys(nats.environment ?? {})).toHaveLength(NATS_USERS.length);
+    // The streams exist before any service starts, made by the only user that may make them.
+    expect(envOf('migrate')).toMatchObject({ NATS_URL: envOf('gateway').NATS_URL, NATS_PREFIX: 'munim' });
+    expect(dependsOn(compose.services.migrate as Service)).toContain('nats');
+    for (const service of SERVICES)
+      expect(dependsOn(compose.services[service] as Service)).toContain('migrate');
   });
 
   it('hands each secret only to what uses it', () => {
@@ -169,6 +176,7 @@ describe('docker-compose.yml', () => {
     expect(holders('ATTACHMENTS_S3_SECRET_ACCESS_KEY')).toEqual(['agent', 'gateway', 'minio-init']);
     expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway', 'migrate']);
     expect(holders('GATEWAY_API_KEYS')).toEqual(['gateway']);
+    expect(holders('NATS_MIGRATE_PASSWORD')).toEqual(['migrate', 'nats']);
     expect(holders('POSTGRES_PASSWORD')).toEqual([
       'agent',
       'gateway',

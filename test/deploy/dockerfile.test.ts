@@ -231,6 +231,10 @@ describe('Dockerfile', () => {
     const script = execForm(entrypoints[0] as Instruction).join(' ');
     expect(script).toContain('exec node services/$SERVICE/src/main.ts');
     expect(script).toContain('exec node infra/demo-books/src/main.ts');
+    // The migration job: the database schema, then (only if that worked) the JetStream streams.
+    expect(script).toContain(
+      'node packages/db/src/migrate-main.ts && exec node packages/kit/src/migrate-streams.ts',
+    );
     for (const p of runnable.filter((p) => p.dir.startsWith('services/')))
       expect(existsSync(join(ROOT, p.dir, 'src/main.ts')), p.dir).toBe(true);
   });

@@ -26,7 +26,7 @@ import { inboxPrefix } from '../../packages/bus/src/nats-permissions.ts';
 import {
   freePort,
   type NatsServer,
-  servicePasswords,
+  natsPasswords,
   startNatsServer,
 } from '../../packages/bus/test/nats-server.ts';
 import { k8sNatsConf, NATS_K8S } from '../../scripts/render-k8s-nats-conf.ts';
@@ -322,6 +322,20 @@ describe('infra/k8s', () => {
         `${d.name} reads the shared settings`,
       ).toContain('munim-config');
     }
+    // The streams are made before the services start, by the only NATS user that may make them,
+    // with the services' settings (NATS_STREAM_REPLICAS…).
+    const migrates = workloads.flatMap((w) =>
+      ((w.template.spec?.initContainers ?? []) as IContainer[]).filter((c) => c.name === 'migrate'),
+    );
+    expect(migrates.length).toBeGreaterThan(0);
+    for (const m of migrates) {
+      expect(m.env?.find((e) => e.name === 'NATS_USER')?.value).toBe('migrate');
+      expect(m.env?.find((e) => e.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef).toMatchObject({
+        name: 'munim-nats',
+        key: 'migrate',
+      });
+      expect(m.envFrom?.map((s) => s.configMapRef?.name)).toContain('munim-config');
+    }
     const config = named<IConfigMap>('ConfigMap', 'munim-config')?.data ?? {};
     expect(config.NATS_STREAM_REPLICAS).toBe('3');
     expect(config.NATS_URL).toBe(
@@ -455,8 +469,8 @@ describe('infra/k8s', () => {
     const users = Object.fromEntries(
       [...conf.matchAll(/user: "([^"]+)"\n\s+password: \$([A-Z_]+)/g)].map((m) => [m[1], m[2]]),
     );
-    expect(Object.keys(users).sort()).toEqual([...SERVICES].sort());
-    for (const service of SERVICES) {
+    expect(Object.keys(users).sort()).toEqual([...SERVICES, 'migrate'].sort());
+    for (const service of [...SERVICES, 'migrate']) {
       expect(env[users[service] as string], `${users[service]} is set on the NATS pods`).toMatch(/^".+"$/);
     }
   });
@@ -468,7 +482,7 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
     await Promise.all(servers.map((s) => s.stop()));
   });
 
-  it('forms a JetStream cluster that keeps a stream on all three, created and written by a service user', async () => {
+  it('forms a JetStream cluster that keeps a stream on all three, created by the migrate user and written by a service', async () => {
     const secret = natsSecret();
     const conf = read(`${K8S}/nats/nats.conf`);
     const clusterPorts = await Promise.all(Array.from({ length: NATS_K8S.replicas }, () => freePort()));
@@ -502,15 +516,25 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
       )),
     );
 
-    const nc = await connect({
-      servers: servers.map((s) => s.url),
-      user: 'gateway',
-      pass: secret.gateway,
-      // The gateway user may read replies only in its own inbox.
-      inboxPrefix: inboxPrefix('munim', 'gateway'),
-    });
+    // Each user may read replies only in its own inbox.
+    const as = (user: 'gateway' | 'migrate') =>
+      connect({
+        servers: servers.map((s) => s.url),
+        user,
+        pass: secret[user],
+        inboxPrefix: inboxPrefix('munim', user),
+      });
+    const nc = await as('gateway');
+    const migrate = await as('migrate');
     try {
-      const jsm = await jetstreamManager(nc, { checkAPI: false });
+      // Only the migration job's user makes streams.
+      await expect(
+        (await jetstreamManager(nc, { checkAPI: false })).streams.add({
+          name: 'MUNIM_WORK',
+          subjects: ['munim.work.>'],
+        }),
+      ).rejects.toThrow('Permissions Violation for Publish to "$JS.API.STREAM.CREATE.MUNIM_WORK"');
+      const jsm = await jetstreamManager(migrate, { checkAPI: false });
       // The meta leader is elected once the routes are up; until then JetStream refuses requests.
       let info: Awaited<ReturnType<typeof jsm.streams.add>> | undefined;
       await expect
@@ -533,8 +557,11 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
       await expect.poll(async () => (await jsm.streams.info('MUNIM_WORK')).state.messages).toBe(1);
     } finally {
       await nc.close();
+      await migrate.close();
     }
-    for (const s of servers) expect(s.output()).not.toMatch(/Violation/);
+    // Nothing refused but the gateway's stream create above.
+    for (const s of servers)
+      expect(s.output().replace(/.*STREAM\.CREATE\.MUNIM_WORK.*\n/g, '')).not.toMatch(/Violation/);
 
     // A server that reaches the cluster port without the route password joins nothing.
     for (const credentials of ['', 'route:wrong-password@']) {
@@ -556,9 +583,9 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
   }, 60_000);
 });
 
-/** The munim-nats Secret: a password per service, and the route password (URL-safe, as openssl rand -hex). */
-function natsSecret(): Record<ServiceName | 'route', string> {
-  return { ...servicePasswords(), route: randomBytes(24).toString('hex') };
+/** The munim-nats Secret: a password per service and for migrate, and the route password (URL-safe, as openssl rand -hex). */
+function natsSecret(): Record<ServiceName | 'migrate' | 'route', string> {
+  return { ...natsPasswords(), route: randomBytes(24).toString('hex') };
 }
 
 /** The environment of the NATS container of pod `nats-<index>`, as the kubelet builds it from the manifest. */

@@ -1,8 +1,14 @@
 /**
  * The six services as processes on a nats-server running the shipped infra/nats/nats.conf (TLS with
  * client certificates on top), each logged in as its own user as docker-compose.yml does: what the
- * permission table allows must be all that the real services need.
+ * permission table allows must be all that the real services need. The streams are made by the
+ * migration job, as the image runs it (SERVICE=migrate), logged in as the migrate user: a service
+ * started before it stops, saying so.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, SERVICES, startStack } from '@munim/devstack';
@@ -13,8 +19,8 @@ import {
   freePort,
   makeTls,
   type NatsServer,
+  natsPasswords,
   passwordEnv,
-  servicePasswords,
   shippedConfWithTls,
   startNatsServer,
   type TlsFiles,
@@ -30,22 +36,58 @@ let llm: ScriptedLlm;
 let stack: RunningStack;
 let db: pg.Pool;
 const logs: string[] = [];
+let passwords: ReturnType<typeof natsPasswords>;
+/** What every process here is given: this server, its TLS, the prefix the shipped permissions are written for. */
+let natsEnv: Record<string, string>;
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** How much the server had logged when the services started: a refusal before is the test's own. */
+let serverLogStart = 0;
+
+/** Runs one of the image's entry files to its end, as the image does; its exit code and output. */
+async function run(files: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
+  let output = '';
+  for (const file of files) {
+    const child = spawn(process.execPath, [file], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const [code] = (await once(child, 'exit')) as [number | null];
+    if (code !== 0) return { code: code ?? -1, output };
+  }
+  return { code: 0, output };
+}
 
 beforeAll(async () => {
   tls = makeTls();
-  const passwords = servicePasswords();
+  passwords = natsPasswords();
   nats = await startNatsServer(shippedConfWithTls(tls), passwordEnv(passwords));
+  natsEnv = {
+    NATS_URL: nats.url,
+    NATS_PREFIX: 'munim',
+    NATS_TLS_CA_FILE: tls.ca,
+    NATS_TLS_CERT_FILE: tls.clientCert,
+    NATS_TLS_KEY_FILE: tls.clientKey,
+    LOG_LEVEL: 'warn',
+  };
   database = await createMigratedTestDatabase();
   books = await createDemoBooks().listen(0, '127.0.0.1');
   llm = await startScriptedLlm({ apiKey: 'sk-test' });
+}, 60_000);
+
+/** Starts the six services, each as its own NATS user. */
+async function startServices(): Promise<void> {
+  serverLogStart = nats.output().length;
   stack = await startStack({
     env: {
-      NATS_URL: nats.url,
-      // The prefix the shipped permissions are written for.
-      NATS_PREFIX: 'munim',
-      NATS_TLS_CA_FILE: tls.ca,
-      NATS_TLS_CERT_FILE: tls.clientCert,
-      NATS_TLS_KEY_FILE: tls.clientKey,
+      ...natsEnv,
       DATABASE_URL: database.url,
       MCP_SERVER_URL: books.url,
       OPENAI_BASE_URL: llm.baseURL,
@@ -53,13 +95,12 @@ beforeAll(async () => {
       LLM_MODEL: 'scripted-model',
       PORT: String(await freePort()),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
     },
     serviceEnv: Object.fromEntries(SERVICES.map((s) => [s, { NATS_USER: s, NATS_PASSWORD: passwords[s] }])),
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
   });
   db = new pg.Pool({ connectionString: database.url, max: 2 });
-});
+}
 
 afterAll(async () => {
   await stack?.stop();
@@ -71,7 +112,40 @@ afterAll(async () => {
 });
 
 describe('the services on the shipped NATS permissions', () => {
+  it('a service started before the migration job stops at once, naming the missing stream and the job', async () => {
+    const validator = await run(['services/validator/src/main.ts'], {
+      ...natsEnv,
+      NATS_USER: 'validator',
+      NATS_PASSWORD: passwords.validator,
+    });
+    expect(validator.code).toBe(1);
+    expect(validator.output).toContain(
+      'stream MUNIM_WORK is missing, and the NATS user of validator may not create or update streams: run the migration job first',
+    );
+    expect(nats.output()).toContain(
+      'Publish Violation - User "validator", Subject "$JS.API.STREAM.CREATE.MUNIM_WORK"',
+    );
+  });
+
+  it("the image's migration job (SERVICE=migrate) brings the schema up to date and makes the streams as the migrate user", async () => {
+    // The files the image's entrypoint runs for SERVICE=migrate, the second only if the first succeeds.
+    const files = /SERVICE\\" = migrate \]; then node (\S+) && exec node (\S+);/
+      .exec(readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8'))
+      ?.slice(1);
+    expect(files).toEqual(['packages/db/src/migrate-main.ts', 'packages/kit/src/migrate-streams.ts']);
+    const migrate = await run(files ?? [], {
+      ...natsEnv,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: database.url,
+      NATS_USER: 'migrate',
+      NATS_PASSWORD: passwords.migrate,
+    });
+    expect(migrate, migrate.output).toMatchObject({ code: 0 });
+    expect(migrate.output).toContain('the JetStream streams are current');
+  });
+
   it('became ready: every service answered the gateway over its own user', async () => {
+    await startServices();
     const res = await fetch(`${stack.gatewayUrl}/readyz`);
     expect(res.status).toBe(200);
   });
@@ -107,7 +181,7 @@ describe('the services on the shipped NATS permissions', () => {
       })
       .toEqual(['answered', 'answered']);
     // nats-server logs every publish or subscription it refuses.
-    expect(nats.output()).not.toMatch(/Violation/i);
+    expect(nats.output().slice(serverLogStart)).not.toMatch(/Violation/i);
     expect(logs.join('\n')).not.toMatch(/Permissions Violation/i);
   });
 });

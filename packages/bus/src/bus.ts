@@ -125,11 +125,11 @@ export class Bus {
   }
 
   /**
-   * Creates or updates the streams with `settings` (by default the bus's own); safe to call from
-   * every instance at start (see `ensureStreams` in streams.ts).
+   * Checks the streams against `settings` (by default the bus's own), creating or updating them
+   * where this user may (see `ensureStreams` in streams.ts); safe to call from every instance at start.
    */
   ensureStreams(settings: StreamSettings = this.streams): Promise<void> {
-    return ensureStreams(this, settings);
+    return ensureStreams({ jsm: this.jsm, prefix: this.prefix, who: this.service, log: this.log }, settings);
   }
 
   /** @internal The envelope schema of a subject (made once). */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ServiceName } from '@munim/contracts';
+import { jetstreamManager } from '@nats-io/jetstream';
 import {
   type Authenticator,
   credsAuthenticator,
@@ -10,8 +11,8 @@ import {
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { Bus, type BusLogger } from './bus.ts';
-import { inboxPrefix } from './nats-permissions.ts';
-import type { StreamSettings } from './streams.ts';
+import { inboxPrefix, MIGRATE_USER, type NatsUserName } from './nats-permissions.ts';
+import { ensureStreams, type StreamSettings } from './streams.ts';
 
 /** How a service proves who it is to NATS (at most one way), and its TLS settings. */
 export interface NatsAuth {
@@ -71,8 +72,10 @@ function tlsOptions(auth: NatsAuth, servers: string[]): TlsOptions | undefined {
   return undefined;
 }
 
-/** Connects to NATS (reconnecting forever) and returns the typed bus. */
-export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
+/** A NATS connection (reconnecting forever) of a service or of the migration job. */
+async function connectNats(
+  opts: Omit<ConnectBusOptions, 'service' | 'streams'> & { user: NatsUserName },
+): Promise<Awaited<ReturnType<typeof connect>>> {
   const servers = opts.servers
     .split(',')
     .map((s) => s.trim())
@@ -84,15 +87,15 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
   try {
     nc = await connect({
       servers,
-      name: opts.name ?? opts.service,
+      name: opts.name ?? opts.user,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       ...(opts.connectTimeoutMs ? { timeout: opts.connectTimeoutMs } : {}),
       // An Error (with its stack) per request and per JetStream publish costs more than the hop
       // itself; our own errors name the subject and the service instead.
       noAsyncTraces: true,
-      // Replies (JetStream's included) come to a per-service inbox, the only one its user may read.
-      inboxPrefix: inboxPrefix(opts.prefix, opts.service),
+      // Replies (JetStream's included) come to a per-user inbox, the only one its user may read.
+      inboxPrefix: inboxPrefix(opts.prefix, opts.user),
       ...(tls ? { tls } : {}),
       ...(authn ? { authenticator: authn } : {}),
     });
@@ -103,7 +106,7 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     // A server that requires client certificates drops the TLS session silently; nats.js then times out.
     if (tls && !tls.certFile && /timeout/i.test(reason))
       reason += ' (over TLS without a client certificate: does the server require one?)';
-    throw new Error(`${opts.service} could not connect to NATS at ${where}: ${reason}`, { cause: error });
+    throw new Error(`${opts.user} could not connect to NATS at ${where}: ${reason}`, { cause: error });
   }
   // A server going away is routine in a cluster, but worth a line: it explains a pause.
   void (async () => {
@@ -117,6 +120,12 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
         opts.log?.warn({ status }, `NATS ${status.type}`);
     }
   })().catch(() => undefined);
+  return nc;
+}
+
+/** Connects to NATS (reconnecting forever) and returns the typed bus. */
+export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
+  const nc = await connectNats({ ...opts, user: opts.service });
   return Bus.create({
     nc,
     prefix: opts.prefix,
@@ -124,4 +133,24 @@ export async function connectBus(opts: ConnectBusOptions): Promise<Bus> {
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
+}
+
+/** How the migration job reaches NATS, and the stream settings the services are given. */
+export type MigrateStreamsOptions = Omit<ConnectBusOptions, 'service'>;
+
+/**
+ * The migration job's stream step: connects (its replies in the migrate user's inbox), creates or
+ * updates munim's streams with `opts.streams`, and closes. The services' NATS users may only look.
+ */
+export async function migrateStreams(opts: MigrateStreamsOptions): Promise<void> {
+  const nc = await connectNats({ ...opts, user: MIGRATE_USER });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await ensureStreams(
+      { jsm, prefix: opts.prefix, who: 'the migration job', log: opts.log },
+      opts.streams ?? {},
+    );
+  } finally {
+    await nc.close();
+  }
 }

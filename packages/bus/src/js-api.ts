@@ -1,5 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { errors } from '@nats-io/nats-core';
+import { errors, PermissionViolationError } from '@nats-io/nats-core';
 
 /** nats-server's JetStream error codes munim acts on, besides those nats.js names. */
 const JS_CODES = {
@@ -64,6 +64,14 @@ export function isTransient(error: unknown): boolean {
       (e instanceof JetStreamApiError && (e.code === JS_CODES.temporarilyUnavailable || e.status === 503)),
   );
   return found !== undefined;
+}
+
+const isPermissionViolation = (e: Error): e is PermissionViolationError =>
+  e instanceof PermissionViolationError;
+
+/** The server refused a publish (a JetStream API call) this NATS user is not allowed. */
+export function isPermissionDenied(error: unknown): boolean {
+  return findCause(error, isPermissionViolation) !== undefined;
 }
 
 /** A stream, consumer or message that is not there. */

@@ -1,8 +1,8 @@
-import { type ServiceName, ServiceNameSchema } from '@munim/contracts';
-import { busPermissions } from './nats-permissions.ts';
+import { ServiceNameSchema } from '@munim/contracts';
+import { MIGRATE_USER, type NatsUserName, natsPermissions } from './nats-permissions.ts';
 
-/** One service's NATS user: a password, or the public key of an nkey. */
-export type NatsConfUser = { service: ServiceName } & (
+/** One NATS user (a service's, or the migration job's): a password, or the public key of an nkey. */
+export type NatsConfUser = { service: NatsUserName } & (
   | {
       /** A literal, or `$VAR` for the server to read from its environment (letters and digits only). */
       password: string;
@@ -26,7 +26,7 @@ const q = (s: string) => JSON.stringify(s);
 
 /** The `{ … }` entry of one user in an `authorization.users` list. */
 function renderUser(user: NatsConfUser, prefix: string): string {
-  const perms = busPermissions(user.service, prefix);
+  const perms = natsPermissions(user.service, prefix);
   const list = (subjects: string[]) => subjects.map((s) => `            ${q(s)}`).join('\n');
   const identity =
     'nkey' in user
@@ -50,13 +50,17 @@ function renderUser(user: NatsConfUser, prefix: string): string {
     list(perms.subscribe),
     '          ]',
     '        }',
-    `        allow_responses: { max: ${perms.responses.max}, expires: "${perms.responses.expiresMs / 1000}s" }`,
+    ...(perms.responses
+      ? [
+          `        allow_responses: { max: ${perms.responses.max}, expires: "${perms.responses.expiresMs / 1000}s" }`,
+        ]
+      : []),
     '      }',
     '    }',
   ].join('\n');
 }
 
-/** A nats-server configuration: JetStream, and one user per munim service with its least permissions. */
+/** A nats-server configuration: JetStream, and one user per munim service (and the migration job's) with its least permissions. */
 export function renderNatsConf(opts: NatsConfOptions): string {
   return [
     ...(opts.header ?? []).map((line) => `# ${line}`.trimEnd()),
@@ -72,9 +76,12 @@ export function renderNatsConf(opts: NatsConfOptions): string {
   ].join('\n');
 }
 
-/** The environment variable holding a service's NATS password in docker-compose.yml. */
-export const natsPasswordVar = (service: ServiceName) =>
-  `NATS_${service.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+/** The environment variable holding a user's NATS password in docker-compose.yml. */
+export const natsPasswordVar = (user: NatsUserName) =>
+  `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+
+/** Every NATS user of munim: the six services, then the migration job, the only one that manages streams. */
+export const NATS_USERS: NatsUserName[] = [...ServiceNameSchema.options, MIGRATE_USER];
 
 /** `infra/nats/nats.conf` as docker-compose.yml ships it: prefix `munim`, passwords from the environment. */
 export function composeNatsConf(): string {
@@ -83,15 +90,13 @@ export function composeNatsConf(): string {
     port: 4222,
     httpPort: 8222,
     storeDir: '/data',
-    users: ServiceNameSchema.options.map((service) => ({
-      service,
-      password: `$${natsPasswordVar(service)}`,
-    })),
+    users: NATS_USERS.map((service) => ({ service, password: `$${natsPasswordVar(service)}` })),
     header: [
       'Generated from packages/bus/src/nats-permissions.ts by `node packages/bus/src/render-nats-conf.ts`;',
       'packages/bus/test/auth.test.ts fails when this file and the table differ. Do not edit by hand.',
       '',
-      'One user per munim service, allowed only the subjects its job needs (NATS_PREFIX=munim); each',
+      'One user per munim service, allowed only the subjects its job needs (NATS_PREFIX=munim), and the',
+      'migrate user of the migration job, the only one that may create or update the streams; each',
       "password comes from the server's environment (docker-compose.yml, .env). The monitoring port",
       "answers the container's health check and is not published.",
     ],

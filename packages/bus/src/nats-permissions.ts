@@ -63,21 +63,30 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
   logger: { consumes: [{ subject: 'requestEvents', durable: 'logger' }] },
 };
 
+/**
+ * The NATS user of the migration job (`npm run migrate`, the image's SERVICE=migrate): the only one
+ * that creates and updates munim's streams.
+ */
+export const MIGRATE_USER = 'migrate';
+
+/** Who logs in to NATS: a service, or the migration job. */
+export type NatsUserName = ServiceName | typeof MIGRATE_USER;
+
 /** Allowed subjects of one NATS user, and how long its replies to requests it received may take. */
 export interface NatsPermissions {
   publish: string[];
   /** Exceptions to `publish` (NATS applies deny over allow). */
   publishDeny: string[];
   subscribe: string[];
-  /** NATS `allow_responses`: one reply to each request received, within this many ms. */
-  responses: { max: number; expiresMs: number };
+  /** NATS `allow_responses`: one reply to each request received, within this many ms (none when absent). */
+  responses?: { max: number; expiresMs: number };
 }
 
 /** Longest a served request may take to answer (the agent's execute timeout is 70 s). */
 const RESPONSE_WINDOW_MS = 10 * 60_000;
 
 /** The inbox prefix `connectBus` gives a service's connection, so a user reads only its own replies. */
-export const inboxPrefix = (prefix: string, service: ServiceName) => `_INBOX.${prefix}.${service}`;
+export const inboxPrefix = (prefix: string, user: NatsUserName) => `_INBOX.${prefix}.${user}`;
 
 /** Same formula as `Bus.streamName`. */
 const streamName = (prefix: string, key: StreamKey) =>
@@ -88,19 +97,18 @@ function pattern(prefix: string, name: SubjectName, params: Record<string, strin
   return `${prefix}.${catalog[name].subject.replace(/\{(\w+)\}/g, (_, p: string) => params[p] ?? '*')}`;
 }
 
+/** The stream management calls denied to every service. */
+const STREAM_ADMIN = ['CREATE', 'UPDATE', 'DELETE', 'PURGE'];
+
 /** The publish/subscribe allow-lists of one service's NATS user, derived from {@link BUS_ROLES}. */
 export function busPermissions(service: ServiceName, prefix: string): NatsPermissions {
   const role = BUS_ROLES[service];
   const api = '$JS.API';
   const streams = (Object.keys(STREAMS) as StreamKey[]).map((key) => streamName(prefix, key));
   const publish = [
-    // Bus.create checks JetStream; every instance runs ensureStreams at start.
+    // Bus.create checks JetStream; every instance checks the streams at start (ensureStreams).
     `${api}.INFO`,
-    ...streams.flatMap((s) => [
-      `${api}.STREAM.INFO.${s}`,
-      `${api}.STREAM.CREATE.${s}`,
-      `${api}.STREAM.UPDATE.${s}`,
-    ]),
+    ...streams.map((s) => `${api}.STREAM.INFO.${s}`),
     pattern(prefix, 'requestEvents'),
     ...(role.publishes ?? []).map((name) => pattern(prefix, name)),
     ...(role.requests ?? []).map((name) => pattern(prefix, name)),
@@ -118,7 +126,9 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
       `$JS.ACK.${s}.${durable}.>`,
     );
   }
-  const publishDeny: string[] = [];
+  // Only the migration job makes, changes or empties streams (MIGRATE_USER); denied outright, so
+  // no allow added later can grant it.
+  const publishDeny = STREAM_ADMIN.map((op) => `${api}.STREAM.${op}.>`);
   if (role.follows) {
     // Ordered consumers get generated names, so these cannot be narrowed to one consumer; the
     // durable consumers of other services on the stream are denied by name instead.
@@ -153,3 +163,28 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
     responses: { max: 1, expiresMs: RESPONSE_WINDOW_MS },
   };
 }
+
+/**
+ * The migration job's NATS user: it may look up, create and update munim's streams (not delete or
+ * purge them), and read its own replies.
+ */
+export function migratePermissions(prefix: string): NatsPermissions {
+  const api = '$JS.API';
+  const streams = (Object.keys(STREAMS) as StreamKey[]).map((key) => streamName(prefix, key));
+  return {
+    publish: [
+      `${api}.INFO`,
+      ...streams.flatMap((s) => [
+        `${api}.STREAM.INFO.${s}`,
+        `${api}.STREAM.CREATE.${s}`,
+        `${api}.STREAM.UPDATE.${s}`,
+      ]),
+    ],
+    publishDeny: [],
+    subscribe: [`${inboxPrefix(prefix, MIGRATE_USER)}.>`],
+  };
+}
+
+/** The permissions of any NATS user of munim. */
+export const natsPermissions = (user: NatsUserName, prefix: string): NatsPermissions =>
+  user === MIGRATE_USER ? migratePermissions(prefix) : busPermissions(user, prefix);

@@ -1,7 +1,22 @@
 import { catalog, STREAMS, type StreamKey, type StreamSubjectName } from '@munim/contracts';
-import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import type { Bus } from './bus.ts';
-import { differs, isAlreadyMade, isSubjectsOverlap, jsApi, orNotFound, STREAM_SETTLE_MS } from './js-api.ts';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import type { Bus, BusLogger } from './bus.ts';
+import {
+  differs,
+  isAlreadyMade,
+  isPermissionDenied,
+  isSubjectsOverlap,
+  jsApi,
+  orNotFound,
+  STREAM_SETTLE_MS,
+} from './js-api.ts';
 
 /**
  * How munim's streams are stored (DESIGN §3.1): every instance of every service reads the same
@@ -42,23 +57,52 @@ export function streamNameOf(prefix: string, key: StreamKey): string {
   return `${prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
 }
 
+/** What managing the streams needs: a service's bus, or the migration job's connection. */
+export interface StreamsClient {
+  jsm: JetStreamManager;
+  prefix: string;
+  /** Who is connected, named in errors: a service, or the migration job. */
+  who: string;
+  log?: BusLogger | undefined;
+}
+
+/** What a NATS user refused stream management is told to do. */
+const RUN_MIGRATION =
+  'run the migration job first (`npm run migrate`, or the image with SERVICE=migrate) with NATS_URL and the same NATS_STREAM_* settings, as the NATS user migrate';
+
+/**
+ * A stream this NATS user may not create or update: it is missing, or its settings differ from
+ * this user's, and only the migration job manages streams.
+ */
+export class StreamsNotReadyError extends Error {
+  override name = 'StreamsNotReadyError';
+}
+
 /**
  * Creates or updates munim's streams with `settings`; safe to call from every instance at start.
+ * It looks first and changes only a stream that is missing or differs, so a service whose NATS
+ * user may not manage streams starts on streams the migration job made, and stops with a
+ * {@link StreamsNotReadyError} naming the stream when it would have to change one.
  * An existing stream is updated in place, its messages kept: replicas and limits change, storage
  * cannot (JetStream refuses), so a different storage is only reported. In a cluster a stream whose
  * replicas change elects a new leader: this waits for it, and a call that went unanswered
  * meanwhile is made again (bounded), so the next instance finds it settled.
  */
-export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise<void> {
-  const { jsm, log } = bus;
+export async function ensureStreams(client: StreamsClient, settings: StreamSettings): Promise<void> {
+  const { jsm, log } = client;
+  const refused = (name: string, what: string, error: unknown) =>
+    new StreamsNotReadyError(
+      `stream ${name} ${what}, and the NATS user of ${client.who} may not create or update streams: ${RUN_MIGRATION}`,
+      { cause: error },
+    );
   const replicas = settings.replicas ?? 1;
   const storage = settings.storage === 'memory' ? StorageType.Memory : StorageType.File;
   for (const key of Object.keys(STREAMS) as StreamKey[]) {
     const def = STREAMS[key];
-    const name = bus.streamName(key);
+    const name = streamNameOf(client.prefix, key);
     const maxAgeMs = settings.maxAgeMs ?? (key === 'events' ? DEFAULT_EVENTS_MAX_AGE_MS : 0);
     const limits = {
-      subjects: def.subjects.map((s) => `${bus.prefix}.${s}`),
+      subjects: def.subjects.map((s) => `${client.prefix}.${s}`),
       // Two minutes of deduplication, or the whole age limit when that is shorter (JetStream refuses more).
       duplicate_window: Math.min(DUPLICATE_WINDOW_MS, maxAgeMs || DUPLICATE_WINDOW_MS) * 1_000_000,
       max_age: maxAgeMs * 1_000_000,
@@ -81,6 +125,7 @@ export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise
         } catch (error) {
           // Another instance created it first: it may have done so with other settings.
           if (isAlreadyMade(error)) return false;
+          if (isPermissionDenied(error)) throw refused(name, 'is missing', error);
           throw error;
         }
       });
@@ -95,7 +140,7 @@ export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise
     }
     if (!differs(current.config, limits)) {
       // Another instance changed it: its copies may still be being made.
-      if (replicas > 1) await awaitCopies(bus, name, replicas);
+      if (replicas > 1) await awaitCopies(client, name, replicas);
       continue;
     }
     // Read again before each try: another instance (or a try that went unanswered) may have
@@ -104,24 +149,43 @@ export async function ensureStreams(bus: Bus, settings: StreamSettings): Promise
       `stream update ${name}`,
       async () => {
         const now = await jsm.streams.info(name);
-        if (differs(now.config, limits)) await jsm.streams.update(name, limits);
+        if (!differs(now.config, limits)) return;
+        try {
+          await jsm.streams.update(name, limits);
+        } catch (error) {
+          if (isPermissionDenied(error)) throw refused(name, differences(now.config, limits), error);
+          throw error;
+        }
       },
       STREAM_SETTLE_MS,
       isSubjectsOverlap,
     );
     if (current.config.num_replicas !== replicas) {
       log?.info({ stream: name, from: current.config.num_replicas, to: replicas }, 'stream replicas changed');
-      await awaitStreamLeader(bus, name);
+      await awaitStreamLeader(client, name);
     }
-    if (replicas > 1) await awaitCopies(bus, name, replicas);
+    if (replicas > 1) await awaitCopies(client, name, replicas);
   }
 }
 
+/** How a stream's stored settings differ from the wanted ones, e.g. `has num_replicas 1, not 3`. */
+function differences(config: object, wanted: Record<string, unknown>): string {
+  const current = config as Record<string, unknown>;
+  const fields = Object.entries(wanted)
+    .filter(([key, value]) => JSON.stringify(current[key]) !== JSON.stringify(value))
+    .map(([key, value]) => `${key} ${JSON.stringify(current[key])}, not ${JSON.stringify(value)}`);
+  return `has ${fields.join('; ')}`;
+}
+
 /** Waits (bounded) until a clustered stream has a leader again, e.g. after its replicas changed. */
-async function awaitStreamLeader(bus: Bus, name: string, timeoutMs = STREAM_SETTLE_MS): Promise<void> {
+async function awaitStreamLeader(
+  client: StreamsClient,
+  name: string,
+  timeoutMs = STREAM_SETTLE_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const info = await bus.jsm.streams.info(name).catch(() => undefined);
+    const info = await client.jsm.streams.info(name).catch(() => undefined);
     if (info && (!info.cluster || info.cluster.leader)) return;
     if (Date.now() > deadline) throw new Error(`stream ${name} has no leader after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -137,7 +201,7 @@ const COPIES_SETTLE_MS = 15_000;
  * Resolves false when they are still missing at the deadline.
  */
 async function awaitCopies(
-  bus: Bus,
+  bus: Pick<StreamsClient, 'jsm'>,
   stream: string,
   replicas: number,
   consumer?: string,

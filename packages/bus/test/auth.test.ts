@@ -11,17 +11,17 @@ import {
 } from '@munim/contracts';
 import { nkeys } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectBus, type NatsAuth } from '../src/connect.ts';
+import { connectBus, migrateStreams, type NatsAuth } from '../src/connect.ts';
 import type { Bus } from '../src/index.ts';
 import { composeNatsConf, renderNatsConf } from '../src/nats-conf.ts';
-import { busPermissions } from '../src/nats-permissions.ts';
+import { busPermissions, MIGRATE_USER, migratePermissions } from '../src/nats-permissions.ts';
 import { createOperator } from './nats-jwt.ts';
 import {
   makeTls,
   type NatsServer,
+  natsPasswords,
   passwordEnv,
   SHIPPED_NATS_CONF,
-  servicePasswords,
   shippedConfWithTls,
   startNatsServer,
 } from './nats-server.ts';
@@ -30,7 +30,7 @@ const SERVICES = ServiceNameSchema.options;
 const prefix = 'munim';
 const tls = makeTls();
 const clientTls = { caFile: tls.ca, certFile: tls.clientCert, keyFile: tls.clientKey };
-const passwords = servicePasswords();
+const passwords = natsPasswords();
 const dir = mkdtempSync(join(tmpdir(), 'munim-auth-'));
 const servers: NatsServer[] = [];
 const buses: Bus[] = [];
@@ -73,6 +73,12 @@ function subscribeError(bus: Bus, subject: string): Promise<string> {
 beforeAll(async () => {
   shipped = await startNatsServer(shippedConfWithTls(tls), passwordEnv(passwords));
   servers.push(shipped);
+  // As deployed: the migration job makes the streams; the services only find them.
+  await migrateStreams({
+    servers: shipped.url,
+    prefix,
+    auth: { user: MIGRATE_USER, password: passwords.migrate, tls: clientTls },
+  });
 });
 
 afterAll(async () => {
@@ -355,16 +361,26 @@ describe('other ways to authenticate', () => {
       ServiceName,
       ReturnType<typeof nkeys.createUser>
     >;
+    const migrator = nkeys.createUser();
     const server = await startNatsServer(({ port, storeDir }) =>
       renderNatsConf({
         prefix,
         port,
         storeDir,
-        users: SERVICES.map((s) => ({ service: s, nkey: keys[s].getPublicKey() })),
+        users: [
+          ...SERVICES.map((s) => ({ service: s, nkey: keys[s].getPublicKey() })),
+          { service: MIGRATE_USER, nkey: migrator.getPublicKey() },
+        ],
       }),
     );
     servers.push(server);
-    const seedFile = (s: ServiceName) => file(`${s}.nk`, `${new TextDecoder().decode(keys[s].getSeed())}\n`);
+    const seed = (key: typeof migrator) => `${new TextDecoder().decode(key.getSeed())}\n`;
+    const seedFile = (s: ServiceName) => file(`${s}.nk`, seed(keys[s]));
+    await migrateStreams({
+      servers: server.url,
+      prefix,
+      auth: { nkeySeedFile: file('migrate.nk', seed(migrator)) },
+    });
     const agent = await connectAs('agent', server.url, { nkeySeedFile: seedFile('agent') });
     await agent.ensureStreams();
     await expect(agent.emit(scope(), chunk('agent'))).resolves.toMatchObject({ duplicate: false });
@@ -408,6 +424,11 @@ describe('other ways to authenticate', () => {
     );
     servers.push(server);
     const creds = (s: ServiceName) => file(`${s}.creds`, operator.creds(s, busPermissions(s, prefix)));
+    await migrateStreams({
+      servers: server.url,
+      prefix,
+      auth: { credsFile: file('migrate.creds', operator.creds(MIGRATE_USER, migratePermissions(prefix))) },
+    });
     const executor = await connectAs('mcp-executor', server.url, { credsFile: creds('mcp-executor') });
     await executor.ensureStreams();
     executor.serve('toolExecute', async (m) => ({

@@ -71,7 +71,9 @@ export function createOperator(): Operator {
         type: 'user',
         pub: { allow: permissions.publish, deny: permissions.publishDeny },
         sub: { allow: permissions.subscribe },
-        resp: { max: permissions.responses.max, ttl: permissions.responses.expiresMs * 1_000_000 },
+        ...(permissions.responses
+          ? { resp: { max: permissions.responses.max, ttl: permissions.responses.expiresMs * 1_000_000 } }
+          : {}),
         subs: -1,
         data: -1,
         payload: -1,

@@ -9,8 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ServiceName, ServiceNameSchema } from '@munim/contracts';
-import { natsPasswordVar } from '../src/nats-conf.ts';
+import { NATS_USERS, natsPasswordVar } from '../src/nats-conf.ts';
+import type { NatsUserName } from '../src/nats-permissions.ts';
 
 /** infra/nats/nats.conf as committed: what docker-compose.yml mounts. */
 export const SHIPPED_NATS_CONF = fileURLToPath(new URL('../../../infra/nats/nats.conf', import.meta.url));
@@ -142,13 +142,14 @@ export function makeTls(): TlsFiles {
 }
 
 /**
- * A random password per service. Each starts with `1e7`: unquoted, nats-server would parse such a
- * value as a number and refuse the configuration, so these prove the quoting below is needed and works.
+ * A random password per NATS user (each service, and the migration job's `migrate`). Each starts
+ * with `1e7`: unquoted, nats-server would parse such a value as a number and refuse the
+ * configuration, so these prove the quoting below is needed and works.
  */
-export function servicePasswords(): Record<ServiceName, string> {
+export function natsPasswords(): Record<NatsUserName, string> {
   return Object.fromEntries(
-    ServiceNameSchema.options.map((s) => [s, `1e7${randomBytes(18).toString('base64url')}`]),
-  ) as Record<ServiceName, string>;
+    NATS_USERS.map((s) => [s, `1e7${randomBytes(18).toString('base64url')}`]),
+  ) as Record<NatsUserName, string>;
 }
 
 /**
@@ -156,9 +157,9 @@ export function servicePasswords(): Record<ServiceName, string> {
  * `NATS_<SERVICE>_PASSWORD`, in double quotes, because nats-server parses a variable's value as
  * configuration and a quoted string stays a string.
  */
-export const passwordEnv = (passwords: Record<ServiceName, string>) =>
+export const passwordEnv = (passwords: Record<NatsUserName, string>) =>
   Object.fromEntries(
-    Object.entries(passwords).map(([s, pw]) => [natsPasswordVar(s as ServiceName), `"${pw}"`]),
+    Object.entries(passwords).map(([s, pw]) => [natsPasswordVar(s as NatsUserName), `"${pw}"`]),
   );
 
 /**
