@@ -5,6 +5,7 @@ import { type Enrichment, planEnrichments } from './enrichments.ts';
 import type { FetchedResult } from './format.ts';
 import { reverseGuardrails } from './guardrails.ts';
 import { guardOutput } from './output-guard.ts';
+import { correctionAllowance } from './quota.ts';
 import type { Run } from './run/run.ts';
 
 /** Removes fenced json blocks whose body does not parse (used only when the validator cannot be asked). */
@@ -29,12 +30,19 @@ function dropBrokenBlocks(text: string): string {
 async function checkBlocks(run: Run, text: string): Promise<string> {
   if (!text.includes('```')) return text;
   try {
-    const checked = await run.ctx.bus.request(
-      'answerBlocks',
-      run.scope,
-      { text },
-      { timeoutMs: run.ctx.config.validateTimeoutMs * 4, traceparent: run.traceparent },
-    );
+    const ask = (correctionTokens: number | undefined) =>
+      run.ctx.bus.request(
+        'answerBlocks',
+        run.scope,
+        { text, ...(correctionTokens === undefined ? {} : { correctionTokens }) },
+        { timeoutMs: run.ctx.config.validateTimeoutMs * 4, traceparent: run.traceparent },
+      );
+    // Each block may get an LLM correction, whose tokens are held first in the tenant's quota.
+    const blocks = text.match(/```(params|clarification|card)/g)?.length ?? 0;
+    const quota = run.ctx.tokenQuota;
+    const checked = quota
+      ? await quota.forCorrections(run.scope, correctionAllowance(text, blocks), ask)
+      : await ask(undefined);
     for (const g of checked.guardrails) run.guardrails.add(g);
     return checked.text;
   } catch (error) {

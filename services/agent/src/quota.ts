@@ -1,5 +1,6 @@
+import type { Usage } from '@munim/contracts';
 import type { TenantUsage, UsageTenant, UsageWindow } from '@munim/db';
-import { type Logger, QUOTA_STORE_UNREACHABLE_MESSAGE, quotaMessage } from '@munim/kit';
+import { estimateTokens, type Logger, QUOTA_STORE_UNREACHABLE_MESSAGE, quotaMessage } from '@munim/kit';
 
 /** Tokens held for one model call until it is settled. */
 export interface TokenReservation {
@@ -10,6 +11,17 @@ export interface TokenReservation {
 
 /** The outcome of {@link TokenQuota.reserve}: the reservation (null when nothing was counted), or why not. */
 export type Reserve = { reserved: TokenReservation | null } | { refused: string };
+
+/**
+ * Tokens held for one LLM correction by the validator beyond the text it corrects: its
+ * instructions, the errors and the schema, and its reply (the validator's `max_tokens`, 2048 by default).
+ */
+const CORRECTION_TOKENS = 8192;
+
+/** The tokens to hold for the validator's LLM corrections of `text`: `corrections` of them at most. */
+export function correctionAllowance(text: string, corrections: number): number {
+  return corrections > 0 ? estimateTokens(text) + corrections * CORRECTION_TOKENS : 0;
+}
 
 /**
  * The agent's side of the per-tenant model token quota (issue 17 item 10, issue 27 item 6): before
@@ -61,6 +73,48 @@ export class TokenQuota {
       }
       this.#log.warn({ err: error }, 'model call refused: the token quota’s usage table is not reachable');
       return { refused: QUOTA_STORE_UNREACHABLE_MESSAGE };
+    }
+  }
+
+  /**
+   * Asks the validator for something it may correct with an LLM (issue 27 item 6): holds up to
+   * `tokens` of the tenant's quota first (what is left, when that is less), tells it how many as
+   * `ask`'s argument (it makes no correction they do not cover), then settles to what its reply
+   * says the corrections spent. A request that fails keeps the hold: what was spent is not known.
+   */
+  async forCorrections<T extends { correctionUsage?: Usage | undefined }>(
+    tenant: UsageTenant,
+    tokens: number,
+    ask: (correctionTokens: number | undefined) => Promise<T>,
+  ): Promise<T> {
+    const held = await this.#reserveUpTo(tenant, Math.ceil(tokens));
+    const reply = await ask(held === 'unbounded' ? undefined : (held?.tokens ?? 0));
+    if (held !== 'unbounded') await this.settle(held, reply.correctionUsage?.total_tokens ?? 0);
+    return reply;
+  }
+
+  async #reserveUpTo(tenant: UsageTenant, tokens: number): Promise<TokenReservation | null | 'unbounded'> {
+    try {
+      let amount = Math.min(tokens, this.#limit);
+      if (amount <= 0) return null;
+      let take = await this.#usage.take(tenant, 'tokens', amount, this.#limit);
+      if (!take.taken) {
+        amount = this.#limit - take.count;
+        if (amount <= 0) return null;
+        // Another call may take the rest first; then nothing is held.
+        take = await this.#usage.take(tenant, 'tokens', amount, this.#limit);
+        if (!take.taken) return null;
+      }
+      return { tenant, tokens: amount, window: this.#usage.window() };
+    } catch (error) {
+      const admit = this.#whenUnreachable === 'admit';
+      this.#log.warn(
+        { err: error },
+        admit
+          ? 'LLM corrections not bounded: the token quota’s usage table is not reachable'
+          : 'LLM corrections not made: the token quota’s usage table is not reachable',
+      );
+      return admit ? 'unbounded' : null;
     }
   }
 

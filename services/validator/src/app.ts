@@ -28,7 +28,7 @@ import {
   collapseTools,
   toWire,
 } from './containers.ts';
-import type { JsonCorrector } from './correct.ts';
+import { CorrectionTokens, type JsonCorrector } from './correct.ts';
 import { SchemaCompiler } from './schema.ts';
 import { GUARDRAILS, unknownTool, validateCall } from './validate.ts';
 
@@ -177,6 +177,7 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
   async function correctArgs(
     request: ValidateRequest,
     definition: ToolDefinition,
+    tokens: CorrectionTokens,
   ): Promise<{ request: ValidateRequest; corrected: boolean }> {
     if (!corrector) return { request, corrected: false };
     const parsed = parseArgs(request.args, request.rawArgs);
@@ -188,6 +189,7 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       errors: [parsed.issue.message],
       schema: definition.inputSchema,
       what: `set of arguments for the tool ${definition.name}`,
+      tokens,
     });
     if (typeof fixed !== 'object' || fixed === null || Array.isArray(fixed))
       return { request, corrected: false };
@@ -249,7 +251,8 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
     }
 
     let corrected = false;
-    if (definition) ({ request, corrected } = await correctArgs(request, definition));
+    const tokens = new CorrectionTokens(request.correctionTokens);
+    if (definition) ({ request, corrected } = await correctArgs(request, definition, tokens));
     const available = derivedFrom(list).names;
     const checked = definition
       ? validateCall(definition, request, compiler, available)
@@ -267,7 +270,11 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
       });
     }
     validations().add(1, { 'munim.tool': request.tool, 'munim.validation.status': outcome.status });
-    const result = { ...outcome, durationMs };
+    const result = {
+      ...outcome,
+      durationMs,
+      ...(tokens.usage ? { correctionUsage: tokens.usage } : {}),
+    };
     if (outcome.isWrite) {
       const emitted = bus
         .emit(scope, writeValidationEvent(outcome, durationMs), ctx.traceparent)
@@ -327,10 +334,11 @@ export async function buildValidator(deps: ValidatorDeps): Promise<Validator> {
         bus.serve('toolValidate', validate),
         bus.serve('toolsContainers', containers),
         bus.serve('answerBlocks', async (message) => {
-          const out = await repairBlocks(message.data.text, { corrector });
+          const tokens = new CorrectionTokens(message.data.correctionTokens);
+          const out = await repairBlocks(message.data.text, { corrector, tokens });
           if (out.guardrails.length > 0)
             log.info({ requestId: message.requestId, blocks: out.blocks }, 'answer blocks corrected');
-          return out;
+          return tokens.usage ? { ...out, correctionUsage: tokens.usage } : out;
         }),
       );
       await bus.flush();

@@ -1,6 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import { z } from 'zod';
-import type { JsonCorrector } from './correct.ts';
+import type { CorrectionTokens, JsonCorrector } from './correct.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -67,6 +67,7 @@ async function fixBlock(
   kind: BlockKind,
   body: string,
   corrector: JsonCorrector | undefined,
+  tokens: CorrectionTokens | undefined,
 ): Promise<{ outcome: BlockOutcome; value?: unknown }> {
   const strict = parseJson(body);
   const errors: string[] = [];
@@ -92,6 +93,7 @@ async function fixBlock(
       errors,
       schema: z.toJSONSchema(BLOCK_SCHEMAS[kind], { io: 'input', unrepresentable: 'any' }),
       what: `\`${kind}\` block`,
+      tokens,
     });
     if (fixed !== undefined) {
       const checked = check(kind, fixed);
@@ -108,12 +110,12 @@ async function fixBlock(
  */
 export async function repairBlocks(
   text: string,
-  opts: { corrector?: JsonCorrector | undefined } = {},
+  opts: { corrector?: JsonCorrector | undefined; tokens?: CorrectionTokens | undefined } = {},
 ): Promise<{ text: string; guardrails: string[]; blocks: { kind: BlockKind; outcome: BlockOutcome }[] }> {
   const matches = [...text.matchAll(BLOCK)];
   if (matches.length === 0) return { text, guardrails: [], blocks: [] };
   const results = await Promise.all(
-    matches.map((m) => fixBlock(m[1] as BlockKind, m[2] ?? '', opts.corrector)),
+    matches.map((m) => fixBlock(m[1] as BlockKind, m[2] ?? '', opts.corrector, opts.tokens)),
   );
   let out = '';
   let last = 0;

@@ -15,5 +15,7 @@ export const EnvSchema = BaseEnvSchema.extend({
   LLM_MODEL: z.string().min(1).optional(),
   /** Bound on one LLM JSON correction. */
   JSON_CORRECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** The `max_tokens` of one LLM JSON correction (its reply is the corrected arguments or block). */
+  JSON_CORRECTION_MAX_TOKENS: z.coerce.number().int().positive().default(2048),
 });
 export const loadEnv = (source: NodeJS.ProcessEnv = process.env) => parseEnv(EnvSchema, source);

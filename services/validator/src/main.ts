@@ -14,6 +14,7 @@ await runMain('validator', async (log) => {
             apiKey: env.OPENAI_API_KEY,
             model: env.LLM_MODEL,
             timeoutMs: env.JSON_CORRECTION_TIMEOUT_MS,
+            maxTokens: env.JSON_CORRECTION_MAX_TOKENS,
           },
           log,
         )

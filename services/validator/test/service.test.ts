@@ -25,7 +25,12 @@ beforeAll(async () => {
     bus,
     log,
     config: { toolsTtlMs: 60_000, toolsRequestTimeoutMs: 2_000, collapse: 'never', collapseThreshold: 40 },
-    corrector: createLlmCorrector({ baseURL: llm.baseURL, model: 'fixer', timeoutMs: 5_000 }),
+    corrector: createLlmCorrector({
+      baseURL: llm.baseURL,
+      model: 'fixer',
+      timeoutMs: 5_000,
+      maxTokens: 1024,
+    }),
   });
   await validator.start();
 });

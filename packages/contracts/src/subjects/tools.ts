@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorInfoSchema, FieldIssueSchema } from '../errors.ts';
+import { UsageSchema } from '../events.ts';
 import { defineSubject } from '../subject.ts';
 import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
 import { ContainerVerdictSchema } from './validator.ts';
@@ -13,6 +14,11 @@ export const ValidateRequestSchema = z.object({
   callId: z.string().max(128),
   /** 1 for the first attempt at this tool in this request, 2 for the next, … */
   attempt: z.number().int().positive(),
+  /**
+   * The most model tokens an LLM correction of the arguments may spend: what the agent holds for it
+   * in the tenant's token quota. A correction that could spend more is not made; no bound when absent.
+   */
+  correctionTokens: z.number().int().nonnegative().optional(),
 });
 export type ValidateRequest = z.infer<typeof ValidateRequestSchema>;
 
@@ -39,6 +45,8 @@ export const ValidationResultSchema = z.object({
   questions: z.array(z.string()).optional(),
   /** Set when the call named a container (seed 001): expand it, or hand the LLM `container.error`. */
   container: ContainerVerdictSchema.optional(),
+  /** What an LLM correction of the arguments spent (the endpoint's usage, else an estimate); absent when none was made. */
+  correctionUsage: UsageSchema.optional(),
 });
 export type ValidationResult = z.infer<typeof ValidationResultSchema>;
 

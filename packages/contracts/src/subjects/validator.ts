@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UsageSchema } from '../events.ts';
 import { defineSubject } from '../subject.ts';
 import { ToolDefinitionSchema } from '../tools.ts';
 
@@ -60,6 +61,8 @@ export type ContainersReply = z.infer<typeof ContainersReplySchema>;
 export const AnswerBlocksRequestSchema = z.object({
   /** The agent's final answer text, with its fenced `params`/`clarification`/`card` blocks. */
   text: z.string().max(400_000),
+  /** The most model tokens the LLM corrections of the blocks may spend together (as `toolValidate`'s). */
+  correctionTokens: z.number().int().nonnegative().optional(),
 });
 export type AnswerBlocksRequest = z.infer<typeof AnswerBlocksRequestSchema>;
 
@@ -74,6 +77,8 @@ export const AnswerBlocksReplySchema = z.object({
       outcome: z.enum(['valid', 'repaired', 'llm_corrected', 'removed']),
     }),
   ),
+  /** What the LLM corrections spent together (the endpoint's usage, else an estimate); absent when none was made. */
+  correctionUsage: UsageSchema.optional(),
 });
 export type AnswerBlocksReply = z.infer<typeof AnswerBlocksReplySchema>;
 

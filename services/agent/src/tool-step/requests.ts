@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestFailedError } from '@munim/bus';
 import type { ValidationResult } from '@munim/contracts';
+import { correctionAllowance } from '../quota.ts';
 import { type Run, sameRecords } from '../run/run.ts';
 
 /** More tries of a validation or tool call that no instance answered (timeout, no responder). */
@@ -31,21 +32,32 @@ export async function unlessUnanswered<T>(run: Run, what: string, send: () => Pr
   }
 }
 
-/** Asks the validator about one call: the arguments parsed, or the raw text that did not parse. */
+/**
+ * Asks the validator about one call: the arguments parsed, or the raw text that did not parse.
+ * Arguments that are not a JSON object may get its LLM correction, whose tokens are held first in
+ * the tenant's quota when one is kept (none otherwise: then it may make none).
+ */
 export function validate(run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) {
-  return unlessUnanswered(run, 'validation', () =>
-    run.ctx.bus.request(
-      'toolValidate',
-      run.scope,
-      {
-        tool,
-        callId,
-        attempt: run.attempts.get(tool) ?? 1,
-        ...(rawArgs === undefined ? { args } : { rawArgs }),
-      },
-      { timeoutMs: run.ctx.config.validateTimeoutMs, traceparent: run.traceparent },
-    ),
-  );
+  const send = (correctionTokens: number | undefined) =>
+    unlessUnanswered(run, 'validation', () =>
+      run.ctx.bus.request(
+        'toolValidate',
+        run.scope,
+        {
+          tool,
+          callId,
+          attempt: run.attempts.get(tool) ?? 1,
+          ...(rawArgs === undefined ? { args } : { rawArgs }),
+          ...(correctionTokens === undefined ? {} : { correctionTokens }),
+        },
+        { timeoutMs: run.ctx.config.validateTimeoutMs, traceparent: run.traceparent },
+      ),
+    );
+  const quota = run.ctx.tokenQuota;
+  if (!quota) return send(undefined);
+  const object = typeof args === 'object' && !Array.isArray(args);
+  if (rawArgs === undefined && (object || args === undefined)) return send(0);
+  return quota.forCorrections(run.scope, correctionAllowance(rawArgs ?? JSON.stringify(args), 1), send);
 }
 
 /**
