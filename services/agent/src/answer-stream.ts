@@ -40,6 +40,8 @@ export interface AnswerStreamOptions {
   muted?: boolean | undefined;
   /** At most one chunk this often while the model writes (default {@link STREAM_CHUNK_INTERVAL_MS}). */
   intervalMs?: number | undefined;
+  /** What earlier streams of the request left shown: this one goes on from it. */
+  shown?: string | undefined;
 }
 
 /**
@@ -63,6 +65,8 @@ export class AnswerStream {
     this.#emit = emit;
     this.#options = options;
     this.#guard = new StreamGuard(options.holds);
+    this.#sent = options.shown ?? '';
+    this.#announced = this.#sent !== '';
   }
 
   /**

@@ -7,6 +7,7 @@ import type {
   QueryRouted,
 } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
+import { AnswerStream } from '../answer-stream.ts';
 import { isRecord } from '../util.ts';
 import type { Run } from './run.ts';
 
@@ -35,7 +36,11 @@ function createdDocuments(results: McpToolResult[]) {
     });
 }
 
-/** Persists the turn, then emits `complete`: a follow-up sent right after sees this turn. */
+/**
+ * Persists the turn, then emits `complete`: a follow-up sent right after sees this turn. Before
+ * it, the stream is brought to show `response` (its rest, or one replacement), whatever path wrote
+ * it: a client that renders only the stream shows the answer `complete` carries.
+ */
 export async function complete(
   run: Run,
   data: Asked,
@@ -71,6 +76,8 @@ export async function complete(
       },
     },
   ];
+  if (run.shown !== response)
+    await new AnswerStream((event) => run.emit(event), { shown: run.shown }).finish(response);
   await store
     .appendTurn(run.scope, turn)
     .catch((error: unknown) =>

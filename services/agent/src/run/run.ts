@@ -30,6 +30,8 @@ export class Run {
   private businessContext: Promise<BusinessContext> | undefined;
   private formatsOf: Promise<Formats> | undefined;
   private emitted = 0;
+  /** What a client rendering the stream shows: the `response_chunk`s since the last `response_replace`. */
+  private streamed = '';
   /** Events emitted while holding, with their number among the run's events (for their msgID). */
   private held: { event: AgentEvent; n: number }[] | undefined;
   private callSeq = 0;
@@ -55,11 +57,18 @@ export class Run {
    */
   async emit(event: AgentEvent): Promise<void> {
     this.emitted += 1;
+    if (event.type === 'response_chunk') this.streamed += event.payload.text;
+    if (event.type === 'response_replace') this.streamed = event.payload.text;
     if (this.held) {
       this.held.push({ event, n: this.emitted });
       return;
     }
     await this.ctx.bus.emit(this.scope, event, this.traceparent, this.msgID(this.emitted));
+  }
+
+  /** The answer text the stream has shown so far. */
+  get shown(): string {
+    return this.streamed;
   }
 
   private msgID(first: number, last = first) {
