@@ -25,6 +25,13 @@ const marked = new Marked({
 export function renderMarkdown(target, markdown, cards) {
   const html = marked.parse(markdown);
   target.innerHTML = DOMPurify.sanitize(html, { ADD_ATTR: ['data-kind', 'data-json'] });
+  // A table wider than the chat scrolls sideways in a wrapper of its own, not the card or the page.
+  for (const table of target.querySelectorAll('table')) {
+    const wrapper = document.createElement('div');
+    wrapper.className = 'table-scroll';
+    table.replaceWith(wrapper);
+    wrapper.append(table);
+  }
   for (const slot of target.querySelectorAll('.card-slot')) {
     let spec = null;
     try {
