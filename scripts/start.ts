@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb, migrateToLatest } from '@munim/db';
+import { createDb, type DbService, localServiceLogins, migrateToLatest } from '@munim/db';
 import { createDemoBooks } from '@munim/demo-books';
 import {
   type Embedded,
@@ -36,6 +36,7 @@ for (const entry of values.scale ?? []) {
 const dataDir = resolve(import.meta.dirname, '..', '.data');
 const env: Record<string, string | undefined> = { ...process.env };
 const embedded: Embedded[] = [];
+let logins: Partial<Record<DbService, string>> = {};
 const say = (msg: string) => console.log(`munim: ${msg}`);
 
 try {
@@ -54,6 +55,8 @@ try {
   const db = createDb(env.DATABASE_URL, { max: 1 });
   try {
     await migrateToLatest(db, { llmConfigKey: env.LLM_CONFIG_KEY });
+    // Each service logs in as its own role, with only its grants (its password derived here).
+    logins = await localServiceLogins(db, env.DATABASE_URL);
   } finally {
     await db.destroy();
   }
@@ -84,7 +87,10 @@ const pretty = (instance: string, line: string) => {
 
 let stack: Awaited<ReturnType<typeof startStack>>;
 try {
-  stack = await startStack({ env, scale, onLine: pretty });
+  const serviceEnv = Object.fromEntries(
+    Object.entries(logins).map(([service, url]) => [service, { DATABASE_URL: url }]),
+  );
+  stack = await startStack({ env, serviceEnv, scale, onLine: pretty });
 } catch (error) {
   console.error(`munim: ${error instanceof Error ? error.message : String(error)}`);
   for (const e of embedded.reverse()) await e.stop().catch(() => {});
