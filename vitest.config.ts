@@ -8,6 +8,9 @@ export default defineConfig({
       'infra/*/test/**/*.test.ts',
       'test/**/*.test.ts',
     ],
+    // PostgreSQL and NATS for every test file (the machine's, or the run's own), and the system
+    // tools the tests drive: a missing one stops the run before any test.
+    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

@@ -9,7 +9,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isListening } from '@munim/devstack';
-import { freePort } from '@munim/testkit';
+import { freePort, natsUrl } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
 
@@ -53,7 +53,7 @@ afterAll(async () => {
   await rm(clone, { recursive: true, force: true });
   const { connect } = await import('@nats-io/transport-node');
   const { jetstreamManager } = await import('@nats-io/jetstream');
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const nc = await connect({ servers: natsUrl() });
   const jsm = await jetstreamManager(nc);
   for (const name of ['WORK', 'EVENTS'])
     await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});

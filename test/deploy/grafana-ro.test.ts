@@ -26,6 +26,8 @@ function runScript(password: string) {
       PGHOST: url.hostname,
       PGPORT: url.port || '5432',
       POSTGRES_USER: decodeURIComponent(url.username),
+      // The test run's own PostgreSQL asks for one (the machine's may trust local connections).
+      PGPASSWORD: decodeURIComponent(url.password),
       POSTGRES_DB: database.name,
       GRAFANA_DB_PASSWORD: password,
     },

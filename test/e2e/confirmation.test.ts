@@ -6,6 +6,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { runTool } from '@munim/demo-books';
+import { natsUrl } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, connectBus } from '../../packages/bus/src/index.ts';
 import { bearerJson, jsonCaller } from '../support/http.ts';
@@ -42,7 +43,7 @@ beforeAll(async () => {
   sys.llm?.script({ match: /^yes$/i, repeat: true, turns: [{ content: 'What would you like me to do?' }] });
   // Any process that can reach NATS: here, one that speaks the bus protocol perfectly.
   rogue = await connectBus({
-    servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    servers: natsUrl(),
     prefix: sys.prefix,
     service: 'gateway',
   });

@@ -2,6 +2,7 @@
 // never ends. Router, agent, validator and executor run as processes on the real NATS and a fresh
 // PostgreSQL; the dying gateway is the gateway's own submit code on a bus that stops at a chosen call.
 import type { RequestScope } from '@munim/contracts';
+import { natsUrl } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, connectBus, type FollowedEvent } from '../../packages/bus/src/index.ts';
 import { submitQuery } from '../../services/gateway/src/submit.ts';
@@ -18,7 +19,7 @@ beforeAll(async () => {
     turns: [{ content: 'Here are your invoices.' }],
   });
   bus = await connectBus({
-    servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    servers: natsUrl(),
     prefix: sys.prefix,
     service: 'gateway',
   });

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { catalog, messageSchema, resolveSubject, STREAMS } from '@munim/contracts';
 import type { ServiceName } from '@munim/devstack';
 import { type ChatRequest, lastUserText } from '@munim/scripted-llm';
+import { natsUrl } from '@munim/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -120,7 +121,7 @@ describe('a confirmed write outlives its instance', () => {
   it('a write approved by an agent that died before saying so is announced, then finished, by another', async () => {
     // The agent that took the confirmation approved it in PostgreSQL and died before its
     // `confirmation: approved` event: played here by the test, which never acks the routed answer.
-    const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+    const nc = await connect({ servers: natsUrl() });
     try {
       const js = jetstream(nc);
       const name = `takeover-${randomBytes(5).toString('hex')}`;
@@ -166,7 +167,7 @@ describe('a confirmed write outlives its instance', () => {
   it('a request redelivered after it ended is not run again', async () => {
     // The agent that took it ended it, then died before acknowledging it: played here by the test,
     // which takes the routed query from the agents' consumer, ends the request and never acks.
-    const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+    const nc = await connect({ servers: natsUrl() });
     try {
       const js = jetstream(nc);
       const jsm = await jetstreamManager(nc);

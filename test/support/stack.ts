@@ -7,7 +7,8 @@ import { createMigratedTestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, type ServiceName, type StackOptions, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-// The ports entry: the package's index holds vitest fixtures, which load only inside vitest (the benches use this file).
+// The addresses and ports entries: the package's index holds vitest fixtures, which load only inside vitest (the benches use this file).
+import { natsUrl as testNatsUrl } from '@munim/testkit/addresses';
 import { freePort } from '@munim/testkit/ports';
 import pg from 'pg';
 import { type FixtureServer, type ReceivedCall, serveFixtures } from './mcp-fixture.ts';
@@ -54,7 +55,7 @@ export async function startSystem(
   const port = await freePort();
   const logs: string[] = [];
   // The system's own NATS (a test's cluster, say): its streams are cleaned up there too.
-  const natsUrl = opts.env?.NATS_URL ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const natsUrl = opts.env?.NATS_URL ?? testNatsUrl();
   const stack = await startStack({
     env: {
       NATS_URL: natsUrl,

@@ -3,7 +3,8 @@ import type { AgentEvent, RequestScope, ServiceName } from '@munim/contracts';
 import { connect } from '@nats-io/transport-node';
 import { Bus } from './bus.ts';
 
-const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+/** The NATS the tests use: NATS_URL (the test run's global setup sets it), else the local one. */
+export const natsUrl = (): string => process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /**
  * One test file's slice of the real NATS: a unique subject/stream prefix, buses for any
@@ -14,7 +15,7 @@ export class TestNats {
   readonly #buses: Bus[] = [];
 
   async bus(service: ServiceName): Promise<Bus> {
-    const nc = await connect({ servers: NATS_URL, noAsyncTraces: true });
+    const nc = await connect({ servers: natsUrl(), noAsyncTraces: true });
     const bus = await Bus.create({ nc, prefix: this.prefix, service });
     await bus.ensureStreams();
     this.#buses.push(bus);

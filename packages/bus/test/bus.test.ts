@@ -3,13 +3,14 @@ import type { AgentEvent, Message, QuerySubmitted } from '@munim/contracts';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, MalformedMessageError, RequestFailedError } from '../src/index.ts';
+import { natsUrl } from '../src/testing.ts';
 
 const prefix = `t${randomUUID().slice(0, 8)}`;
 let bus: Bus;
 const scope = () => ({ requestId: randomUUID(), conversationId: 'c1', entityId: 'e1', orgId: 'o1' });
 
 beforeAll(async () => {
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const nc = await connect({ servers: natsUrl() });
   bus = await Bus.create({ nc, prefix, service: 'gateway' });
   await bus.ensureStreams();
 });
@@ -167,7 +168,7 @@ describe('bus', () => {
 
   it('answers early with ctx.reply: the event published just before it is in the stream first', async () => {
     const second = await Bus.create({
-      nc: await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' }),
+      nc: await connect({ servers: natsUrl() }),
       prefix,
       service: 'mcp-executor',
     });

@@ -3,13 +3,14 @@ import { type AgentEvent, EVENTS_PER_MESSAGE, streamSeqOf } from '@munim/contrac
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus, eventsOf, type FollowedEvent } from '../src/index.ts';
+import { natsUrl } from '../src/testing.ts';
 
 const prefix = `t${randomUUID().slice(0, 8)}`;
 let bus: Bus;
 const scope = () => ({ requestId: randomUUID(), conversationId: 'c1', entityId: 'e1', orgId: 'o1' });
 
 beforeAll(async () => {
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const nc = await connect({ servers: natsUrl() });
   bus = await Bus.create({ nc, prefix, service: 'router' });
   await bus.ensureStreams();
 });

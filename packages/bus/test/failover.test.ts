@@ -16,10 +16,11 @@ import type { AgentEvent, RequestScope } from '@munim/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus } from '../src/connect.ts';
 import type { Bus, FollowedEvent } from '../src/index.ts';
+import { natsUrl } from '../src/testing.ts';
 import { type NatsCluster, startNatsCluster } from './nats-cluster.ts';
 import { freePort } from './nats-server.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const NATS_URL = natsUrl();
 const scope = (): RequestScope => ({
   requestId: randomUUID(),
   conversationId: 'c1',

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Bus, type BusLogger, DEFAULT_EVENTS_MAX_AGE_MS, type StreamSettings } from '../src/index.ts';
+import { natsUrl } from '../src/testing.ts';
 
-const NATS_URL = process.env.NATS_URL ?? '127.0.0.1:4222';
+const NATS_URL = natsUrl();
 const buses: Bus[] = [];
 const scope = () => ({ requestId: randomUUID(), conversationId: 'c1', entityId: 'e1', orgId: 'o1' });
 const ms = (n: number) => n * 1_000_000;

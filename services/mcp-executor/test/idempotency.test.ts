@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
+import { natsUrl, TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, Message, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
@@ -327,7 +327,7 @@ describe('an executor process killed after sending a write', () => {
     child = spawn(process.execPath, [MAIN], {
       env: {
         ...process.env,
-        NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+        NATS_URL: natsUrl(),
         NATS_PREFIX: own.prefix,
         DATABASE_URL: database.url,
         MCP_SERVER_URL: booksUrl,
