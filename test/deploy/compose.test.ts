@@ -23,6 +23,11 @@ const SECRET = /PASSWORD|SECRET|(?<!QUOTA_)TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT
 const OPTIONAL_SECRETS = ['OPENAI_API_KEY', 'MCP_AUTH_TOKEN', 'GATEWAY_ADMIN_KEYS'];
 const REQUIRED_SECRETS = [
   'POSTGRES_PASSWORD',
+  'GATEWAY_DB_PASSWORD',
+  'AGENT_DB_PASSWORD',
+  'ROUTER_DB_PASSWORD',
+  'LOGGER_DB_PASSWORD',
+  'MCP_EXECUTOR_DB_PASSWORD',
   'GRAFANA_DB_PASSWORD',
   'GRAFANA_ADMIN_PASSWORD',
   'MINIO_ROOT_USER',
@@ -132,11 +137,37 @@ describe('docker-compose.yml', () => {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
         if (SECRET.test(key)) expect(String(value), `${name}.${key}`).toMatch(/\$\{/);
       }
-      const url = service.environment?.DATABASE_URL;
-      if (url)
-        expect(url, name).toMatch(
-          /^postgres:\/\/munim:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/munim$/,
-        );
+    }
+  });
+
+  it('logs each service in to PostgreSQL as its own role, and only the migrate step as the owner', () => {
+    const urls = Object.fromEntries(
+      Object.entries(compose.services)
+        .filter(([, s]) => s.environment?.DATABASE_URL)
+        .map(([name, s]) => [name, s.environment?.DATABASE_URL]),
+    );
+    const expected: Record<string, string> = {
+      migrate: 'munim:${POSTGRES_PASSWORD',
+      gateway: 'munim_gateway:${GATEWAY_DB_PASSWORD',
+      agent: 'munim_agent:${AGENT_DB_PASSWORD',
+      router: 'munim_router:${ROUTER_DB_PASSWORD',
+      logger: 'munim_logger:${LOGGER_DB_PASSWORD',
+      'mcp-executor': 'munim_executor:${MCP_EXECUTOR_DB_PASSWORD',
+    };
+    expect(Object.keys(urls).sort()).toEqual(Object.keys(expected).sort());
+    for (const [name, login] of Object.entries(expected)) {
+      const variable = login.slice(login.indexOf('{') + 1);
+      expect(urls[name], name).toBe(
+        `postgres://${login}:?${variable} is required — see .env.example}@postgres:5432/munim`,
+      );
+    }
+    // The migrate step sets every service role's password; no service sees another's.
+    for (const variable of ['GATEWAY', 'AGENT', 'ROUTER', 'LOGGER', 'MCP_EXECUTOR'].map(
+      (s) => `${s}_DB_PASSWORD`,
+    )) {
+      expect(envOf('migrate')[variable], variable).toBe(
+        `\${${variable}:?${variable} is required — see .env.example}`,
+      );
     }
   });
 
@@ -177,15 +208,15 @@ describe('docker-compose.yml', () => {
     expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway', 'migrate']);
     expect(holders('GATEWAY_API_KEYS')).toEqual(['gateway']);
     expect(holders('NATS_MIGRATE_PASSWORD')).toEqual(['migrate', 'nats']);
-    expect(holders('POSTGRES_PASSWORD')).toEqual([
-      'agent',
-      'gateway',
-      'logger',
-      'mcp-executor',
-      'migrate',
-      'postgres',
-      'router',
-    ]);
+    expect(holders('POSTGRES_PASSWORD')).toEqual(['migrate', 'postgres']);
+    for (const [service, variable] of [
+      ['gateway', 'GATEWAY_DB_PASSWORD'],
+      ['agent', 'AGENT_DB_PASSWORD'],
+      ['router', 'ROUTER_DB_PASSWORD'],
+      ['logger', 'LOGGER_DB_PASSWORD'],
+      ['mcp-executor', 'MCP_EXECUTOR_DB_PASSWORD'],
+    ] as const)
+      expect(holders(variable), variable).toEqual([service, 'migrate'].sort());
     expect(holders('GRAFANA_DB_PASSWORD')).toEqual(['grafana', 'postgres']);
     expect(holders('MCP_AUTH_TOKEN')).toEqual(['mcp-executor']);
     expect(holders('OPENAI_API_KEY')).toEqual(['agent', 'gateway', 'validator']);

@@ -91,6 +91,9 @@ const workloads = [...ofKind('Deployment'), ...ofKind('StatefulSet')].map((w) =>
 }));
 const deployments = workloads.filter((w) => w.kind === 'Deployment');
 const containers = (w: { template: IPodTemplateSpec }) => (w.template.spec?.containers ?? []) as IContainer[];
+/** Init containers too: what a pod reads before its service starts (the migration's settings). */
+const everyContainer = (w: { template: IPodTemplateSpec }) =>
+  [...(w.template.spec?.initContainers ?? []), ...containers(w)] as IContainer[];
 const matches = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 
@@ -254,7 +257,7 @@ describe('infra/k8s', () => {
     const documented = documentedSecrets();
     const referenced = new Map<string, Set<string>>();
     for (const w of workloads)
-      for (const c of containers(w)) {
+      for (const c of everyContainer(w)) {
         for (const e of c.env ?? []) {
           const secret = e.valueFrom?.secretKeyRef;
           if (secret) {
@@ -299,14 +302,68 @@ describe('infra/k8s', () => {
     const config = ofKind<IConfigMap>('ConfigMap').flatMap((c) => Object.keys(c.data ?? {}));
     for (const key of config) expect(key, 'a ConfigMap holds no secret').not.toMatch(SECRET);
     for (const w of workloads)
-      for (const c of containers(w))
+      for (const c of everyContainer(w))
         for (const e of (c.env ?? []) as IEnvVar[]) {
           if (!SECRET.test(e.name)) continue;
           if (w.kind === 'StatefulSet' && /^"\$\([A-Z_]+\)"$/.test(e.value ?? '')) continue; // quoted from a Secret, below
+          if (e.name === 'DATABASE_URL' && e.value !== undefined) {
+            // Put together from this container's own password, read from a Secret, and no literal one.
+            const password = /^postgres:\/\/munim_[a-z]+:\$\(([A-Z_]+)\)@\$\(DATABASE_ADDRESS\)$/.exec(
+              e.value,
+            )?.[1];
+            expect(password, `${w.name}: ${e.name}`).toBeDefined();
+            const from = ((c.env ?? []) as IEnvVar[]).find((v) => v.name === password);
+            expect(from?.valueFrom?.secretKeyRef, `${w.name}: ${password}`).toBeDefined();
+            continue;
+          }
           expect(e.value, `${w.name}: ${e.name}`).toBeUndefined();
           expect(e.valueFrom?.secretKeyRef, `${w.name}: ${e.name}`).toBeDefined();
         }
     expect(ofKind('Secret'), 'Secrets are created by the operator, not shipped').toEqual([]);
+  });
+
+  it('logs each service in to PostgreSQL as its own role; only the migration sees the owner and sets the roles’ passwords', () => {
+    const ROLES: Record<string, string> = {
+      gateway: 'munim_gateway',
+      agent: 'munim_agent',
+      router: 'munim_router',
+      logger: 'munim_logger',
+      'mcp-executor': 'munim_executor',
+    };
+    const withDb = deployments.filter((d) => containers(d)[0]?.env?.some((e) => e.name === 'DATABASE_URL'));
+    expect(withDb.map((d) => d.name).sort()).toEqual(Object.keys(ROLES).sort());
+    for (const d of withDb) {
+      const env = containers(d)[0]?.env ?? [];
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.value, d.name).toBe(
+        `postgres://${ROLES[d.name]}:$(DB_PASSWORD)@$(DATABASE_ADDRESS)`,
+      );
+      expect(env.find((e) => e.name === 'DB_PASSWORD')?.valueFrom?.secretKeyRef, d.name).toEqual({
+        name: 'munim-database',
+        key: d.name,
+      });
+      // The owner's URL and other roles' passwords stay with the migration.
+      const keys = env.flatMap((e) =>
+        e.valueFrom?.secretKeyRef?.name === 'munim-database' ? [e.valueFrom.secretKeyRef.key] : [],
+      );
+      expect(keys, d.name).toEqual([d.name]);
+      for (const init of (d.template.spec?.initContainers ?? []) as IContainer[]) {
+        const initEnv = init.env ?? [];
+        expect(initEnv.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef).toEqual({
+          name: 'munim-database',
+          key: 'url',
+        });
+        for (const service of Object.keys(ROLES)) {
+          const variable = `${service.toUpperCase().replace(/-/g, '_')}_DB_PASSWORD`;
+          expect(initEnv.find((e) => e.name === variable)?.valueFrom?.secretKeyRef, variable).toEqual({
+            name: 'munim-database',
+            key: service,
+          });
+        }
+      }
+    }
+    const address = ofKind<IConfigMap>('ConfigMap').find((c) => c.metadata?.name === 'munim-config')?.data
+      ?.DATABASE_ADDRESS;
+    expect(address).toMatch(/^[^:/@]+:\d+\/munim(\?.*)?$/);
   });
 
   it('logs each service in to NATS as its own user, with streams replicated on all three servers', () => {
