@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createDb, migrateToLatest } from '@munim/db';
+import { createDb, localServiceLogins, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
 import { type RunningStack, startStack, stopProcess } from '@munim/devstack';
 // Not from @munim/testkit's index: that one holds vitest fixtures, which only load inside vitest.
@@ -102,6 +102,23 @@ export async function startLoadSystem(opts: {
         await db.destroy();
       }
     }
+    // Each service as its own database role, as deployed; a base checkout from before the roles
+    // runs its services as the owner, as it always did.
+    const owner = createDb(database.url, { max: 1 });
+    let serviceEnv: Record<string, Record<string, string>> = {};
+    try {
+      const rows = await owner
+        .selectFrom('kysely_migration' as never)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('name' as never, '=', '0024_service_roles' as never)
+        .execute();
+      if (Number(rows[0]?.n) > 0) {
+        const urls = await localServiceLogins(owner, database.url);
+        serviceEnv = Object.fromEntries(Object.entries(urls).map(([s, url]) => [s, { DATABASE_URL: url }]));
+      }
+    } finally {
+      await owner.destroy();
+    }
     cleanup.push(() => deleteStreams(natsUrl, prefix));
     const books = await startBooks(opts.root ?? ROOT, (text) => {
       for (const line of text.split('\n')) if (line) onLine('demo-books', line);
@@ -124,6 +141,7 @@ export async function startLoadSystem(opts: {
         LLM_MODEL: llm ? 'scripted-model' : undefined,
         ...opts.env,
       },
+      serviceEnv,
       onLine,
       ...(opts.root ? { root: opts.root } : {}),
     });

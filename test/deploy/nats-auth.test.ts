@@ -26,11 +26,13 @@ import {
   type TlsFiles,
 } from '../../packages/bus/test/nats-server.ts';
 import { ask } from '../support/sse.ts';
+import { serviceLogins } from '../support/stack.ts';
 
 const tenant = { entityId: 'ent-nats-auth', orgId: 'org-nats-auth' };
 let tls: TlsFiles;
 let nats: NatsServer;
 let database: TestDatabase;
+let logins: Awaited<ReturnType<typeof serviceLogins>>;
 let books: { url: string; close(): Promise<void> };
 let llm: ScriptedLlm;
 let stack: RunningStack;
@@ -78,6 +80,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
   };
   database = await createMigratedTestDatabase();
+  logins = await serviceLogins(database.url);
   books = await createDemoBooks().listen(0, '127.0.0.1');
   llm = await startScriptedLlm({ apiKey: 'sk-test' });
 }, 60_000);
@@ -96,7 +99,9 @@ async function startServices(): Promise<void> {
       PORT: String(await freePort()),
       HOST: '127.0.0.1',
     },
-    serviceEnv: Object.fromEntries(SERVICES.map((s) => [s, { NATS_USER: s, NATS_PASSWORD: passwords[s] }])),
+    serviceEnv: Object.fromEntries(
+      SERVICES.map((s) => [s, { ...logins[s], NATS_USER: s, NATS_PASSWORD: passwords[s] }]),
+    ),
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
   });
   db = new pg.Pool({ connectionString: database.url, max: 2 });

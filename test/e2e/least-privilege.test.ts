@@ -1,4 +1,8 @@
-import { SERVICE_ROLES } from '@munim/db';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { DB_SERVICES, SERVICE_ROLES } from '@munim/db';
+import { natsUrl } from '@munim/testkit/addresses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, TEST_SESSION, type TestSystem } from '../support/stack.ts';
@@ -56,4 +60,33 @@ describe('every service runs as its own database role', () => {
     const errors = sys.logs.filter((line) => /permission denied/i.test(line));
     expect(errors).toEqual([]);
   });
+});
+
+describe('a service given a superuser login does not start', () => {
+  it.each(DB_SERVICES)(
+    '%s stops at once, naming DATABASE_URL and the role it should use',
+    async (service) => {
+      const child = spawn(process.execPath, [join('services', service, 'src', 'main.ts')], {
+        cwd: join(import.meta.dirname, '../..'),
+        env: {
+          ...process.env,
+          DATABASE_URL: sys.databaseUrl,
+          NATS_URL: natsUrl(),
+          NATS_PREFIX: `${sys.prefix}x`,
+          MCP_SERVER_URL: 'http://127.0.0.1:9/mcp',
+          PORT: '0',
+          HOST: '127.0.0.1',
+          HEALTH_PORT: '0',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d));
+      child.stderr.on('data', (d: Buffer) => (output += d));
+      const [code] = await once(child, 'exit');
+      expect(code, output).not.toBe(0);
+      expect(output).toMatch(/DATABASE_URL logs in as \w+, which has superuser/);
+      expect(output).toContain(SERVICE_ROLES[service]);
+    },
+  );
 });

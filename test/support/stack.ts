@@ -26,6 +26,8 @@ export interface TestSystem {
   books: ReturnType<typeof createDemoBooks>;
   llm: ScriptedLlm | undefined;
   db: pg.Pool;
+  /** The test database's owner login (what \`db\` uses); the services log in as their own roles. */
+  databaseUrl: string;
   prefix: string;
   /** Output of every service, for diagnosing a failure. */
   logs: string[];
@@ -48,7 +50,7 @@ export async function startSystem(
   const prefix = `e2e${randomBytes(4).toString('hex')}`;
   const database = await createMigratedTestDatabase();
   // Each service logs in as its own role, as deployed: a grant it lacks fails the test.
-  const logins = await withOwner(database.url, (owner) => localServiceLogins(owner, database.url));
+  const logins = await serviceLogins(database.url);
   const books = createDemoBooks();
   const booksServer = await books.listen(0, '127.0.0.1');
   const llm = opts.llm === false ? undefined : await startScriptedLlm({ apiKey: 'sk-test' });
@@ -70,12 +72,7 @@ export async function startSystem(
         : {}),
       ...opts.env,
     },
-    serviceEnv: Object.fromEntries(
-      Object.entries(logins).map(([service, url]) => [
-        service,
-        { DATABASE_URL: opts.env?.DATABASE_URL ?? url },
-      ]),
-    ),
+    serviceEnv: opts.env?.DATABASE_URL ? {} : logins,
     scale: opts.scale,
     ...(opts.instanceEnv ? { instanceEnv: opts.instanceEnv } : {}),
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
@@ -89,6 +86,7 @@ export async function startSystem(
     books,
     llm,
     db,
+    databaseUrl: database.url,
     prefix,
     logs,
     async stop() {
@@ -103,10 +101,15 @@ export async function startSystem(
   return system;
 }
 
-async function withOwner<T>(url: string, run: (db: ReturnType<typeof createDb>) => Promise<T>): Promise<T> {
-  const db = createDb(url, { max: 1 });
+/**
+ * Each database service's own DATABASE_URL on the (migrated) database of `ownerUrl`: its own
+ * role, as deployed, so a grant it lacks fails the test (and a superuser would not start).
+ */
+export async function serviceLogins(ownerUrl: string): Promise<Record<string, Record<string, string>>> {
+  const db = createDb(ownerUrl, { max: 1 });
   try {
-    return await run(db);
+    const urls = await localServiceLogins(db, ownerUrl);
+    return Object.fromEntries(Object.entries(urls).map(([service, url]) => [service, { DATABASE_URL: url }]));
   } finally {
     await db.destroy();
   }

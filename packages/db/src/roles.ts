@@ -90,3 +90,30 @@ export async function localServiceLogins(
     string
   >;
 }
+
+/** A service's DATABASE_URL logs in with more power than a service may have. */
+export class PrivilegedLoginError extends Error {
+  override name = 'PrivilegedLoginError';
+}
+
+/**
+ * Stops a service that logs in as a superuser, or a role that makes roles or databases or
+ * bypasses row security: a service logs in as its own role (`SERVICE_ROLES`), whose grants are
+ * all it may do.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: works on any schema, like a migration
+export async function assertServiceLogin(db: Kysely<any>): Promise<void> {
+  const { rows } = await sql<{ name: string; powers: string | null }>`
+    select rolname as name, nullif(concat_ws(', ',
+      case when rolsuper then 'superuser' end, case when rolcreaterole then 'createrole' end,
+      case when rolcreatedb then 'createdb' end, case when rolbypassrls then 'bypassrls' end), '') as powers
+    from pg_roles where rolname = current_user`.execute(db);
+  const login = rows[0];
+  if (login?.powers) {
+    throw new PrivilegedLoginError(
+      `DATABASE_URL logs in as ${login.name}, which has ${login.powers}: a service logs in as its own role ` +
+        `(${Object.values(SERVICE_ROLES).join(', ')}), made by the migrations with only the grants it needs ` +
+        '(npm start does this; elsewhere set <SERVICE>_DB_PASSWORD for the migrate step and use that role)',
+    );
+  }
+}

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { Client } from 'pg';
 import { createDb } from './db.ts';
 import { MIGRATIONS, migrateToLatest } from './migrate.ts';
+import { type DbService, localServiceLogins } from './roles.ts';
 
 /** A throwaway database for one test file. */
 export interface TestDatabase {
@@ -189,4 +190,17 @@ export async function createMigratedTestDatabase(): Promise<TestDatabase> {
     }
   });
   return testDatabaseNamed(name);
+}
+
+/** `service`'s own login on a migrated test database, as deployed: its role, with its password set. */
+export async function serviceLoginUrl(
+  database: Pick<TestDatabase, 'url'>,
+  service: DbService,
+): Promise<string> {
+  const owner = createDb(database.url, { max: 1 });
+  try {
+    return (await localServiceLogins(owner, database.url))[service];
+  } finally {
+    await owner.destroy();
+  }
 }

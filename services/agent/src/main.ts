@@ -1,5 +1,12 @@
 import { createAttachments } from '@munim/attachments';
-import { assertSchemaCurrent, createDb, parseSecretKey, pingDb, TenantUsage } from '@munim/db';
+import {
+  assertSchemaCurrent,
+  assertServiceLogin,
+  createDb,
+  parseSecretKey,
+  pingDb,
+  TenantUsage,
+} from '@munim/db';
 import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
@@ -12,6 +19,7 @@ await runMain('agent', async (log) => {
   const env = loadEnv();
   const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS, LLM_ENDPOINT_ALLOWLIST } = loadLlmConfigEnv();
   const db = createDb(env.DATABASE_URL, { max: 8 });
+  await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('agent', env, log);
   const envLlm =

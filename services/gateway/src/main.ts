@@ -1,5 +1,5 @@
 import { connectBus } from '@munim/bus';
-import { createDb } from '@munim/db';
+import { assertServiceLogin, createDb } from '@munim/db';
 import { natsAuthFromEnv, runMain, serveHealth, streamSettingsFromEnv } from '@munim/kit';
 import { buildGateway } from './app.ts';
 import { loadEnv } from './env.ts';
@@ -17,6 +17,7 @@ runMain('gateway', async (log) => {
   await bus.ensureStreams();
   // The agent writes conversations and the logger migrates; the gateway only reads and soft-deletes.
   const db = env.DATABASE_URL ? createDb(env.DATABASE_URL, { max: 5, log }) : undefined;
+  if (db) await assertServiceLogin(db);
   const gateway = await buildGateway({ bus, log, config: env, db });
   await gateway.start();
   const url = await gateway.app.listen({ port: env.PORT, host: env.HOST });

@@ -1,4 +1,4 @@
-import { createDb } from '@munim/db';
+import { assertServiceLogin, createDb } from '@munim/db';
 import { connectService, runMain, serveProbes } from '@munim/kit';
 import { buildLogger } from './app.ts';
 import { loadEnv } from './env.ts';
@@ -6,6 +6,7 @@ import { loadEnv } from './env.ts';
 await runMain('logger', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
+  await assertServiceLogin(db);
   const bus = await connectService('logger', env, log);
   const app = await buildLogger({
     bus,

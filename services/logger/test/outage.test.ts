@@ -4,7 +4,7 @@ import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
 import type { RequestScope, ServiceName } from '@munim/contracts';
 import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createTestDatabase, serviceLoginUrl, type TestDatabase } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,11 +131,13 @@ describe('logger outages', () => {
 
   it('loses nothing when the logger process is killed with kill -9 under load', async () => {
     const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+    // As deployed: the logger's own role (it refuses a superuser login).
+    const loggerUrl = await serviceLoginUrl(testDb, 'logger');
     const startChild = async () => {
       const child = spawn(process.execPath, [main], {
         env: {
           ...process.env,
-          DATABASE_URL: testDb.url,
+          DATABASE_URL: loggerUrl,
           NATS_PREFIX: nats.prefix,
           LOGGER_ACK_WAIT_MS: '1500',
           LOGGER_BATCH_SIZE: '50',

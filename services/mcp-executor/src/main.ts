@@ -1,4 +1,4 @@
-import { assertSchemaCurrent, createDb, pingDb } from '@munim/db';
+import { assertSchemaCurrent, assertServiceLogin, createDb, pingDb } from '@munim/db';
 import { connectService, runMain, serveProbes } from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
@@ -6,6 +6,7 @@ import { loadEnv } from './env.ts';
 await runMain('mcp-executor', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { log });
+  await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('mcp-executor', env, log);
   const app = await buildMcpExecutor({

@@ -6,6 +6,7 @@ import type { Bus } from '@munim/bus';
 import { natsUrl, TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, Message, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { serviceLoginUrl } from '@munim/db/testing';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -329,7 +330,8 @@ describe('an executor process killed after sending a write', () => {
         ...process.env,
         NATS_URL: natsUrl(),
         NATS_PREFIX: own.prefix,
-        DATABASE_URL: database.url,
+        // As deployed: the executor's own role (it refuses a superuser login).
+        DATABASE_URL: await serviceLoginUrl(database, 'mcp-executor'),
         MCP_SERVER_URL: booksUrl,
         MCP_WRITE_TIMEOUT_MS: '1500',
         IDEMPOTENCY_GRACE_MS: '500',

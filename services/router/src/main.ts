@@ -1,4 +1,4 @@
-import { assertSchemaCurrent, createDb } from '@munim/db';
+import { assertSchemaCurrent, assertServiceLogin, createDb } from '@munim/db';
 import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
@@ -10,6 +10,7 @@ import { RouterStore } from './store.ts';
 await runMain('router', async (log) => {
   const env = loadEnv();
   const db = createDb(env.DATABASE_URL, { max: 4 });
+  await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('router', env, log);
   const app = await buildRouter({
