@@ -20,3 +20,4 @@ export * from './tool-description.ts';
 export * from './tool-names.ts';
 export * from './tool-words.ts';
 export * from './tools.ts';
+export * from './values.ts';
