@@ -1,0 +1,101 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { GeneratedJson, GeneratedTimestamp, NullableJson } from './columns.ts';
+
+/**
+ * The tables the agent owns: conversations, the writes waiting for confirmation, and model usage.
+ * Each table says who else writes it and who only reads it; the services' database roles grant
+ * exactly that (migration 0024).
+ */
+
+/** One message of a stored conversation. */
+export interface ConversationMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+  requestId?: string;
+  ts?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Conversation history, numbered per tenant (entity + org: #MJ-0001 …) and soft-deletable.
+ * Written by the agent; the gateway may only soft-delete; read by the router.
+ */
+export interface UnifiedConversationsTable {
+  /** The conversation id. */
+  id: string;
+  entity_id: string;
+  org_id: string;
+  chat_number: number;
+  chat_name: string | null;
+  messages: GeneratedJson<ConversationMessage[]>;
+  message_count: Generated<number>;
+  last_message_preview: string | null;
+  summary: string | null;
+  /** How many of the first messages `summary` covers. */
+  summarized_count: Generated<number>;
+  is_deleted: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * Token usage and latency per LLM call site.
+ * Written by the agent (inserts only); no service updates or deletes a row.
+ */
+export interface LlmUsageLogsTable {
+  id: Generated<number>;
+  request_id: string | null;
+  entity_id: string | null;
+  org_id: string | null;
+  model: string;
+  /** Pipeline stage: `chat`, `summarization`, … */
+  section: Generated<string>;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  total_tokens: Generated<number>;
+  latency_ms: number | null;
+  /** `success` or `error`. */
+  status: Generated<string>;
+  error: string | null;
+  created_at: GeneratedTimestamp;
+}
+
+/**
+ * A write waiting for the user's confirmation.
+ * Written by the agent (only it proposes); the executor sets only `executed_*` when it uses an approval; read by the router.
+ */
+export interface PendingActionsTable {
+  action_id: string;
+  request_id: string;
+  conversation_id: string;
+  entity_id: string;
+  org_id: string;
+  tool: string;
+  args: JSONColumnType<Record<string, unknown>, string, string>;
+  args_hash: string;
+  tier: number;
+  confirm_text: string | null;
+  question: string;
+  call_id: string;
+  tool_call_id: string;
+  state: JSONColumnType<Record<string, unknown>, string, string>;
+  status: ColumnType<
+    'pending' | 'executing' | 'executed' | 'cancelled' | 'expired' | 'void',
+    string | undefined,
+    string
+  >;
+  result: NullableJson<Record<string, unknown>>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: GeneratedTimestamp;
+  decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the user confirmed it: from then on the executor accepts it as proof for one call. */
+  approved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The call that used the approval; a retry of that call finds it again, no other call does. */
+  executed_call_id: string | null;
+  /** The request that carried the approval (a redelivery of it finishes the write). */
+  approved_by_request: string | null;
+  /** The request whose call used the approval: with `executed_call_id`, the one call it binds. */
+  executed_request_id: string | null;
+  /** When the approval was used; a retry of its call is accepted while its outcome is kept. */
+  executed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}

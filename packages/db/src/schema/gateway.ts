@@ -1,0 +1,130 @@
+import type { Generated } from 'kysely';
+import type { GeneratedJson, GeneratedTimestamp, Timestamp } from './columns.ts';
+
+/**
+ * The tables the gateway owns: what operators and users change through its HTTP API (intents,
+ * model configurations, sample queries, attachments) and the per-tenant usage it admits queries by.
+ * Each table says who else writes it and who only reads it; the services' database roles grant
+ * exactly that (migration 0024).
+ */
+
+/** One step of an intent's resolution flow, with its arguments. */
+export interface ResolutionStep {
+  tool: string;
+  args: Record<string, unknown>;
+  description: string;
+  purpose: string;
+}
+
+/** An entity an intent extracts from the query (e.g. a date range or a customer name). */
+export interface IntentEntitySpec {
+  name: string;
+  type: string;
+  required?: boolean;
+}
+
+/**
+ * Financial query intents with training phrases and resolution flows.
+ * Written by the gateway (intent authoring); read by the router and the agent.
+ */
+export interface IntentsTable {
+  id: string;
+  name: string;
+  module_id: string | null;
+  description: string | null;
+  training_phrases: GeneratedJson<string[]>;
+  entities: GeneratedJson<IntentEntitySpec[]>;
+  resolution_flow: GeneratedJson<ResolutionStep[]>;
+  /** `table`, `report`, `narrative`, … */
+  response_format: Generated<string>;
+  is_active: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * Clickable sample queries per tenant (entity + org); see migrations 0011, 0017.
+ * Written by the gateway; read by the agent.
+ */
+export interface QuickSuggestionsTable {
+  id: Generated<number>;
+  entity_id: string;
+  org_id: string;
+  text: string;
+  sort_order: Generated<number>;
+  is_active: Generated<boolean>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * Model configurations an operator saved; see migration 0012. `api_key_encrypted` is `sealLlmKey` output (migration 0023 sealed the `v1` keys written before keys were bound to their rows; `openLlmKey` refuses `v1`).
+ * Written by the gateway; the agent reads them and adds only its usage counters.
+ */
+export interface LlmConfigsTable {
+  id: Generated<number>;
+  name: string;
+  provider: string;
+  model: string;
+  endpoint: string;
+  api_style: Generated<'openai' | 'azure'>;
+  api_key_encrypted: string | null;
+  temperature: number | null;
+  max_tokens: number | null;
+  is_default: Generated<boolean>;
+  total_input_tokens: Generated<number>;
+  total_output_tokens: Generated<number>;
+  total_requests: Generated<number>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/** Details of what was read from an attachment. */
+export interface ExtractionDetails {
+  rows?: number;
+  pages?: number;
+  sheets?: string[];
+  /** Header cells of the first sheet or of a CSV. */
+  columns?: string[];
+  truncated?: boolean;
+}
+
+/**
+ * An uploaded file; its bytes are in local or S3-compatible storage under `storage_key`.
+ * Written by the gateway (uploads); read by the agent.
+ */
+export interface AttachmentsTable {
+  id: string;
+  entity_id: string;
+  org_id: string;
+  conversation_id: string | null;
+  filename: string;
+  mime_type: string;
+  category: 'image' | 'spreadsheet' | 'pdf' | 'document';
+  size_bytes: number;
+  sha256: string;
+  storage: 'local' | 's3';
+  storage_key: string;
+  extraction_status: 'done' | 'failed' | 'skipped';
+  extracted_text: string | null;
+  extraction_error: string | null;
+  extraction_details: GeneratedJson<ExtractionDetails>;
+  created_at: GeneratedTimestamp;
+}
+
+/** What a tenant's usage row counts: queries admitted, or model tokens spent. */
+export type UsageKind = 'queries' | 'tokens';
+
+/**
+ * Per-tenant usage in one fixed window, counted against its quotas.
+ * Written by the gateway (queries admitted) and the agent (model tokens).
+ */
+export interface TenantUsageTable {
+  entity_id: string;
+  org_id: string;
+  /** Start of the window: a multiple of the window length since the epoch. */
+  window_start: Timestamp;
+  kind: UsageKind;
+  count: number;
+  updated_at: GeneratedTimestamp;
+}
