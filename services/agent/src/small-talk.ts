@@ -1,10 +1,21 @@
 /**
- * Small talk answered without a model (issue 18): greetings, thanks, farewells, "help" and "what
- * can you do", in English, Hinglish and Hindi — what munim does and what to ask, from the quick
- * suggestions of the tenant.
+ * Small talk answered without a model: greetings, thanks, farewells, "help" and "what can you do",
+ * in English, Hinglish and Hindi — what munim does and what to ask, from the quick suggestions of
+ * the tenant.
  */
-const THANKS = /^(thanks?|thank (you|u)|thanku|ty|thx|tks|dhanyavaa?d|dhanyawad|shukriya|धन्यवाद|शुक्रिया)\b/iu;
-const BYE = /^(bye+|goodbye|good bye|see (you|ya)|take care|alvida|tata|phir milenge|अलविदा|फिर मिलेंगे)\b/iu;
+
+/**
+ * The end of a word in any script. JavaScript's `\b` knows only ASCII word characters, so it never
+ * matches after a Devanagari letter or vowel sign; a letter, combining mark or digit next means the
+ * word goes on ("thanksgiving", "धन्यवादों").
+ */
+const WORD_END = '(?![\\p{L}\\p{M}\\p{N}])';
+const opening = (words: string) => new RegExp(`^(${words})${WORD_END}`, 'iu');
+
+const THANKS = opening(
+  'thanks?|thank (you|u)|thanku|ty|thx|tks|dhanyavaa?d|dhanyawad|shukriya|धन्यवाद|शुक्रिया',
+);
+const BYE = opening('bye+|goodbye|good bye|see (you|ya)|take care|alvida|tata|phir milenge|अलविदा|फिर मिलेंगे');
 
 /** The answer to a small-talk message when no model is configured. */
 export function smallTalkAnswer(
