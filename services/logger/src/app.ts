@@ -4,12 +4,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Ingest, startIngest } from './ingest.ts';
 import { type Learner, startLearner } from './learn.ts';
-import { deleteOldEvents } from './retention.ts';
+import { type Retention, startRetention } from './retention.ts';
 import type { BatchResult } from './store.ts';
 
+export type { IncomingEvent } from './event-records.ts';
 export { fold, foldEvent, type RoutingLog, WRITE_PREFLIGHT_BLOCK } from './fold.ts';
 export { deleteOldEvents } from './retention.ts';
-export { type BatchResult, type IncomingEvent, StoreEventError, storeBatch, storeEvent } from './store.ts';
+export { type BatchResult, StoreEventError, storeBatch, storeEvent } from './store.ts';
 
 /** Durable consumer shared by every logger instance. */
 export const LOGGER_DURABLE = 'logger';
@@ -58,19 +59,7 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
   const { bus, log, db, config } = deps;
   let ingest: Ingest | undefined;
   let learner: Learner | undefined;
-  let retention: NodeJS.Timeout | undefined;
-  let pruning: Promise<unknown> = Promise.resolve();
-
-  const prune = () => {
-    const days = config.retentionDays ?? 0;
-    if (days <= 0) return;
-    pruning = pruning
-      .then(() => deleteOldEvents(db, days))
-      .then((deleted) => {
-        if (deleted > 0) log.info({ deleted, days }, 'old request events deleted');
-      })
-      .catch((error: unknown) => log.warn({ err: error }, 'could not delete old request events'));
-  };
+  let retention: Retention | undefined;
 
   return {
     async start() {
@@ -89,13 +78,11 @@ export async function buildLogger(deps: LoggerDeps): Promise<LoggerApp> {
           config.onBatch?.(result, size);
         },
       });
-      prune();
-      retention = setInterval(prune, config.retentionIntervalMs ?? 3_600_000);
-      retention.unref();
+      retention = startRetention(db, log, config.retentionDays ?? 0, config.retentionIntervalMs ?? 3_600_000);
     },
     async stop() {
-      clearInterval(retention);
-      await pruning;
+      await retention?.stop();
+      retention = undefined;
       await ingest?.stop();
       ingest = undefined;
       await learner?.stop();

@@ -1,4 +1,4 @@
-/** An implicit feedback signal about a request's answer, read from the user's next query (seed 003 §8.5). */
+/** An implicit feedback signal about a request's answer, read from the user's next query. */
 export interface ImplicitSignal {
   signal: 'rephrase' | 'correction' | 'follow_up' | 'action_taken';
   score: number;
@@ -11,7 +11,7 @@ export interface PreviousRequest {
   is_write_operation: boolean;
 }
 
-/** Keyword overlap above which the next query is the same question again (seed 003 §8.5: "> 60 %"). */
+/** Keyword overlap above which the next query is the same question again (more than 60 % of the keywords shared). */
 export const REPHRASE_OVERLAP = 0.6;
 /** Words at most in a follow-up ("and last month?", "only Acme"). */
 export const FOLLOW_UP_MAX_WORDS = 6;
@@ -24,7 +24,7 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-/** Verbs that order a write (DESIGN §3.5's write-tool prefixes, plus how users say them). */
+/** Verbs that order a write (the verbs write tools' names begin with, plus how users say them). */
 const WRITE_VERBS = new Set(
   (
     'create update delete void approve send file import merge adjust reconcile ' +

@@ -10,7 +10,7 @@ type FoldHandler<T extends EventType> = (
   message: Message<AgentEvent>,
 ) => void;
 
-/** Guardrail recorded when the validator blocks a write before it reaches the MCP server (seed 000 §9.1). */
+/** Guardrail recorded when the validator blocks a write before it reaches the MCP server. */
 export const WRITE_PREFLIGHT_BLOCK = 'write_preflight_block';
 
 /** Security event: the executor refused a write that came without the user's approval of that call. */

@@ -6,7 +6,8 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { type BatchResult, type IncomingEvent, storeBatch } from './store.ts';
+import type { IncomingEvent } from './event-records.ts';
+import { type BatchResult, storeBatch } from './store.ts';
 
 /** How the logger batches its writes. */
 export interface IngestConfig {

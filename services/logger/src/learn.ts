@@ -33,7 +33,7 @@ export function requestScore(feedback: readonly ScoredFeedback[]): number | null
   return latest ? latest.score : lowest;
 }
 
-/** An answer whose feedback is negative counts as a failure of its intent (issue 20 item 8). */
+/** An answer whose feedback is negative counts as a failure of its intent. */
 const disappointed = (score: number | null): boolean => score !== null && score < 0;
 
 /** The only key of the learner's lock: one learner at a time, over every logger instance. */

@@ -1,5 +1,6 @@
 import type { Database } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
 
 // Small deletes keep each transaction short, so ingest never waits long on them.
 const DELETE_CHUNK = 5000;
@@ -19,4 +20,41 @@ export async function deleteOldEvents(db: Kysely<Database>, days: number, now = 
     total += deleted;
     if (deleted < DELETE_CHUNK) return total;
   }
+}
+
+/** The running deletion of old events. */
+export interface Retention {
+  /** Stops the schedule and waits for a deletion under way. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Deletes old events now and every `intervalMs`, one deletion at a time; a failure is logged and
+ * the next run tries again. `days` of 0 or less keeps every event.
+ */
+export function startRetention(
+  db: Kysely<Database>,
+  log: Logger,
+  days: number,
+  intervalMs: number,
+): Retention {
+  let pruning: Promise<unknown> = Promise.resolve();
+  const prune = () => {
+    if (days <= 0) return;
+    pruning = pruning
+      .then(() => deleteOldEvents(db, days))
+      .then((deleted) => {
+        if (deleted > 0) log.info({ deleted, days }, 'old request events deleted');
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'could not delete old request events'));
+  };
+  prune();
+  const timer = setInterval(prune, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pruning;
+    },
+  };
 }

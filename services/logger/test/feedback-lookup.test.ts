@@ -4,7 +4,7 @@ import { createDb, type Database, migrateToLatest } from '@munim/db';
 import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { previousQueries } from '../src/store.ts';
+import { previousQueries } from '../src/implicit-feedback.ts';
 
 let testDb: TestDatabase;
 let db: Kysely<Database>;

@@ -3,7 +3,7 @@ import { implicitSignal, keywordOverlap, saysWrong } from '../src/feedback.ts';
 
 const read = { query: 'show overdue invoices for Acme Corp', status: 'answered', is_write_operation: false };
 
-describe('implicit feedback signals (seed 003 §8.5)', () => {
+describe('implicit feedback signals read from the next query', () => {
   it('measures keyword overlap without stopwords', () => {
     expect(keywordOverlap('show overdue invoices', 'list the overdue invoices please')).toBe(1);
     expect(keywordOverlap('overdue invoices', 'cash balance')).toBe(0);

@@ -97,7 +97,7 @@ afterAll(async () => {
   await testDb?.drop();
 });
 
-/** The write flow of seed 000 §2: blocked, self-corrected, executed. */
+/** A write flow: blocked, self-corrected, executed. */
 function writeFlow(scope: RequestScope): [ServiceName, AgentEvent][] {
   return [
     [
@@ -284,7 +284,7 @@ describe('logger', () => {
       },
     ]);
 
-    // The debugger query of seed 000 §9.2 finds it.
+    // An operator looking for writes the validator blocked finds it.
     const blocked = await db
       .selectFrom('query_routing_logs')
       .select('request_id')

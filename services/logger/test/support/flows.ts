@@ -9,7 +9,7 @@ export function scopeOf(conversationId = `conv-${randomUUID()}`): RequestScope {
   return { requestId: randomUUID(), conversationId, entityId: 'ent-1', orgId: 'org-1' };
 }
 
-/** A write flow of ten events: blocked, self-corrected, executed, answered (seed 000 §2). */
+/** A write flow of ten events: blocked, self-corrected, executed, answered. */
 export function writeFlow(scope: RequestScope, query = 'Record ₹5000 payment from Acme Corp'): AgentEvent[] {
   return [
     { type: 'connected', payload: { requestId: scope.requestId, conversationId: scope.conversationId } },
