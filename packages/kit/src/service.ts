@@ -1,5 +1,5 @@
 import { type Bus, connectBus } from '@munim/bus';
-import type { ServiceName } from '@munim/contracts';
+import type { Message, ServiceName } from '@munim/contracts';
 import type { Logger } from 'pino';
 import { type BaseEnv, natsAuthFromEnv, streamSettingsFromEnv } from './env.ts';
 import {
@@ -35,4 +35,14 @@ export async function connectService(service: ServiceName, env: BaseEnv, log: Lo
 export function serveProbes(bus: Bus, checks?: HealthChecks): Promise<HealthServer | undefined> {
   serveHealth(bus, checks);
   return serveHealthHttp(healthPortFromEnv(), healthChecks(bus, checks));
+}
+
+/**
+ * The `onGiveUp` of a consumer that owns requests: a request whose message failed its last delivery
+ * ends with an `INTERNAL` error saying `text`, so its client is not left waiting for an answer.
+ */
+export function endRequestOnGiveUp(bus: Bus, text: string): (message: Message<unknown>) => Promise<void> {
+  return async (message) => {
+    await bus.emit(message, { type: 'error', payload: { code: 'INTERNAL', message: text } });
+  };
 }
