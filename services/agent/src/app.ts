@@ -1,5 +1,6 @@
 import type { MessageContext, RunningConsumer } from '@munim/bus';
 import { type Message, type QueryRouted, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import { endRequestOnGiveUp } from '@munim/kit';
 import { supersede } from './confirmation/events.ts';
 import { answerPlainYes, finishApproved, resume } from './confirmation/resume.ts';
 import { type AgentContext, type AgentDeps, agentContext } from './context.ts';
@@ -75,12 +76,7 @@ export async function buildAgent(deps: AgentDeps) {
         durable: 'agent',
         concurrency: config.concurrency,
         ackWaitMs: config.ackWaitMs ?? 60_000,
-        onGiveUp: async (message) => {
-          await bus.emit(message, {
-            type: 'error',
-            payload: { code: 'INTERNAL', message: 'Sorry, I could not finish that request.' },
-          });
-        },
+        onGiveUp: endRequestOnGiveUp(bus, 'Sorry, I could not finish that request.'),
       });
     },
     async stop() {

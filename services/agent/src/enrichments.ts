@@ -1,3 +1,4 @@
+import { isRecord } from '@munim/contracts';
 /**
  * Auto-enrichments of seed 003 §7: facts computed from the tool results by code, so the answer's
  * figures never depend on the LLM's arithmetic. Each one must mean something to a finance reader:
@@ -23,7 +24,6 @@ import {
 } from './render/shape.ts';
 import { readSection, sum } from './render/statement.ts';
 import { capitalise, codeWords, count, label, nounOf } from './render/words.ts';
-import { isRecord } from './util.ts';
 
 export interface Enrichment {
   type: 'trend' | 'currency' | 'ranking' | 'alert';

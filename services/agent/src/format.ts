@@ -1,3 +1,4 @@
+import { isRecord } from '@munim/contracts';
 import { renderAging } from './render/aging.ts';
 import { renderBalanceSheet } from './render/balance-sheet.ts';
 import { renderCashFlow } from './render/cash-flow.ts';
@@ -11,7 +12,6 @@ import { renderProfitAndLoss } from './render/pnl.ts';
 import { renderRowReport } from './render/row-report.ts';
 import { type Rec, unwrap } from './render/shape.ts';
 import { renderTrialBalance } from './render/trial-balance.ts';
-import { isRecord } from './util.ts';
 
 /** One fetched result: the tool that gave it and the arguments it was called with. */
 export interface FetchedResult {

@@ -1,10 +1,10 @@
+import { isRecord } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
 import { ATTACHMENT_RULES, type AttachmentRef, earlierFiles } from './attachments.ts';
 import type { ChatCompletionMessageParam } from './llm.ts';
 import { llmTurn } from './llm-turn.ts';
 import { SUMMARY_PROMPT } from './prompts.ts';
 import type { Run } from './run/run.ts';
-import { isRecord } from './util.ts';
 
 /** The attachments a stored message carries in its metadata. */
 function attachmentRefs(message: ConversationMessage): AttachmentRef[] {

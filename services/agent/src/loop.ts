@@ -1,3 +1,4 @@
+import { isRecord } from '@munim/contracts';
 import { answer, answerStream, enrich, needsInputMessage } from './answer.ts';
 import { propose } from './confirmation/propose.ts';
 import { enrichmentPrompt } from './enrichments.ts';
@@ -9,7 +10,6 @@ import type { Run } from './run/run.ts';
 import { containerCall, type Offer, offeredTools } from './tool-step/containers.ts';
 import { notRun, toolContent, toolStep } from './tool-step/tool-step.ts';
 import { askToCheckFirst, checkedAnswer, refuseUnsettled } from './unknown-outcome.ts';
-import { isRecord } from './util.ts';
 
 /** The tool-calling loop, from wherever it stands, to an answer or a confirmation. */
 export async function loop(

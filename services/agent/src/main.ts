@@ -7,7 +7,7 @@ import {
   pingDb,
   TenantUsage,
 } from '@munim/db';
-import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
+import { connectService, createToolCatalog, runMain, serveProbes, stopService } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
 import { createLlm } from './llm.ts';
@@ -102,11 +102,6 @@ await runMain('agent', async (log) => {
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await models.stop();
-      await app.stop();
-      await bus.close();
-      await db.destroy();
-    },
+    stop: stopService([models, app], bus, db),
   };
 });

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@munim/contracts';
+import { isRecord } from '@munim/contracts';
 import { primaryToolGroup } from '@munim/kit';
 import { describeTool } from './confirm.ts';
 import { renderResults } from './format.ts';
@@ -6,7 +7,6 @@ import { unknownOutcomeText, type WriteOutcome } from './guardrails.ts';
 import type { ChatCompletionMessageParam } from './llm.ts';
 import { type Run, sameRecords } from './run/run.ts';
 import { notRun, toolStep } from './tool-step/tool-step.ts';
-import { isRecord } from './util.ts';
 
 /** The guardrail recorded once the LLM was told to check a write of unknown outcome. */
 const CHECK_ASKED = 'unknown_outcome_check_asked';

@@ -1,7 +1,6 @@
-import { nameWords, parseToolName, singular } from '@munim/contracts';
+import { isRecord, nameWords, parseToolName, singular } from '@munim/contracts';
 import { confirmWord, describeTool } from '../confirm.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
-import { isRecord } from '../util.ts';
 import {
   amountAndDate,
   areLines,

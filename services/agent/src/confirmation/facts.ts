@@ -1,6 +1,5 @@
-import { nameWords, parseToolName, singular } from '@munim/contracts';
+import { isRecord, nameWords, parseToolName, singular } from '@munim/contracts';
 import type { Formats } from '../render/locale.ts';
-import { isRecord } from '../util.ts';
 import { type Facts, readFacts } from './fields.ts';
 import { refOf } from './refs.ts';
 import { isParty, keyWords } from './words.ts';

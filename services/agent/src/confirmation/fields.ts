@@ -1,5 +1,4 @@
-import { nameWords, singular } from '@munim/contracts';
-import { isRecord } from '../util.ts';
+import { isRecord, nameWords, singular } from '@munim/contracts';
 import {
   amountOf,
   isNameShaped,

@@ -1,8 +1,7 @@
-import { parseToolName, singular, type ToolDefinition } from '@munim/contracts';
+import { isRecord, parseToolName, singular, type ToolDefinition } from '@munim/contracts';
 import { groupsOfToolName } from '@munim/kit';
 import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
-import { isRecord } from '../util.ts';
 import { areLines, ownIdField, plainReason } from './facts.ts';
 import { readFacts } from './fields.ts';
 import { kindBeside, partyRefOf, type Ref, refOf } from './refs.ts';

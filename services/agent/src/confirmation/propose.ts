@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidationResult } from '@munim/contracts';
+import { isRecord } from '@munim/contracts';
 import { withoutImages } from '../attachments.ts';
 import { confirmWord } from '../confirm.ts';
 import { asksForChange } from '../requested.ts';
 import { type Asked, complete } from '../run/complete.ts';
 import type { Run } from '../run/run.ts';
 import { untrustedRead } from '../untrusted.ts';
-import { isRecord } from '../util.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
 import { inMinorUnits, lookUp } from './lookup.ts';

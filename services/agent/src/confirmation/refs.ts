@@ -1,5 +1,5 @@
+import { isRecord } from '@munim/contracts';
 import { groupsOfToolName } from '@munim/kit';
-import { isRecord } from '../util.ts';
 import { isNumberShaped, isOpaqueId, isParty, keyWords, NOT_ITS_NUMBER, NUMBER_WORD } from './words.ts';
 
 /** A call's pointer at a record: the id (or number) it sends and the kind of record it names. */

@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { heading, table } from './markdown.ts';
 import { keyOf, num, pick, rowsOf, str } from './shape.ts';

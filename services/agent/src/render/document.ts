@@ -1,5 +1,4 @@
-import { parseToolName, singular } from '@munim/contracts';
-import { isRecord } from '../util.ts';
+import { isRecord, parseToolName, singular } from '@munim/contracts';
 import { currencyOf, type RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
 import { CONTACT_NAME_KEYS, keyOf, num, type Rec, records, text } from './shape.ts';

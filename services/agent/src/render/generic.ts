@@ -1,5 +1,4 @@
-import { parseToolName } from '@munim/contracts';
-import { isRecord } from '../util.ts';
+import { isRecord, parseToolName } from '@munim/contracts';
 import { currencyOf, type RenderInput } from './input.ts';
 import type { Formats } from './locale.ts';
 import { heading, table } from './markdown.ts';

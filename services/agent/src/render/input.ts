@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import type { Formats } from './locale.ts';
 import { pick, type Rec, str } from './shape.ts';
 import { keyWords } from './words.ts';

@@ -1,5 +1,4 @@
-import { parseToolName } from '@munim/contracts';
-import { isRecord } from '../util.ts';
+import { isRecord, parseToolName } from '@munim/contracts';
 import { CONTACT_KEYS, NUMBER_KEYS } from './document.ts';
 import { currencyOf, type RenderInput } from './input.ts';
 import type { Formats } from './locale.ts';

@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import type { RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';
 import { amount, pick, type Rec, records, str } from './shape.ts';

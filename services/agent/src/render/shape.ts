@@ -1,11 +1,10 @@
+import { isRecord } from '@munim/contracts';
 /**
  * Reading tool results of any accounting system: fields by aliases in any naming style
  * (`AmountDue`, `amount_due`, `amountDue`), amounts given as numbers or as text ("1,234.50"),
  * names given as text or as references (`{ Name }`, `{ name, value }`), and paging in the forms
  * APIs use.
  */
-
-import { isRecord } from '../util.ts';
 
 export type Rec = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import { bold, table } from './markdown.ts';
 import { num, type Rec, records, rowsOf, str } from './shape.ts';
 

@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import { NUMBER_KEYS } from './document.ts';
 import { companyOf, coverage, currencyOf, hint, type RenderInput } from './input.ts';
 import { bold, heading, table } from './markdown.ts';

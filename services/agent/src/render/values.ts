@@ -1,4 +1,4 @@
-import { isRecord } from '../util.ts';
+import { isRecord } from '@munim/contracts';
 import type { Formats } from './locale.ts';
 import { num, type Rec, str, text } from './shape.ts';
 import { CODE_KEY, codeWords } from './words.ts';

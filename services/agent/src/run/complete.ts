@@ -6,9 +6,9 @@ import type {
   PipelineStep,
   QueryRouted,
 } from '@munim/contracts';
+import { isRecord } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
 import { AnswerStream } from '../answer-stream.ts';
-import { isRecord } from '../util.ts';
 import type { Run } from './run.ts';
 
 /** The query a request answers and how it was routed. */

@@ -1,7 +1,7 @@
 import type { ValidationResult } from '@munim/contracts';
+import { isRecord } from '@munim/contracts';
 import type { ChatCompletionMessageParam } from '../llm.ts';
 import type { Run } from '../run/run.ts';
-import { isRecord } from '../util.ts';
 import { execute, validate } from './requests.ts';
 
 /** Records per page injected into list calls. */
