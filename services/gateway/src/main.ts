@@ -1,6 +1,6 @@
 import { connectBus } from '@munim/bus';
 import { assertServiceLogin, createDb } from '@munim/db';
-import { natsAuthFromEnv, runMain, serveHealth, streamSettingsFromEnv } from '@munim/kit';
+import { natsAuthFromEnv, runMain, serveHealth, stopService, streamSettingsFromEnv } from '@munim/kit';
 import { buildGateway } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -33,11 +33,6 @@ runMain('gateway', async (log) => {
   log.info({}, 'ready');
   return {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await health.stop();
-      await gateway.stop();
-      await bus.close();
-      await db?.destroy();
-    },
+    stop: stopService([health, gateway], bus, db),
   };
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { PINGED_SERVICES } from '../src/readiness.ts';
+import { PINGED_SERVICES } from '../src/health/readiness.ts';
 import { startGateway, TestBus } from './helpers.ts';
 
 const testBus = new TestBus();

@@ -1,0 +1,196 @@
+import {
+  type LlmConfigChanged,
+  LlmConfigInputSchema,
+  LlmConfigParamsSchema,
+  LlmConfigUpdateSchema,
+} from '@munim/contracts';
+import { parseSecretKey, sealLlmKey } from '@munim/db';
+import { endpointProblem } from '@munim/kit';
+import type { FastifyPluginAsync } from 'fastify';
+import { sql } from 'kysely';
+import type { GatewayContext } from '../context.ts';
+import { HttpRefusal, httpError } from '../http-errors.ts';
+import { HIDDEN } from '../plugins/openapi.ts';
+import type { ZodTypeProvider } from '../plugins/validation.ts';
+import { noDatabase } from '../tenant.ts';
+import {
+  columns,
+  isUniqueViolation,
+  keyChange,
+  makeDefault,
+  type Refused,
+  type Row,
+  toConfig,
+} from './llm-config-store.ts';
+
+/**
+ * Model configurations (seed 003 §1.2–1.5): list, create, update and set the default. API keys are
+ * stored AES-256-GCM encrypted with `LLM_CONFIG_KEY`, bound to their row, provider and endpoint
+ * origin, and never returned; a move to another origin needs the key again, so a stored key never
+ * reaches a new host. Endpoints must resolve to public addresses unless `LLM_ENDPOINT_ALLOWLIST`
+ * allows them. Every change is announced with `llmConfigChanged` so the agents swap models
+ * without a restart.
+ */
+export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {
+  const { db } = ctx;
+  const admin = app.withTypeProvider<ZodTypeProvider>();
+  const secretKey = ctx.config.LLM_CONFIG_KEY ? parseSecretKey(ctx.config.LLM_CONFIG_KEY) : null;
+  const announce = (data: LlmConfigChanged) => {
+    ctx.bus.broadcast('llmConfigChanged', data);
+    ctx.log.info({ ...data }, 'model configuration changed');
+  };
+  const noConfigs = () => noDatabase('Model configurations');
+  const notFound = (id: number) =>
+    new HttpRefusal(404, httpError('NOT_FOUND', `No model configuration ${id}.`, { field: 'id' }));
+  const conflict = () =>
+    new HttpRefusal(
+      409,
+      httpError('CONFLICT', 'A model configuration with this name exists already.', { field: 'name' }),
+    );
+  const noKey = () =>
+    new HttpRefusal(
+      503,
+      httpError('SERVICE_UNAVAILABLE', 'API keys cannot be stored: LLM_CONFIG_KEY is not configured.', {
+        field: 'apiKey',
+      }),
+    );
+  const badEndpoint = (problem: string) =>
+    new HttpRefusal(400, httpError('BAD_REQUEST', `endpoint: ${problem}`, { field: 'endpoint' }));
+  const badKey = (message: string) =>
+    new HttpRefusal(400, httpError('BAD_REQUEST', `apiKey: ${message}`, { field: 'apiKey' }));
+  const checkEndpoint = async (endpoint: string) => {
+    const problem = await endpointProblem(endpoint, ctx.config.LLM_ENDPOINT_ALLOWLIST);
+    if (problem) throw badEndpoint(problem);
+  };
+  const one = { ...HIDDEN, params: LlmConfigParamsSchema };
+
+  admin.get('/v1/admin/llm-configs', { schema: HIDDEN }, async () => {
+    if (!db) throw noConfigs();
+    const rows = await db.selectFrom('llm_configs').select(columns).orderBy('name').execute();
+    return { configs: rows.map((row) => toConfig(row as Row)) };
+  });
+
+  admin.post(
+    '/v1/admin/llm-configs',
+    { schema: { ...HIDDEN, body: LlmConfigInputSchema } },
+    async (request, reply) => {
+      if (!db) throw noConfigs();
+      const input = request.body;
+      if (input.apiKey !== undefined && !secretKey) throw noKey();
+      await checkEndpoint(input.endpoint);
+      // The key is sealed to the row's id, so the row comes first, in the same transaction.
+      const inserted = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .insertInto('llm_configs')
+          .values({
+            name: input.name,
+            provider: input.provider,
+            model: input.model,
+            endpoint: input.endpoint,
+            api_style: input.apiStyle,
+            api_key_encrypted: null,
+            temperature: input.temperature ?? null,
+            max_tokens: input.maxTokens ?? null,
+          })
+          .onConflict((oc) => oc.column('name').doNothing())
+          .returning(columns)
+          .executeTakeFirst();
+        if (!row || input.apiKey === undefined || !secretKey) return row;
+        return trx
+          .updateTable('llm_configs')
+          .set({ api_key_encrypted: sealLlmKey(secretKey, row, input.apiKey) })
+          .where('id', '=', row.id)
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+      });
+      if (!inserted) throw conflict();
+      // A concurrent default change wins the partial unique index: the row stays, not as the default.
+      const row = input.isDefault
+        ? ((await makeDefault(db, Number(inserted.id)).catch((error: unknown) => {
+            if (isUniqueViolation(error)) return undefined;
+            throw error;
+          })) ?? (inserted as Row))
+        : (inserted as Row);
+      announce({ reason: 'created', configId: Number(row.id) });
+      return reply.code(201).send(toConfig(row));
+    },
+  );
+
+  admin.patch(
+    '/v1/admin/llm-configs/:id',
+    { schema: { ...one, body: LlmConfigUpdateSchema } },
+    async (request) => {
+      if (!db) throw noConfigs();
+      const change = request.body;
+      if (typeof change.apiKey === 'string' && !secretKey) throw noKey();
+      if (change.endpoint !== undefined) await checkEndpoint(change.endpoint);
+      const { id } = request.params;
+      const row = await db
+        .transaction()
+        .execute(async (trx): Promise<Row | Refused> => {
+          const current = (await trx
+            .selectFrom('llm_configs')
+            .select(columns)
+            .where('id', '=', id)
+            .forUpdate()
+            .executeTakeFirst()) as Row | undefined;
+          if (!current) return 'not-found';
+          const next = {
+            id,
+            provider: change.provider ?? current.provider,
+            endpoint: change.endpoint ?? current.endpoint,
+          };
+          const key = keyChange(current, next, change.apiKey, secretKey);
+          if ('refused' in key) return key.refused;
+          return (await trx
+            .updateTable('llm_configs')
+            .set({
+              ...(change.name !== undefined ? { name: change.name } : {}),
+              ...(change.provider !== undefined ? { provider: change.provider } : {}),
+              ...(change.model !== undefined ? { model: change.model } : {}),
+              ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
+              ...(change.apiStyle !== undefined ? { api_style: change.apiStyle } : {}),
+              ...('store' in key ? { api_key_encrypted: key.store } : {}),
+              ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
+              ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
+              updated_at: sql<Date>`now()`,
+            })
+            .where('id', '=', id)
+            .returning(columns)
+            .executeTakeFirstOrThrow()) as Row;
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error)) throw conflict();
+          throw error;
+        });
+      if (row === 'not-found') throw notFound(id);
+      if (row === 'no-secret-key') throw noKey();
+      if (row === 'key-required') {
+        throw badKey(
+          'is required when the endpoint moves to another origin: the stored key is never sent to a new host ' +
+            '(send it again, or null to remove it)',
+        );
+      }
+      if (row === 'key-unreadable') {
+        throw badKey('the stored key cannot be read with LLM_CONFIG_KEY for this row; send it again');
+      }
+      announce({ reason: 'updated', configId: id });
+      return toConfig(row);
+    },
+  );
+
+  admin.post('/v1/admin/llm-configs/:id/default', { schema: one }, async (request) => {
+    if (!db) throw noConfigs();
+    const { id } = request.params;
+    const row = await makeDefault(db, id).catch((error: unknown) => {
+      // Two concurrent requests both cleared and set: the partial unique index refuses the second.
+      if (isUniqueViolation(error)) {
+        throw new HttpRefusal(409, httpError('CONFLICT', 'Another default was set at the same time; retry.'));
+      }
+      throw error;
+    });
+    if (!row) throw notFound(id);
+    announce({ reason: 'default', configId: id });
+    return toConfig(row);
+  });
+};
