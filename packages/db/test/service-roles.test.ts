@@ -145,7 +145,8 @@ describe('each service logs in as its own role, with no power beyond its grants'
       'create schema munim_probe',
       'alter role current_user superuser',
       'alter role current_user createrole',
-      'set role postgres',
+      // The superuser owning the test database (postgres, or the run's own PostgreSQL's).
+      `set role ${pg.escapeIdentifier(decodeURIComponent(new URL(database.url).username))}`,
       "copy (select 1) to program 'true'",
       "select pg_read_file('/etc/passwd')",
       'alter function munim_delete_old_events(timestamptz, integer) owner to current_user',
