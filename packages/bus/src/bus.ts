@@ -21,56 +21,33 @@ import type { MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { SpanKind, type SpanKind as SpanKindT } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { type ConsumeOptions, consume, type RunningConsumer, reportMalformed } from './consumers.ts';
-import { describeIssues, MalformedMessageError } from './errors.ts';
-import { FOLLOW_CREATE_TIMEOUT_MS, type FollowedEvent, type Following, follow, lastEvent } from './follow.ts';
-import { FAILOVER_RETRY_MS, isTransient } from './js-api.ts';
-import { RequestReply, type Served, type ServeHandler } from './request-reply.ts';
 import {
-  type DurableOptions,
-  ensureDurable,
-  ensureStreams,
+  type BusCore,
+  type BusLogger,
+  type DataOf,
+  type MessageContext,
+  type PublishOptions,
+  type ReplyOf,
   type StreamSettings,
   streamNameOf,
-} from './streams.ts';
+} from './core.ts';
+import { describeIssues, MalformedMessageError } from './errors.ts';
+import { FOLLOW_CREATE_TIMEOUT_MS, type FollowedEvent, type Following, follow, lastEvent } from './follow.ts';
+import { publishRetrying } from './js-api.ts';
+import { RequestReply, type Served, type ServeHandler } from './request-reply.ts';
+import { type DurableOptions, ensureDurable, ensureStreams } from './streams.ts';
 import { eventHop, failSpan, type Hop, startHop } from './tracing.ts';
 import { encoder, parseJson } from './wire.ts';
-
-type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
-type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
-
-/** Minimal structured logger the bus writes to (pino fits). */
-export interface BusLogger {
-  info(obj: object, msg: string): void;
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-/** What a handler learns about the message besides its data. */
-export interface MessageContext {
-  subject: string;
-  /** W3C trace context of the message, to pass on to what it causes. */
-  traceparent: string | undefined;
-  /** JetStream delivery attempt (1 for request/reply). */
-  deliveryCount: number;
-  /** JetStream stream sequence (0 for request/reply); for an event, its sequence (see `eventSeq`). */
-  seq: number;
-}
-
-export interface PublishOptions {
-  params?: Record<string, string>;
-  /** JetStream dedupe id; defaults to the envelope id. */
-  msgID?: string;
-  traceparent?: string | undefined;
-}
 
 /**
  * The typed bus: every publish, request, consume and follow goes through the catalog, parses with
  * the subject's schema on both sides and carries the envelope and trace context. It owns its
- * connection: `close()` drains it. Streams and durable consumers live in `streams.ts`,
- * request/reply in `request-reply.ts`, consuming in `consumers.ts`, following a request in
- * `follow.ts`, spans in `tracing.ts`.
+ * connection: `close()` drains it. It is the facade over its parts, which know it only as the
+ * `BusCore` of `core.ts`: streams and durable consumers live in `streams.ts`, request/reply in
+ * `request-reply.ts`, consuming in `consumers.ts`, following a request in `follow.ts`, spans in
+ * `tracing.ts`.
  */
-export class Bus {
+export class Bus implements BusCore {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
@@ -205,24 +182,9 @@ export class Bus {
     }
   }
 
-  /**
-   * A JetStream publish that rides out a cluster's failover: while the stream has no leader (its
-   * server died and the others are electing one) a publish finds no responder or goes unanswered,
-   * so it is sent again, with the same `msgID`, until {@link FAILOVER_RETRY_MS} have passed. The
-   * stream's duplicate window makes a retry of a publish that did land a no-op.
-   */
-  private async jsPublish(subject: string, data: Uint8Array, opts: { msgID: string; headers: MsgHdrs }) {
-    const deadline = Date.now() + FAILOVER_RETRY_MS;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.js.publish(subject, data, opts);
-      } catch (error) {
-        if (!isTransient(error) || Date.now() >= deadline) throw error;
-        if (attempt === 1)
-          this.log?.warn({ err: error, subject }, 'JetStream publish not acknowledged; trying again');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 100 * 2 ** attempt)));
-      }
-    }
+  /** A JetStream publish that rides out a cluster's failover (see `publishRetrying`). */
+  private jsPublish(subject: string, data: Uint8Array, opts: { msgID: string; headers: MsgHdrs }) {
+    return publishRetrying(this.js, this.log, subject, data, opts);
   }
 
   /**

@@ -10,9 +10,10 @@ import {
   usernamePasswordAuthenticator,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { Bus, type BusLogger } from './bus.ts';
+import { Bus } from './bus.ts';
+import type { BusLogger, StreamSettings } from './core.ts';
 import { inboxPrefix, MIGRATE_USER, type NatsUserName } from './nats-permissions.ts';
-import { ensureStreams, type StreamSettings } from './streams.ts';
+import { ensureStreams } from './streams.ts';
 
 /** How a service proves who it is to NATS (at most one way), and its TLS settings. */
 export interface NatsAuth {

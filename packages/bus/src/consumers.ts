@@ -1,15 +1,13 @@
-import { type Catalog, catalog, type Message, type StreamSubjectName } from '@munim/contracts';
+import { catalog, type Message, type StreamSubjectName } from '@munim/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
 import { context, SpanKind } from '@opentelemetry/api';
 import { z } from 'zod';
-import type { Bus, MessageContext } from './bus.ts';
+import type { BusCore, DataOf, MessageContext } from './core.ts';
 import { describeIssues } from './errors.ts';
 import { eventsOf } from './events.ts';
 import { type DurableOptions, ensureDurable } from './streams.ts';
 import { failSpan, startHop, untracedHop } from './tracing.ts';
 import { parseJson } from './wire.ts';
-
-type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
 
 /**
  * How long a pull request lasts. The server keeps pulls in the memory of the consumer's leader: when
@@ -47,7 +45,7 @@ export interface RunningConsumer {
  * the message redelivered with backoff, up to `maxDeliver`.
  */
 export async function consume<N extends StreamSubjectName>(
-  bus: Bus,
+  bus: BusCore,
   name: N,
   handler: (message: Message<DataOf<N>>, ctx: MessageContext) => Promise<void>,
   opts: ConsumeOptions,
@@ -171,7 +169,7 @@ const ScopeOf = z.object({
 });
 
 /** A malformed message that still names its request ends that request with an `error` event. */
-export async function reportMalformed(bus: Bus, raw: unknown, detail: string): Promise<void> {
+export async function reportMalformed(bus: BusCore, raw: unknown, detail: string): Promise<void> {
   const scope = ScopeOf.safeParse(raw);
   if (!scope.success) return;
   try {

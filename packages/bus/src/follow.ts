@@ -1,7 +1,7 @@
 import { streamSeqOf, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { DeliverPolicy, type StoredMsg as JsStoredMsg, type MsgRequest } from '@nats-io/jetstream';
-import type { Bus } from './bus.ts';
 import { PULL_EXPIRES_MS } from './consumers.ts';
+import type { BusCore } from './core.ts';
 import { eventsOf, type SequencedEvent } from './events.ts';
 import { FAILOVER_RETRY_MS, jsApi } from './js-api.ts';
 import { parseJson } from './wire.ts';
@@ -55,7 +55,7 @@ const SIGNS_OF_LIFE = new Set([
  * new consumer after it. Every event is handed out once, in stream order.
  */
 export async function follow(
-  bus: Bus,
+  bus: BusCore,
   requestId: string,
   opts: { afterSeq?: number | undefined } = {},
 ): Promise<Following> {
@@ -217,7 +217,7 @@ export async function follow(
 }
 
 /** The last stored event of a request, or null when the request has no events. */
-export async function lastEvent(bus: Bus, requestId: string): Promise<FollowedEvent | null> {
+export async function lastEvent(bus: BusCore, requestId: string): Promise<FollowedEvent | null> {
   const stored = await jsApi(
     `last event of ${requestId}`,
     () =>

@@ -1,5 +1,6 @@
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { errors, PermissionViolationError } from '@nats-io/nats-core';
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import { errors, type MsgHdrs, PermissionViolationError } from '@nats-io/nats-core';
+import type { BusLogger } from './core.ts';
 
 /** nats-server's JetStream error codes munim acts on, besides those nats.js names. */
 const JS_CODES = {
@@ -145,5 +146,31 @@ export async function orNotFound<T>(call: () => Promise<T>): Promise<T | undefin
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
+  }
+}
+
+/**
+ * A JetStream publish that rides out a cluster's failover: while the stream has no leader (its
+ * server died and the others are electing one) a publish finds no responder or goes unanswered,
+ * so it is sent again, with the same `msgID`, until {@link FAILOVER_RETRY_MS} have passed. The
+ * stream's duplicate window makes a retry of a publish that did land a no-op.
+ */
+export async function publishRetrying(
+  js: JetStreamClient,
+  log: BusLogger | undefined,
+  subject: string,
+  data: Uint8Array,
+  opts: { msgID: string; headers: MsgHdrs },
+) {
+  const deadline = Date.now() + FAILOVER_RETRY_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await js.publish(subject, data, opts);
+    } catch (error) {
+      if (!isTransient(error) || Date.now() >= deadline) throw error;
+      if (attempt === 1)
+        log?.warn({ err: error, subject }, 'JetStream publish not acknowledged; trying again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 100 * 2 ** attempt)));
+    }
   }
 }

@@ -1,5 +1,4 @@
 import {
-  type Catalog,
   catalog,
   type ErrorCode,
   ErrorCodeSchema,
@@ -10,15 +9,12 @@ import {
 import { createInbox, errors, type MsgHdrs, type Subscription } from '@nats-io/nats-core';
 import { context, SpanKind } from '@opentelemetry/api';
 import { z } from 'zod';
-import type { Bus, MessageContext } from './bus.ts';
+import type { BusCore, DataOf, MessageContext, ReplyOf } from './core.ts';
 import { describeIssues, HandlerError, RequestFailedError } from './errors.ts';
 import { isNoResponders } from './js-api.ts';
 import { inboxPrefix } from './nats-permissions.ts';
 import { failSpan, startHop } from './tracing.ts';
 import { encoder, parseJson } from './wire.ts';
-
-type DataOf<N extends keyof Catalog> = z.infer<Catalog[N]['schema']>;
-type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
 
 /** What a request handler learns, and how it may answer before it returns. */
 export interface ServeContext<R> extends MessageContext {
@@ -69,9 +65,9 @@ export class RequestReply {
   private readonly pending = new Set<PendingRequest>();
   private watching = false;
 
-  private readonly bus: Bus;
+  private readonly bus: BusCore;
 
-  constructor(bus: Bus) {
+  constructor(bus: BusCore) {
     this.bus = bus;
   }
 

@@ -7,7 +7,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import type { Bus, BusLogger } from './bus.ts';
+import { type BusCore, type BusLogger, type StreamSettings, streamNameOf } from './core.ts';
 import {
   differs,
   isAlreadyMade,
@@ -17,21 +17,6 @@ import {
   orNotFound,
   STREAM_SETTLE_MS,
 } from './js-api.ts';
-
-/**
- * How munim's streams are stored (DESIGN §3.1): every instance of every service reads the same
- * settings from its environment and applies them at start. Unset fields keep the defaults below.
- */
-export interface StreamSettings {
-  /** Copies of each stream (and of each durable consumer) in a JetStream cluster: 1 to 5 (default 1). */
-  replicas?: number;
-  /** `file` (default) or `memory`. */
-  storage?: 'file' | 'memory';
-  /** Longest a message is kept, in ms, for WORK and EVENTS alike; 0 means no limit (default: EVENTS 7 days, WORK none). */
-  maxAgeMs?: number;
-  /** Most bytes each stream keeps (default: no limit); WORK then refuses new work, EVENTS drops its oldest. */
-  maxBytes?: number;
-}
 
 /** Age limit of the EVENTS stream when none is configured: a week of replay. */
 export const DEFAULT_EVENTS_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -50,11 +35,6 @@ export interface DurableOptions {
   maxAckPending?: number;
   /** Where a durable created now starts: every stored message (default) or only new ones. */
   startAt?: 'all' | 'new';
-}
-
-/** The concrete name of a stream: `<PREFIX>_<NAME>`. */
-export function streamNameOf(prefix: string, key: StreamKey): string {
-  return `${prefix.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}_${STREAMS[key].name}`;
 }
 
 /** What managing the streams needs: a service's bus, or the migration job's connection. */
@@ -225,7 +205,7 @@ async function awaitCopies(
  * updating it; safe from every instance at once), and returns its stream's name.
  */
 export async function ensureDurable(
-  bus: Bus,
+  bus: BusCore,
   name: StreamSubjectName,
   opts: DurableOptions,
 ): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * The bus when a NATS server goes away (issue 18 item 4; test/e2e/cluster.test.ts runs the whole
+ * The bus when a NATS server goes away (test/e2e/cluster.test.ts runs the whole
  * system through it). Each case failed before its fix:
  * - a reply written into a connection that then broke was lost, and the caller waited out its
  *   whole timeout (70 s for a tool call); so was a request, or a reply sent while the caller was
