@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@munim/contracts';
+import { type FieldIssue, isRecord } from '@munim/contracts';
 import { jsonrepair } from 'jsonrepair';
 import { jsonType } from './schema.ts';
 
@@ -6,9 +6,6 @@ import { jsonType } from './schema.ts';
 export type ParsedArgs =
   | { ok: true; args: Record<string, unknown>; repaired: boolean }
   | { ok: false; issue: FieldIssue };
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function notAnObject(value: unknown, repaired: boolean): ParsedArgs {
   return {

@@ -1,10 +1,7 @@
-import type { FieldIssue } from '@munim/contracts';
+import { type FieldIssue, isRecord } from '@munim/contracts';
 import { ISO_4217 } from './currencies.ts';
 import { isAmountKey, isCurrencyKey, isDateKey } from './fields.ts';
 import { renderValue } from './schema.ts';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const DATE_TEXT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -1,11 +1,8 @@
-import type { FieldIssue } from '@munim/contracts';
+import { type FieldIssue, isRecord } from '@munim/contracts';
 import { fieldKey, POSTING_TYPE_KEYS } from './fields.ts';
 import { renderValue } from './schema.ts';
 
 type Line = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Line =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Keys of a line's debit and credit amounts when a line has both columns (`DebitAmount`, `dr`, …). */
 const DEBIT_KEYS = new Set(['debit', 'debit_amount', 'debit_amt', 'dr', 'dr_amount', 'amount_debit']);

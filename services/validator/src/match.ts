@@ -1,12 +1,9 @@
-import { parseToolName, singular, type ToolDefinition, type VerbClass } from '@munim/contracts';
+import { isRecord, parseToolName, singular, type ToolDefinition, type VerbClass } from '@munim/contracts';
 import { CONCEPTS, type Concept, type ConceptSpec, fieldKey, recordIdSpec } from './fields.ts';
 import { deref, isRequiredPath, propertiesOf, requiredNames } from './required.ts';
 import { WRITE_RULES, type WriteRuleSpec } from './rules.ts';
 
 type Schema = Record<string, unknown>;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The write rules of one call, as field paths of its arguments (`AccountId`, `payment.amount`).

@@ -1,7 +1,6 @@
-type Schema = Record<string, unknown>;
+import { isRecord } from '@munim/contracts';
 
-const isSchema = (value: unknown): value is Schema =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+type Schema = Record<string, unknown>;
 
 /** Deeper than this a `$ref` chain is taken for a loop. */
 const MAX_REFS = 16;
@@ -10,7 +9,7 @@ const MAX_REFS = 16;
 export function deref(node: unknown, root: Schema): Schema | undefined {
   let current = node;
   for (let hops = 0; hops < MAX_REFS; hops++) {
-    if (!isSchema(current)) return undefined;
+    if (!isRecord(current)) return undefined;
     const ref = current.$ref;
     if (typeof ref !== 'string' || !ref.startsWith('#')) return current;
     current = ref
@@ -18,7 +17,7 @@ export function deref(node: unknown, root: Schema): Schema | undefined {
       .split('/')
       .filter((s) => s !== '')
       .map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((at, segment) => (isSchema(at) ? at[segment] : undefined), root);
+      .reduce<unknown>((at, segment) => (isRecord(at) ? at[segment] : undefined), root);
   }
   return undefined;
 }
@@ -38,7 +37,7 @@ function branches(node: Schema, key: (typeof BRANCHES)[number], root: Schema): S
 export function propertiesOf(schema: unknown, root: Schema, depth = 0): Schema | undefined {
   const node = deref(schema, root);
   if (!node || depth > MAX_REFS) return undefined;
-  let out: Schema | undefined = isSchema(node.properties) ? { ...node.properties } : undefined;
+  let out: Schema | undefined = isRecord(node.properties) ? { ...node.properties } : undefined;
   for (const key of BRANCHES)
     for (const branch of branches(node, key, root)) {
       const inner = propertiesOf(branch, root, depth + 1);

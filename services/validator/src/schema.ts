@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@munim/contracts';
+import { type FieldIssue, isRecord } from '@munim/contracts';
 import { argsHash } from '@munim/kit';
 import { Ajv2019, type ErrorObject, type ValidateFunction } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -9,9 +9,6 @@ type AddFormats = (ajv: Ajv2019 | Ajv2020) => unknown;
 // ajv-formats is CommonJS; under Node's ESM loader its default export is the plugin function itself.
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
   addFormatsModule) as unknown as AddFormats;
-
-const isSchema = (value: unknown): value is Schema =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 const MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions'] as const;
@@ -30,8 +27,8 @@ const SINGLE_KEYWORDS = [
  */
 function listsFields(node: Schema): boolean {
   return (
-    isSchema(node.properties) ||
-    isSchema(node.patternProperties) ||
+    isRecord(node.properties) ||
+    isRecord(node.patternProperties) ||
     COMBINATORS.some((k) => Array.isArray(node[k]))
   );
 }
@@ -69,27 +66,27 @@ export function strictify(schema: Schema, branch = false): Schema {
   modernize(out);
   for (const key of MAP_KEYWORDS) {
     const map = out[key];
-    if (isSchema(map)) {
+    if (isRecord(map)) {
       out[key] = Object.fromEntries(
-        Object.entries(map).map(([name, sub]) => [name, isSchema(sub) ? strictify(sub) : sub]),
+        Object.entries(map).map(([name, sub]) => [name, isRecord(sub) ? strictify(sub) : sub]),
       );
     }
   }
   for (const key of SINGLE_KEYWORDS) {
     const sub = out[key];
-    if (isSchema(sub)) out[key] = strictify(sub);
+    if (isRecord(sub)) out[key] = strictify(sub);
   }
-  if (isSchema(out.items)) out.items = strictify(out.items);
-  else if (Array.isArray(out.items)) out.items = out.items.map((s) => (isSchema(s) ? strictify(s) : s));
+  if (isRecord(out.items)) out.items = strictify(out.items);
+  else if (Array.isArray(out.items)) out.items = out.items.map((s) => (isRecord(s) ? strictify(s) : s));
   if (Array.isArray(out.prefixItems))
-    out.prefixItems = out.prefixItems.map((s) => (isSchema(s) ? strictify(s) : s));
+    out.prefixItems = out.prefixItems.map((s) => (isRecord(s) ? strictify(s) : s));
   for (const key of COMBINATORS) {
     const list = out[key];
-    if (Array.isArray(list)) out[key] = list.map((s) => (isSchema(s) ? strictify(s, true) : s));
+    if (Array.isArray(list)) out[key] = list.map((s) => (isRecord(s) ? strictify(s, true) : s));
   }
   for (const key of ['then', 'else'] as const) {
     const sub = out[key];
-    if (isSchema(sub)) out[key] = strictify(sub, true);
+    if (isRecord(sub)) out[key] = strictify(sub, true);
   }
   if (
     !branch &&
@@ -243,7 +240,7 @@ function bounds(parent: Schema, unit: string): string | undefined {
  */
 export function toFieldIssue(error: ErrorObject): FieldIssue | undefined {
   const params = error.params as Record<string, unknown>;
-  const parent = isSchema(error.parentSchema) ? error.parentSchema : {};
+  const parent = isRecord(error.parentSchema) ? error.parentSchema : {};
   const data = error.data;
   const field = fieldPath(error.instancePath);
   const name = field || '(arguments)';
@@ -255,7 +252,7 @@ export function toFieldIssue(error: ErrorObject): FieldIssue | undefined {
     case 'additionalProperties':
     case 'unevaluatedProperties': {
       const extra = String(params.additionalProperty ?? params.unevaluatedProperty);
-      const known = isSchema(parent.properties) ? Object.keys(parent.properties) : [];
+      const known = isRecord(parent.properties) ? Object.keys(parent.properties) : [];
       const path = fieldPath(error.instancePath, extra);
       return {
         field: path,

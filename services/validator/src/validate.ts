@@ -1,4 +1,10 @@
-import type { FieldIssue, ToolDefinition, ValidateRequest, ValidationResult } from '@munim/contracts';
+import {
+  type FieldIssue,
+  isRecord,
+  type ToolDefinition,
+  type ValidateRequest,
+  type ValidationResult,
+} from '@munim/contracts';
 import { argsHash } from '@munim/kit';
 import { parseArgs } from './args.ts';
 import { amountIssues } from './checks.ts';
@@ -22,9 +28,6 @@ export const GUARDRAILS = {
 
 type Schema = Record<string, unknown>;
 type Outcome = Omit<ValidationResult, 'durationMs'>;
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Empty in the sense of seed 000 §4.2: absent, null or the empty string. */
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
