@@ -23,6 +23,7 @@ import { replayRoutes } from './query/replay.ts';
 import { queryRoutes } from './query/routes.ts';
 import { requestLogSerializers } from './request-log.ts';
 import { suggestionRoutes } from './suggestions/routes.ts';
+import { tenantGate } from './tenant-gate.ts';
 import { transcribeRoutes } from './voice/routes.ts';
 
 export type { GatewayConfig, GatewayDeps } from './context.ts';
@@ -42,7 +43,7 @@ export interface Gateway {
 /** Bind addresses that name no host a browser would use. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-/** The route families under `/v1` and `/mcp`, which act for a tenant. */
+/** The route families under `/v1` (but the admin ones) and `/mcp`, which act for a tenant. */
 const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   queryRoutes,
   transcribeRoutes,
@@ -53,7 +54,6 @@ const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   attachmentRoutes,
   metricsRoutes,
   suggestionRoutes,
-  adminRoutes,
   mcpRoutes,
 ];
 
@@ -108,11 +108,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {
   // Outside the bearer scope: the link's signature is its credential.
   await app.register(attachmentContentRoutes, ctx);
   await app.register(healthRoutes, ctx);
-  // Everything under /v1 and /mcp acts for a tenant: with credentials configured it needs one.
+  // Everything under /v1 and /mcp needs a credential when any is configured.
   await app.register(async (api) => {
     await api.register(bearerAuth, ctx);
     await api.register(rateLimit, config);
-    for (const routes of TENANT_ROUTES) await api.register(routes, ctx);
+    await api.register(adminRoutes, ctx);
+    // Every other route acts for a tenant, which the tenant gate decides.
+    await api.register(async (tenants) => {
+      await tenants.register(tenantGate);
+      for (const routes of TENANT_ROUTES) await tenants.register(routes, ctx);
+    });
   });
 
   return {

@@ -159,8 +159,3 @@ function hasRole(payload: JWTPayload, role: string): boolean {
   const { roles, role: single } = payload;
   return (Array.isArray(roles) && roles.includes(role)) || single === role;
 }
-
-/** Whether a tenant may act for the given entity and organisation. */
-export function mayActFor(tenant: Tenant, entityId: string, orgId: string): boolean {
-  return tenant.entityId === entityId && tenant.orgId === orgId;
-}

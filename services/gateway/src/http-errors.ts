@@ -48,3 +48,11 @@ export class HttpRefusal extends Error {
     this.headers = options?.headers ?? {};
   }
 }
+
+/** The 503 of an endpoint that needs the database when none is configured: `<what> is (are) not available`. */
+export function noDatabase(what: string, verb: 'is' | 'are' = 'is'): HttpRefusal {
+  return new HttpRefusal(
+    503,
+    httpError('SERVICE_UNAVAILABLE', `${what} ${verb} not available: no database is configured.`),
+  );
+}

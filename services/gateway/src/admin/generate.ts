@@ -4,10 +4,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import type { GatewayContext } from '../context.ts';
-import { fieldIssues, HttpRefusal, httpError } from '../http-errors.ts';
+import { fieldIssues, HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase } from '../tenant.ts';
 import { flowProblems, insertIntent, intentsChangedPublisher, registryKinds } from './intent-store.ts';
 
 const ModelAnswerSchema = z.object({ intents: z.array(z.unknown()).min(1) });

@@ -9,10 +9,9 @@ import { endpointProblem } from '@munim/kit';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import type { GatewayContext } from '../context.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase } from '../tenant.ts';
 import {
   columns,
   isUniqueViolation,

@@ -8,10 +8,9 @@ import {
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import type { GatewayContext } from '../context.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase } from '../tenant.ts';
 import { iso } from './shared.ts';
 
 const columns = ['id', 'entity_id', 'org_id', 'text', 'sort_order', 'is_active', 'updated_at'] as const;

@@ -3,10 +3,9 @@ import type { ToolPinRow } from '@munim/db';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import type { GatewayContext } from '../context.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase } from '../tenant.ts';
 import { iso } from './shared.ts';
 
 const PARTS = ['name', 'title', 'description', 'inputSchema', 'annotations'] as const;

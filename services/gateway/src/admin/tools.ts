@@ -2,9 +2,9 @@ import { ToolRegistryQuerySchema } from '@munim/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import { sql } from 'kysely';
 import type { GatewayContext } from '../context.ts';
+import { noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase } from '../tenant.ts';
 import { iso } from './shared.ts';
 
 /**

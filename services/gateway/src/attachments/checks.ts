@@ -1,7 +1,6 @@
 import type { Attachments } from '@munim/attachments';
 import type { Tenant } from '../auth.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
-import { noDatabase } from '../tenant.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 
 /** Attachments need the database; the 503 without one. */
 export const noAttachments = () => noDatabase('Attachments', 'are');

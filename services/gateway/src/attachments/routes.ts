@@ -23,7 +23,7 @@ import { HttpRefusal, httpError, validationError } from '../http-errors.ts';
 import { megabytes, readFileUpload } from '../multipart.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { resolveTenant } from '../tenant.ts';
+import { requestTenant } from '../tenant-gate.ts';
 import { noAttachments } from './checks.ts';
 
 const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
@@ -95,7 +95,7 @@ export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
       // The fields arrive in the multipart stream, read here so the file's size is enforced as it streams.
       const fields = AttachmentUploadFieldsSchema.safeParse(upload.fields);
       if (!fields.success) throw new HttpRefusal(400, validationError(fields.error.issues));
-      const tenant = resolveTenant(request, fields.data);
+      const tenant = requestTenant(request, fields.data);
       const { conversationId } = fields.data;
       if (conversationId && (await foreignConversation(db, tenant, conversationId))) {
         throw conversationNotFound(conversationId);
@@ -137,7 +137,7 @@ export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
       },
     },
     async (request) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!attachments) throw noAttachments();
       const { attachmentId } = request.params;
       const row = await attachments.find(attachmentId, tenant);
@@ -158,7 +158,7 @@ export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
       },
     },
     async (request, reply) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!attachments) throw noAttachments();
       const { attachmentId } = request.params;
       if (!(await attachments.remove(attachmentId, tenant))) throw notFound(attachmentId);

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { resolveTenant } from '../tenant.ts';
+import { requestTenant } from '../tenant-gate.ts';
 import { renderExport } from './export.ts';
 import { conversationNotFound, loadConversation, noConversations } from './store.ts';
 
@@ -25,7 +25,7 @@ export const exportRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = asyn
       },
     },
     async (request, reply) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!db) throw noConversations();
       const { conversationId } = request.params;
       const conversation = await loadConversation(db, tenant, conversationId);

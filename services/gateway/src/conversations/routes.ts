@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { resolveTenant } from '../tenant.ts';
+import { requestTenant } from '../tenant-gate.ts';
 import {
   conversationNotFound,
   loadConversation,
@@ -34,7 +34,7 @@ export const conversationRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> 
       },
     },
     async (request) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!db) throw noConversations();
       const rows = await db
         .selectFrom('unified_conversations')
@@ -62,7 +62,7 @@ export const conversationRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> 
       },
     },
     async (request) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!db) throw noConversations();
       const { conversationId } = request.params;
       const conversation = await loadConversation(db, tenant, conversationId);
@@ -86,7 +86,7 @@ export const conversationRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> 
       },
     },
     async (request, reply) => {
-      const tenant = resolveTenant(request, request.query);
+      const tenant = requestTenant(request, request.query);
       if (!db) throw noConversations();
       const { conversationId } = request.params;
       const result = await db

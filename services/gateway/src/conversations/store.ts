@@ -3,8 +3,7 @@ import type { ConversationMessage, Database } from '@munim/db';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Tenant } from '../auth.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
-import { noDatabase } from '../tenant.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 
 /** `#MJ-0001` from a chat number (seed 003 §6.14). */
 export function displayId(chatNumber: number): string {

@@ -1,12 +1,11 @@
 import { FeedbackRequestSchema, FeedbackResponseSchema } from '@munim/contracts';
 import type { FastifyPluginAsync } from 'fastify';
-import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { noConversations } from '../conversations/store.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { resolveTenant } from '../tenant.ts';
+import { mayActFor, requestTenant } from '../tenant-gate.ts';
 
 /** `POST /v1/feedback` (seed 003 §6.11): thumbs up or down on one of the caller's answered requests. */
 export const feedbackRoutes: FastifyPluginAsync<Pick<GatewayContext, 'bus' | 'db'>> = async (
@@ -26,7 +25,7 @@ export const feedbackRoutes: FastifyPluginAsync<Pick<GatewayContext, 'bus' | 'db
     },
     async (request, reply) => {
       const { body } = request;
-      const tenant = resolveTenant(request, body);
+      const tenant = requestTenant(request, body);
       if (!db) throw noConversations();
       const last = await bus.lastEvent(body.requestId);
       // Another tenant's request is reported as unknown, so ids cannot be probed.

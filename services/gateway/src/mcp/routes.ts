@@ -1,9 +1,9 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { GatewayContext } from '../context.ts';
-import { tenantOf } from '../plugins/auth.ts';
 import { callerOf } from '../plugins/limits.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
+import { credentialOf } from '../tenant-gate.ts';
 import { createServer, type McpDeps, queryCalls } from './server.ts';
 
 function methodNotAllowed(reply: FastifyReply) {
@@ -31,9 +31,9 @@ export const mcpRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =>
     idleTimeoutMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
   };
   app.post('/mcp', { schema: HIDDEN }, async (request, reply) => {
-    const tenant = tenantOf(request);
+    const credential = credentialOf(request);
     // Refused over HTTP (429 with Retry-After), as /v1/query is, before the MCP server sees the call.
-    for (const call of queryCalls(request.body, tenant)) {
+    for (const call of queryCalls(request.body, credential)) {
       const refused = await ctx.quotas.admit(call.tenant);
       if (!refused) continue;
       return reply
@@ -41,7 +41,7 @@ export const mcpRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =>
         .header('retry-after', String(refused.retryAfterSeconds))
         .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
     }
-    const server = createServer(deps, tenant, () => ctx.slots.acquire(callerOf(request)));
+    const server = createServer(deps, credential, () => ctx.slots.acquire(callerOf(request)));
     const transport = new StreamableHTTPServerTransport({}); // no session ids: stateless, one request per transport
     reply.hijack();
     reply.raw.on('close', () => {

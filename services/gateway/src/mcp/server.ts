@@ -6,6 +6,7 @@ import {
   type ErrorInfo,
   type EventPayload,
   IdSchema,
+  isRecord,
   MAX_QUERY_LENGTH,
   type McqResponse,
   McqResponseSchema,
@@ -16,6 +17,7 @@ import type { Tenant } from '../auth.ts';
 import type { SlotRefusal } from '../limits.ts';
 import { type OpenStreams, relay } from '../relay.ts';
 import { SubmitError, submitQuery } from '../submit.ts';
+import { decideTenant } from '../tenant-gate.ts';
 
 /** Name of the one tool the gateway's MCP server offers. */
 export const QUERY_TOOL = 'query_cfo_agent';
@@ -76,32 +78,20 @@ function toolError(message: string, outcome?: QueryOutcome): CallToolResult {
   };
 }
 
-function resolveTenant(args: QueryToolArgs, tenant: Tenant | null): Tenant | string {
-  if (tenant) {
-    if (args.entityId !== undefined && args.entityId !== tenant.entityId) {
-      return 'entityId does not match the entity of your API key.';
-    }
-    if (args.orgId !== undefined && args.orgId !== tenant.orgId) {
-      return 'orgId does not match the organisation of your API key.';
-    }
-    return tenant;
-  }
-  if (args.entityId === undefined || args.orgId === undefined) {
-    return 'entityId and orgId are required: this server runs without API keys, so it cannot tell whose books to use.';
-  }
-  return { entityId: args.entityId, orgId: args.orgId };
-}
+/** Without credentials the tool's arguments name the tenant; this says so when they do not. */
+const NO_TENANT =
+  'entityId and orgId are required: this server runs without API keys, so it cannot tell whose books to use.';
 
 /** Runs one query to its end, the same way `POST /v1/query` does, and reports the final answer. */
 async function runQuery(
   deps: McpDeps,
   args: QueryToolArgs,
-  tenant: Tenant | null,
+  credential: Tenant | null,
   clientSignal: AbortSignal,
   acquire: () => (() => void) | SlotRefusal,
 ): Promise<CallToolResult> {
-  const resolved = resolveTenant(args, tenant);
-  if (typeof resolved === 'string') return toolError(resolved);
+  const decision = decideTenant(credential, args, NO_TENANT);
+  if (decision.refusal) return toolError(decision.refusal.message);
   if (args.confirmation && args.conversationId === undefined) {
     return toolError(
       'conversationId is required with a confirmation: give the conversationId of the result that asked for it.',
@@ -112,7 +102,7 @@ async function runQuery(
     return toolError(`Too many queries are running for you; retry in ${release.retryAfterSeconds} s.`);
   }
   try {
-    return await runResolvedQuery(deps, args, resolved, clientSignal);
+    return await runResolvedQuery(deps, args, decision.tenant, clientSignal);
   } finally {
     release();
   }
@@ -173,10 +163,13 @@ async function runResolvedQuery(
   return result;
 }
 
-/** An MCP server with the one tool {@link QUERY_TOOL}, for one request of `tenant` (null without auth). */
+/**
+ * An MCP server with the one tool {@link QUERY_TOOL}, for one request whose credential acts for
+ * `credential` (null without auth); each call's tenant is the tenant gate's decision.
+ */
 export function createServer(
   deps: McpDeps,
-  tenant: Tenant | null,
+  credential: Tenant | null,
   acquire: () => (() => void) | SlotRefusal,
 ): McpServer {
   const server = new McpServer({ name: 'munim', version: '0.1.0' });
@@ -191,25 +184,22 @@ export function createServer(
       inputSchema: QueryToolInput,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    (args, extra) => runQuery(deps, args, tenant, extra.signal, acquire),
+    (args, extra) => runQuery(deps, args, credential, extra.signal, acquire),
   );
   return server;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The calls of {@link QUERY_TOOL} in a JSON-RPC message (one or a batch), each with the tenant it
  * would run for; calls whose tenant is not a valid one are left to the tool to refuse.
  */
-export function queryCalls(body: unknown, tenant: Tenant | null): { id: unknown; tenant: Tenant }[] {
+export function queryCalls(body: unknown, credential: Tenant | null): { id: unknown; tenant: Tenant }[] {
   return (Array.isArray(body) ? body : [body]).flatMap((message) => {
     if (!isRecord(message) || message.method !== 'tools/call' || !isRecord(message.params)) return [];
     if (message.params.name !== QUERY_TOOL) return [];
     const args = isRecord(message.params.arguments) ? message.params.arguments : {};
     const id = (value: unknown) => (IdSchema.safeParse(value).success ? (value as string) : undefined);
-    const resolved = resolveTenant({ query: '', entityId: id(args.entityId), orgId: id(args.orgId) }, tenant);
-    return typeof resolved === 'string' ? [] : [{ id: message.id ?? null, tenant: resolved }];
+    const decision = decideTenant(credential, { entityId: id(args.entityId), orgId: id(args.orgId) });
+    return decision.tenant ? [{ id: message.id ?? null, tenant: decision.tenant }] : [];
   });
 }

@@ -1,10 +1,10 @@
 import { HealthMetricsQuerySchema, HealthMetricsSchema } from '@munim/contracts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { GatewayContext } from '../context.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
+import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { noDatabase, resolveTenant } from '../tenant.ts';
+import { requestTenant } from '../tenant-gate.ts';
 import { healthMetrics } from './health-metrics.ts';
 
 const DAY_MS = 86_400_000;
@@ -29,7 +29,7 @@ export const metricsRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = asy
     },
     async (request) => {
       const { query } = request;
-      const tenant = resolveTenant(request, query);
+      const tenant = requestTenant(request, query);
       const to = query.to ? new Date(query.to) : new Date();
       const from = query.from ? new Date(query.from) : new Date(to.getTime() - DAY_MS);
       if (from >= to) throw badWindow('must be before to');

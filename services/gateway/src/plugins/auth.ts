@@ -1,9 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal, Tenant } from '../auth.ts';
+import type { Principal } from '../auth.ts';
 import { clientAddress } from '../client-address.ts';
 import type { GatewayContext } from '../context.ts';
-import { HttpRefusal, httpError } from '../http-errors.ts';
+import { httpError } from '../http-errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,25 +10,6 @@ declare module 'fastify' {
     principal: Principal | null;
   }
 }
-
-/**
- * The tenant a request acts for by its credentials; null without auth. A credential that names no
- * tenant (an admin key, an admin token without tenant claims) administers and acts for nobody: a
- * tenant's route refuses it with 403, so an administrator cannot ask, confirm a write, replay or
- * read a tenant's tool results unless the credential is also that tenant's.
- */
-export const tenantOf = (request: FastifyRequest): Tenant | null => {
-  const { principal } = request;
-  if (!principal) return null;
-  if (principal.tenant) return principal.tenant;
-  throw new HttpRefusal(
-    403,
-    httpError(
-      'FORBIDDEN',
-      'An admin credential administers (/v1/admin/*) and does not act for a tenant: use an API key or token that names the tenant.',
-    ),
-  );
-};
 
 /** Gives every request a `principal` (null until `bearerAuth` sets it). */
 export const principals = fp(

@@ -1,15 +1,14 @@
 import type { Bus, Following } from '@munim/bus';
 import { LastEventIdSchema, ReplayParamsSchema, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { streamView } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
-import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
 import { errorResponses, SECURITY, SSE_RESPONSE } from '../plugins/openapi.ts';
 import { streamEvents } from '../plugins/streams.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
+import { credentialOf, mayActFor } from '../tenant-gate.ts';
 import { busUnavailable } from './routes.ts';
 
 /**
@@ -74,8 +73,7 @@ export const replayRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx)
       const { requestId } = request.params;
       const afterSeq = afterSeqOf(request);
       const view = streamView(ctx, request);
-      // Before the lookup, so a credential of no tenant cannot tell known ids from unknown ones.
-      const tenant = tenantOf(request);
+      const tenant = credentialOf(request);
       let last: Awaited<ReturnType<Bus['lastEvent']>>;
       try {
         last = await bus.lastEvent(requestId);

@@ -1,17 +1,16 @@
 import { QueryOptionsSchema, type QueryRequest, QueryRequestSchema } from '@munim/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { checkQueryAttachments } from '../attachments/checks.ts';
-import { mayActFor } from '../auth.ts';
 import type { GatewayContext } from '../context.ts';
 import { streamView } from '../detail.ts';
 import { HttpRefusal, httpError } from '../http-errors.ts';
-import { tenantOf } from '../plugins/auth.ts';
 import { acquireStream } from '../plugins/limits.ts';
 import { errorResponses, SECURITY, SSE_RESPONSE } from '../plugins/openapi.ts';
 import { streamEvents } from '../plugins/streams.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import { quotaRefusalError } from '../quotas.ts';
 import { SubmitError, submitQuery } from '../submit.ts';
+import { requestTenant } from '../tenant-gate.ts';
 
 /** 503: the bus is not reachable. */
 export const busUnavailable = () =>
@@ -27,22 +26,14 @@ export async function answerQuery(
   reply: FastifyReply,
   body: QueryRequest,
 ): Promise<void> {
-  const tenant = tenantOf(request);
-  if (tenant && !mayActFor(tenant, body.entityId, body.orgId)) {
-    throw new HttpRefusal(
-      403,
-      httpError('FORBIDDEN', 'Your API key may not act for this entity and organisation.', {
-        field: 'entityId',
-      }),
-    );
-  }
+  const tenant = requestTenant(request, body);
   if (body.attachmentIds) {
-    await checkQueryAttachments(ctx.attachments, body.attachmentIds, body, body.conversationId);
+    await checkQueryAttachments(ctx.attachments, body.attachmentIds, tenant, body.conversationId);
   }
   const view = streamView(ctx, request);
   const release = acquireStream(ctx, request);
   try {
-    const refused = await ctx.quotas.admit(body);
+    const refused = await ctx.quotas.admit(tenant);
     if (refused) throw quotaRefusalError(refused);
     let submission: Awaited<ReturnType<typeof submitQuery>>;
     try {
@@ -59,7 +50,7 @@ export async function answerQuery(
     if (body.attachmentIds && ctx.attachments) {
       // From now on these files belong to this conversation (a follow-up may refer to them).
       await ctx.attachments
-        .bindToConversation(body.attachmentIds, body, submission.scope.conversationId)
+        .bindToConversation(body.attachmentIds, tenant, submission.scope.conversationId)
         .catch((error: unknown) =>
           request.log.warn({ err: error }, 'attachments not bound to the conversation'),
         );

@@ -3,16 +3,19 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { GatewayContext } from '../context.ts';
 import { HttpRefusal, httpError, validationError } from '../http-errors.ts';
 import type { FileUpload } from '../multipart.ts';
-import { tenantOf } from '../plugins/auth.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import { answerQuery } from '../query/routes.ts';
 import { quotaRefusalError } from '../quotas.ts';
+import { credentialOf, requestTenant } from '../tenant-gate.ts';
 import { createTranscriber, readAudio } from './transcriber.ts';
 
+/** Why a transcription must name its tenant while quotas are kept. */
+const NO_QUOTA_TENANT = 'entityId, orgId: name the organisation whose quota this transcription counts in';
+
 /**
- * Speech to text (seed 003 §6.2): `POST /v1/transcribe` answers the transcript, and
- * `POST /v1/query/audio` answers a spoken query like a typed one. Both take a multipart form,
- * streamed and size-limited as it is read.
+ * Speech to text: `POST /v1/transcribe` answers the transcript, and `POST /v1/query/audio`
+ * answers a spoken query like a typed one. Both take a multipart form, streamed and size-limited
+ * as it is read.
  */
 export const transcribeRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {
   const { config } = ctx;
@@ -32,36 +35,23 @@ export const transcribeRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
   };
 
   app.post('/v1/transcribe', { schema: HIDDEN }, async (request, reply) => {
-    // An admin credential administers: it transcribes for no tenant (it is refused before the upload is read).
-    const tenant = tenantOf(request);
+    const credential = credentialOf(request);
     // Speech to text is paid per call: with quotas kept, each transcription counts as one query of
     // the tenant, taken before it is paid for, so a tenant cannot transcribe past its quota.
     const { text } = await transcribe(request, async ({ fields }) => {
+      if (!credential && !ctx.quotas.counting) return;
+      const tenant = requestTenant(request, fields, NO_QUOTA_TENANT);
       if (!ctx.quotas.counting) return;
-      const { entityId, orgId } = tenant ?? fields;
-      if (!entityId || !orgId) {
-        throw new HttpRefusal(
-          400,
-          httpError(
-            'BAD_REQUEST',
-            'entityId, orgId: name the organisation whose quota this transcription counts in',
-            {
-              field: entityId ? 'orgId' : 'entityId',
-            },
-          ),
-        );
-      }
-      const refused = await ctx.quotas.admit({ entityId, orgId });
+      const refused = await ctx.quotas.admit(tenant);
       if (refused) throw quotaRefusalError(refused);
     });
     return reply.send({ text, model: config.STT_MODEL });
   });
 
   app.post('/v1/query/audio', { sse: 'manual', schema: HIDDEN }, async (request, reply) => {
-    // A tenant out of quota is refused before the transcription is paid for.
+    // Another tenant, or one out of quota, is refused before the transcription is paid for.
     const transcript = await transcribe(request, async ({ fields }) => {
-      const { entityId, orgId } = tenantOf(request) ?? fields;
-      const refused = entityId && orgId ? await ctx.quotas.check({ entityId, orgId }) : null;
+      const refused = await ctx.quotas.check(requestTenant(request, fields));
       if (refused) throw quotaRefusalError(refused);
     });
     if (!transcript.text) {
