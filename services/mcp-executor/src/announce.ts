@@ -67,7 +67,7 @@ export class CallAnnouncement {
         tool,
         success: outcome.success,
         // The result itself goes to the agent in the reply, and into `complete`; the event says
-        // what it held, which is all a client needs (DESIGN §3.3).
+        // what it held (its record count), which is all a client's SSE stream shows of a tool result.
         ...(outcome.success
           ? { recordCount: recordCount(outcome.result) }
           : { error: outcome.error?.message, ...(outcome.error ? { code: outcome.error.code } : {}) }),

@@ -1,6 +1,7 @@
 import { BaseEnvSchema, DatabaseUrlSchema, parseEnv } from '@munim/kit';
 import { z } from 'zod';
-import { ToolPolicy, ToolPolicyError } from './policy.ts';
+import { ToolPolicy } from './policy.ts';
+import { ToolPolicyError } from './policy-file.ts';
 import { parseServerList, ServerSpecError } from './servers.ts';
 
 export const EnvSchema = BaseEnvSchema.extend({
@@ -49,7 +50,7 @@ export const EnvSchema = BaseEnvSchema.extend({
   MCP_AUTH_TOKEN: z.string().optional(),
   MCP_READ_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   MCP_WRITE_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-  /** Results whose JSON is longer than this are truncated, keeping the item count (seed 003 §6.10). */
+  /** Results whose JSON is longer than this are truncated, keeping the item count. */
   TOOL_RESULT_MAX_CHARS: z.coerce.number().int().min(1_000).default(50_000),
   /** PostgreSQL: the idempotency store of writes. */
   DATABASE_URL: DatabaseUrlSchema,

@@ -1,4 +1,5 @@
-import { type CallResultLike, isPlainObject, parseJsonOrText } from './result.ts';
+import { isRecord } from '@munim/contracts';
+import { type CallResultLike, parseJsonOrText } from './result.ts';
 
 /**
  * Recognisers of tool results that report a failure although `isError` is unset: accounting MCP
@@ -78,7 +79,7 @@ export const FAILURE_OBJECTS: readonly {
   {
     // QuickBooks: {"Fault": {"Error": [{"Message", "Detail", "code"}], "type": "ValidationFault"}}
     name: 'quickbooks-fault',
-    test: (o) => isPlainObject(get(o, 'fault')),
+    test: (o) => isRecord(get(o, 'fault')),
     message: (o) => findMessage(get(o, 'fault')),
   },
   {
@@ -131,10 +132,10 @@ export function reportedFailure(raw: CallResultLike): ReportedFailure | undefine
 
 function valueFailure(value: unknown): ReportedFailure | undefined {
   if (typeof value === 'string') return textFailure(value);
-  if (!isPlainObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   // FreshBooks wraps its answer: {"response": {"errors": [{"message", "errno"}]}}.
   const response = get(value, 'response');
-  const top = Object.keys(value).length === 1 && isPlainObject(response) ? response : value;
+  const top = Object.keys(value).length === 1 && isRecord(response) ? response : value;
   for (const shape of FAILURE_OBJECTS) {
     if (!shape.test(top)) continue;
     return { pattern: shape.name, message: clip((shape.message ?? findMessage)(top) ?? FALLBACK) };
@@ -190,7 +191,7 @@ function findMessage(value: unknown, depth = 0): string | undefined {
     }
     return undefined;
   }
-  if (!isPlainObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   let message: string | undefined;
   for (const key of MESSAGE_KEYS) {
     message = findMessage(get(value, key), depth + 1);
@@ -223,7 +224,7 @@ const isFalse = (v: unknown) => v === false || v === 'false';
 function filled(v: unknown): boolean {
   if (typeof v === 'string') return v.trim() !== '';
   if (Array.isArray(v)) return v.length > 0;
-  if (isPlainObject(v)) return Object.values(v).some((x) => x !== null && x !== undefined && x !== '');
+  if (isRecord(v)) return Object.values(v).some((x) => x !== null && x !== undefined && x !== '');
   return v === true;
 }
 

@@ -35,7 +35,7 @@ export const isEmptyDiff = (diff: RegistryDiff) =>
   diff.added.length + diff.removed.length + diff.changed.length === 0;
 
 /**
- * Writes a listing into `tool_registry` (seed 003 §11): every listed tool upserted with its
+ * Writes a listing into `tool_registry`: every listed tool upserted with its
  * definition and `last_seen_at`; tools no longer listed keep their row and an older `last_seen_at`.
  * `groupOf` names the tool's group (null when no group fits: then a group set by hand is kept);
  * usage counts and keywords are left alone.

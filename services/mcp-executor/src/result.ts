@@ -1,3 +1,5 @@
+import { isRecord } from '@munim/contracts';
+
 /** The parts of an MCP `tools/call` result the executor reads. */
 export interface CallResultLike {
   content?: unknown;
@@ -62,7 +64,7 @@ export function extractResult(result: CallResultLike): unknown {
   });
 }
 
-/** Marker fields added to a truncated result (seed 003 §6.10: truncated with the item count preserved). */
+/** Marker fields added to a truncated result (a truncated result keeps its item count). */
 export interface TruncationInfo {
   truncated: true;
   total_items: number;
@@ -75,15 +77,10 @@ function jsonLength(value: unknown): number {
   return JSON.stringify(value)?.length ?? 0;
 }
 
-/** An object that is neither null nor an array. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The paths of the arrays reachable through plain objects (depth-bounded), in key order. */
 function arrayPaths(value: unknown, path: Path = [], depth = 0, out: Path[] = []): Path[] {
   if (Array.isArray(value)) out.push(path);
-  else if (isPlainObject(value) && depth <= 4)
+  else if (isRecord(value) && depth <= 4)
     for (const [key, child] of Object.entries(value)) arrayPaths(child, [...path, key], depth + 1, out);
   return out;
 }

@@ -19,7 +19,7 @@ export interface McpServerSpec {
   authToken?: string | undefined;
   /**
    * HTTP only: calls go out on a session whose URL carries the tenant's `entityid` and `orgid`
-   * query parameters (seed 003 §4.1). Default true.
+   * query parameters, so the server serves that tenant alone. Default true.
    */
   tenantParams?: boolean | undefined;
 }

@@ -1,4 +1,4 @@
-// Issue 27 item 1: one approval, one run. The approval is consumed atomically by the first
+// One approval, one run. The approval is consumed atomically by the first
 // execution and bound to its request and call; a retry of exactly that call is answered from the
 // idempotency store; anything else naming the approval is refused and logged. Fault injection on
 // real PostgreSQL and NATS: racing requests, replays under another request, call or tenant, and

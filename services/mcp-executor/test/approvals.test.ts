@@ -1,4 +1,4 @@
-// Issue 17 item 1: the executor runs a write only with proof that the user approved exactly that
+// The executor runs a write only with proof that the user approved exactly that
 // call for that tenant — an approved pending action in PostgreSQL, same tenant, tool and argument
 // hash, unexpired, used by one call — or when the operator's policy exempts it. A message on the
 // bus is not proof, whoever sends it.

@@ -107,7 +107,7 @@ describe('mcp-executor against the demo books', () => {
       type: 'tool_result',
       payload: { tool: 'get_all_invoices', success: true, callId: 'call-get_all_invoices', truncated: false },
     });
-    // The event says what the result held; the data itself went to the caller in the reply (issue 21).
+    // The event says what the result held; the data itself went to the caller in the reply.
     expect(recorder.events[1]?.payload).not.toHaveProperty('result');
     expect(recorder.events[1]?.payload).toHaveProperty('recordCount', 5);
     expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');

@@ -232,7 +232,7 @@ describe('stdio servers', () => {
   });
 });
 
-describe('servers nobody here wrote, untrusted (DESIGN §3.5: annotations are hints)', () => {
+describe('servers nobody here wrote, untrusted (their annotations are hints)', () => {
   it("classifies server-everything's and server-memory's tools by their verbs, ignoring an untrusted readOnlyHint", async () => {
     const memoryFile = join(scratch, 'memory-untrusted.jsonl');
     const { app, bus } = await startExecutor({

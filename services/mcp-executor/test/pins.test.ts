@@ -1,4 +1,4 @@
-// Tool definitions are pinned (issue 26 item 4, DESIGN §3.5): a tool whose wire definition changes
+// Tool definitions are pinned, so a server cannot change a tool under its approval: a tool whose wire definition changes
 // between listings is not offered and not called until an operator accepts the change, across
 // restarts and instances, on real PostgreSQL and NATS with an MCP server written with the SDK.
 import { TestNats } from '@munim/bus/testing';

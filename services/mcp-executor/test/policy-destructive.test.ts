@@ -1,4 +1,4 @@
-// Issue 27 item 7: a tool policy that gives tier 0 (no confirmation) to a destructive tool stops the
+// A tool policy that gives tier 0 (no confirmation) to a destructive tool stops the
 // executor at start; a destructive tool a later listing brings under such an entry keeps its own
 // tier, with an error log; `allowUnconfirmedDestructive: true` on the entry is the only way past.
 // On real NATS and PostgreSQL, with an MCP server written with the SDK.

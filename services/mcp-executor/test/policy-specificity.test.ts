@@ -1,4 +1,4 @@
-// Issue 27 item 7: in the operator's tool policy the most specific entry decides, wherever it
+// In the operator's tool policy the most specific entry decides, wherever it
 // stands in the file — an exact name over any glob, more literal characters over fewer, fewer `*`
 // over more, a named server over any server — and equally specific entries agree on the stricter.
 import picomatch from 'picomatch';

@@ -71,7 +71,7 @@ describe('the operator tool policy (TOOL_POLICY_FILE)', () => {
       isWrite: true,
       access: { reason: 'annotation', tier: 1 },
     });
-    // DESIGN §3.5: a read must be proven, and `destructiveHint: true` says it is not one.
+    // Annotations are hints: a read must be proven, and `destructiveHint: true` says it is not one.
     expect(def('erp', 'get_invoice', { destructiveHint: true })).toMatchObject({
       isWrite: true,
       access: { reason: 'annotation', tier: 3 },

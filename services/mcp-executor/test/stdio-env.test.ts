@@ -1,4 +1,4 @@
-// Issue 27 item 8: a stdio MCP server gets only the variables its entry names plus a minimal safe
+// A stdio MCP server gets only the variables its entry names plus a minimal safe
 // set — never the executor's database URL, NATS credentials or model keys. Checked from inside a
 // server nobody here wrote: server-everything's `get-env` reports the environment it was given.
 import { createRequire } from 'node:module';
