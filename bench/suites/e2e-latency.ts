@@ -11,8 +11,8 @@ const RUNS = 20;
 
 /**
  * End-to-end latency through all six services (separate processes, real NATS and PostgreSQL):
- * the fast path and the self-correcting write flow of seed 000 §2, against a bare NATS
- * request/reply round trip measured in the same run.
+ * the fast path and the self-correcting write flow (a blocked payment corrected by the model),
+ * against a bare NATS request/reply round trip measured in the same run.
  */
 export const e2eLatency: Suite = {
   name: 'e2e-latency',
@@ -77,7 +77,7 @@ export const e2eLatency: Suite = {
       report([
         { name: 'bare NATS request/reply', ms: anchor },
         { name: 'fast path "show all invoices" (POST → complete)', ms: fast, anchorMs },
-        { name: 'write flow, seed 000 §2 (4 LLM turns, 1 block)', ms: writeFlow, anchorMs },
+        { name: 'self-correcting write flow (4 LLM turns, 1 block)', ms: writeFlow, anchorMs },
       ]);
       await nc.close();
     } finally {

@@ -410,7 +410,7 @@ function printTable(reports: ScenarioReport[]): void {
 }
 
 /**
- * Issue 21 item 1: the whole system under 50 concurrent SSE clients, in three scenarios, against a
+ * The whole system under 50 concurrent SSE clients, in three scenarios, against a
  * bare fastify route streaming the same answer bytes from memory (the anchor), each in the same run.
  * The load comes from a generator in its own process; CPU time is read from /proc for every process,
  * the machine's NATS and PostgreSQL included (shared: they count whatever else runs on them).

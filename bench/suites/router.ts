@@ -69,7 +69,7 @@ function tools(count: number): ToolDefinition[] {
 /**
  * Bound on p99 / p50 over the generated queries. A tenth of them run to 1,000–4,000 characters
  * against a median near 100, so work linear in the length keeps the p99 within a few tens of medians
- * (13–22× measured); work quadratic in it, as before issue 27, put it at 600–800×.
+ * (13–22× measured); work quadratic in it, as the router once did, put it at 600–800×.
  */
 const FUZZ_P99_OVER_P50 = 50;
 
@@ -114,7 +114,8 @@ export const routerSuite: Suite = {
       // The warm-up takes the first queries, the sample then runs every query once (the counter wraps).
       300,
     );
-    // Issue 27's reproduction: Devanagari digits between spaces up to the length limit, each once a number.
+    // The case that once made routing quadratic: Devanagari digits between spaces up to the length
+    // limit, each once a number.
     let digits = '';
     for (let d = 0; digits.length + 2 <= MAX_QUERY_LENGTH; d++) digits += `${'०१२३४५६७८९'[d % 10]} `;
     const longDigits = await sample(

@@ -6,7 +6,7 @@ import { buildValidator, SchemaCompiler, validateCall } from '../../services/val
 import type { Suite } from '../run.ts';
 import { percentile, report, sample } from '../stats.ts';
 
-/** A write tool with 10 fields of every kind (seed 002's form plus nesting), classified as the registry does. */
+/** A write tool with 10 fields of every kind (flat fields plus nesting), classified as the registry does. */
 const tenFieldTool: ToolDefinition = {
   name: 'create_health_entry',
   isWrite: true,

@@ -1,5 +1,5 @@
 /**
- * The pieces of `npm run bench -- load` (issue 21 item 1): the load generator, in its own process,
+ * The pieces of `npm run bench -- load`: the load generator, in its own process,
  * against the anchor server, in its own, counts answers, bytes and events right; the CPU meter finds
  * processes and their listening ports. Nothing here is timed: speed is what the benchmark measures.
  */

@@ -1,4 +1,4 @@
-// Issue 18: the first command always works. A fresh clone of this repository, `npm start` with
+// The first command always works. A fresh clone of this repository, `npm start` with
 // nothing configured (no DATABASE_URL, no MCP server, no model), from an empty .data/, five times
 // in a row (stop, wipe, start), then warm starts (data kept): each reaches ready and answers the
 // fast path. Ports and the subject prefix are set only so this test cannot collide with others.

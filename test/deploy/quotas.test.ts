@@ -1,4 +1,4 @@
-// Issue 27 item 6: compose and Kubernetes set example per-tenant quotas, the same for the gateway
+// Compose and Kubernetes set example per-tenant quotas, the same for the gateway
 // and the agent (they count in the same rows), valid by the services' own schema, refusing while the
 // usage table is unreachable, and with a token quota that holds many of the largest model calls.
 import { readFileSync } from 'node:fs';

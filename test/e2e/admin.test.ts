@@ -1,4 +1,4 @@
-// The admin side of issue 9 end to end (items 4–7): intent authoring that the router uses within
+// The admin side end to end: intent authoring that the router uses within
 // seconds, without a restart; suggested intents learnt from real LLM-path traffic and approved;
 // quick suggestions; tool and intent analytics from the logged events; and admin access. The six
 // services run as processes on the real NATS and a fresh PostgreSQL, the LLM is scripted and the
@@ -83,7 +83,7 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-describe('intent authoring (seed 003 §8.4, §10): the router follows every change without a restart', () => {
+describe('intent authoring: the router follows every change without a restart', () => {
   const phrase = 'vendor ledger digest';
   const ask1 = `show the ${phrase}`;
   let intentId: string;
@@ -278,7 +278,7 @@ describe('intent authoring (seed 003 §8.4, §10): the router follows every chan
   });
 });
 
-describe('quick suggestions (seed 003 §6.1)', () => {
+describe('quick suggestions', () => {
   const served = async (headers: Record<string, string> = tenantJson) => {
     const res = await fetch(`${sys.gatewayUrl}/v1/suggestions`, { headers });
     expect(res.status).toBe(200);
@@ -314,7 +314,7 @@ describe('quick suggestions (seed 003 §6.1)', () => {
   });
 });
 
-describe('tool and intent analytics (seed 003 §10 get-tool-analytics)', () => {
+describe('tool and intent analytics', () => {
   it('counts a failing tool and blocked writes from real requests', async () => {
     sys.llm?.script({
       match: 'invoice inv-does-not-exist',

@@ -59,7 +59,7 @@ const answer = (conversationId: string, actionId: unknown, value: 'confirm' | 'c
 
 const invoiceLine = { Description: 'Consulting', Quantity: 1, UnitPrice: 1000, TaxRate: 18 };
 
-describe('risk-tiered confirmations (seed 000 §7)', () => {
+describe('risk-tiered confirmations', () => {
   it('MCQ → cancel → no MCP call', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
@@ -202,7 +202,7 @@ describe('risk-tiered confirmations (seed 000 §7)', () => {
   });
 });
 
-describe('honest answers (seed 000 §8)', () => {
+describe('honest answers', () => {
   it('strips a success the LLM claims when no write ran', async () => {
     const query = `record the rent payment ${randomUUID().slice(0, 8)}`;
     sys.llm?.script({ match: query, turns: [{ content: '✅ Payment of ₹20,000 recorded successfully.' }] });
@@ -293,7 +293,7 @@ describe('honest answers (seed 000 §8)', () => {
   });
 });
 
-describe('conversations (seed 003 §6.14, §9)', () => {
+describe('conversations', () => {
   it('persists turns with a chat number and gives the LLM the history', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const first = `what was my revenue in march ${randomUUID().slice(0, 6)}`;
@@ -321,7 +321,7 @@ describe('conversations (seed 003 §6.14, §9)', () => {
     expect(contents).toContain('Revenue in March was ₹4,20,000.');
   });
 
-  it('summarizes a conversation past 20 messages, keeping the last 10 (seed 003 §6.7)', async () => {
+  it('summarizes a conversation past 20 messages, keeping the last 10', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const old = Array.from({ length: 22 }, (_, i) => ({
       role: i % 2 === 0 ? 'user' : 'assistant',

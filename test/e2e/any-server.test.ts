@@ -1,4 +1,4 @@
-// DESIGN §3.5 on any accounting MCP server: five servers that name the same book's tools in five
+// Tool classification (docs/mcp-servers.md) on any accounting MCP server: five servers that name the same book's tools in five
 // styles (snake_case, kebab-case, camelCase, dotted, server-prefixed), with no annotations but one
 // misleading readOnlyHint, and failures reported as plain text without isError. Through the public
 // HTTP API, with the scripted LLM calling their tools: every write is validated and confirmed at its

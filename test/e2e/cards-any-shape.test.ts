@@ -1,4 +1,4 @@
-// Issue 26 item 3 end to end: a confirmation names the record on servers whose records are shaped
+// End to end: a confirmation names the record on servers whose records are shaped
 // unlike ours — "ledgerly" (the number in `InvoiceId`, the customer in `Customer`) and "quickly"
 // (QuickBooks Online's `DocNumber`, `CustomerRef.name`, `TotalAmt`, `TxnDate`, payments linked
 // through `LinkedTxn`). Each shape is served over Streamable HTTP and spawned over stdio, all four

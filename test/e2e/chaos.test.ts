@@ -8,11 +8,11 @@ import type { SseEvent } from '../support/sse.ts';
 import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
 
 /**
- * Issue 17 item 8: two instances of every service, a mixed load of reads and confirmed writes, and
+ * Two instances of every service, a mixed load of reads and confirmed writes, and
  * `kill -9` of one instance of each service in turn while it runs. Every request a client made ends
  * with `complete` or `error` (resuming on the other gateway where its gateway died), no write runs
  * twice, a write reported done is in the books once, a write of unknown outcome is said to be so
- * and checked with a read, and every event a client saw is in PostgreSQL. Issue 27 item 10: every
+ * and checked with a read, and every event a client saw is in PostgreSQL. Every
  * request the system opened ends (those no client saw included), and no answered turn is missing
  * from its conversation.
  */

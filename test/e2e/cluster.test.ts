@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 4: munim on a three-node JetStream cluster. Three local nats-server processes form
+ * munim on a three-node JetStream cluster. Three local nats-server processes form
  * one cluster; the six services run against all three (`NATS_URL` lists them) with
  * `NATS_STREAM_REPLICAS=3`. Under a bounded load of fast-path reads and confirmed writes one server
  * is killed (`SIGKILL`), the load goes on, it comes back and catches up, and then another one is

@@ -1,4 +1,4 @@
-// Issue 17 items 1, 2 and 4 end to end: a confirmed write is the only write munim makes. Not a
+// End to end: a confirmed write is the only write munim makes. Not a
 // process on the bus, not an intent, not a stale "yes", not free text over /mcp. All six services
 // run as processes on the real NATS and a fresh PostgreSQL; the LLM is scripted and the accounting
 // system is the demo books MCP server.
@@ -394,7 +394,7 @@ describe('instructions hidden in a tool result (17.9)', () => {
   });
 });
 
-describe('confirmations name the record and party in words (issue 20.3)', () => {
+describe('confirmations name the record and party in words', () => {
   const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
   // The demo tenant has no business context of its own: INR, en-IN, DD/MM/YYYY.
   const money = (n: number) =>

@@ -20,7 +20,7 @@ function lastToolMessage(req: ChatRequest): unknown {
   return JSON.parse(String(tool?.content));
 }
 
-describe('containers (seed 001) and answer blocks (seed 004), end to end', () => {
+describe('containers and answer blocks, end to end', () => {
   it('offers one container per group, expands it on an empty call, and explains a call with arguments', async () => {
     const query = `which invoices of acme are unpaid and why ${randomUUID().slice(0, 6)}`;
     let afterError: unknown;

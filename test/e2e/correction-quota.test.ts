@@ -1,4 +1,4 @@
-// Issue 27 item 6: the validator's LLM corrections are counted against the tenant's model token
+// The validator's LLM corrections are counted against the tenant's model token
 // quota. The validator keeps no quota (it has no database): the agent holds tokens for the
 // corrections before it asks, the validator reports what they spent, and the agent settles that.
 // The six services run as processes on the real NATS and PostgreSQL; the validator reaches the

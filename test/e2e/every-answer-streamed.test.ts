@@ -1,4 +1,4 @@
-// Every answer is streamed (issue 28 item 4): whichever path completes a request with text (small
+// Every answer is streamed: whichever path completes a request with text (small
 // talk with or without a model, in English, Hinglish or Hindi; the fast path; a cached answer; the
 // model's loop; a confirmation card; a cancelled, expired or re-asked confirmation; a write that
 // needs more details; an answer the final checks rewrote), a client that renders only the stream

@@ -153,7 +153,7 @@ describe('one query through all six services', () => {
     expect(fullComplete.response).toBe(leanComplete.response);
   });
 
-  it('self-corrects a payment blocked by pre-flight validation (seed 000 §2)', async () => {
+  it('self-corrects a payment blocked by pre-flight validation', async () => {
     const bank = sys.books.store.accounts.find((a) => /bank/i.test(a.Name));
     expect(bank).toBeDefined();
     const query = 'Record ₹5000 payment from Acme Corp';
@@ -248,7 +248,7 @@ describe('one query through all six services', () => {
     expect(row.status).toBe('awaiting_confirmation');
     expect(row.llm_model).toBe('openai/scripted-model');
     expect(row.input_tokens).toBeGreaterThan(0);
-    // Every LLM call is logged with its tokens, latency, section and status (seed 003 §1.4).
+    // Every LLM call is logged with its tokens, latency, section and status.
     const usage = await sys.db.query(
       'select section, status, input_tokens, latency_ms from llm_usage_logs where request_id = $1',
       [events[0]?.data.requestId],

@@ -1,4 +1,4 @@
-// Model configurations in the database (issue 9 item 3, seed 003 §1.2–1.5), end to end: the six
+// Model configurations in the database, end to end: the six
 // services as processes on the real NATS and a fresh PostgreSQL, two scripted OpenAI-compatible
 // servers as two models. The agent starts on model A (the environment's OPENAI_* settings); an
 // administrator switches it to model B and back through the gateway, and no process restarts.
@@ -85,7 +85,7 @@ afterAll(async () => {
   await modelB?.close();
 });
 
-describe('model configurations through the whole stack (seed 003 §1.2–1.5)', () => {
+describe('model configurations through the whole stack', () => {
   let configB: Config;
 
   it('answers with the environment’s model A while the table is empty', async () => {
@@ -258,7 +258,7 @@ describe('model configurations through the whole stack (seed 003 §1.2–1.5)', 
   });
 });
 
-describe('endpoints an administrator may not save, and rows the agent will not use (issue 17)', () => {
+describe('endpoints an administrator may not save, and rows the agent will not use', () => {
   const port = () => new URL(modelA.baseURL).port;
 
   it('refuses loopback (not allow-listed), private, link-local/metadata and CGNAT endpoints with 400 naming endpoint', async () => {

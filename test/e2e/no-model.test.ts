@@ -29,7 +29,7 @@ describe('without a model configured', () => {
     expect(complete?.data.llmModel).toBe('');
   });
 
-  it('enriches results by code: totals in lakhs, ranking and overdue alerts (seed 003 §7)', async () => {
+  it('enriches results by code: totals in lakhs, ranking and overdue alerts', async () => {
     const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
     const planned = events.find((e) => e.event === 'enrichments_planned')?.data.enrichments as {
       type: string;
@@ -80,7 +80,7 @@ describe('without a model configured', () => {
   });
 });
 
-describe('without a model, the first questions a newcomer asks (issue 18)', () => {
+describe('without a model, the first questions a newcomer asks', () => {
   it.each([
     'hi',
     'hello',
@@ -121,7 +121,7 @@ describe('without a model, the first questions a newcomer asks (issue 18)', () =
   );
 });
 
-describe('without a model, reports keep what they exist to show (issue 20)', () => {
+describe('without a model, reports keep what they exist to show', () => {
   interface Account {
     Type: string;
     SubType: string;

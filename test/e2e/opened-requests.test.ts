@@ -1,4 +1,4 @@
-// Issue 27 item 10: a gateway killed at any point of submitting a query leaves no request that
+// A gateway killed at any point of submitting a query leaves no request that
 // never ends. Router, agent, validator and executor run as processes on the real NATS and a fresh
 // PostgreSQL; the dying gateway is the gateway's own submit code on a bus that stops at a chosen call.
 import type { RequestScope } from '@munim/contracts';

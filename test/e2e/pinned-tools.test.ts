@@ -1,4 +1,4 @@
-// Tool definitions are pinned (issue 26 item 4, DESIGN §3.5), through the whole system: two MCP
+// Tool definitions are pinned, through the whole system: two MCP
 // servers written here, one over Streamable HTTP and one spawned over stdio, change a read tool's
 // description while the system runs. The changed tool is not offered to the model and a call of it
 // never reaches its server until an operator accepts the change through the admin API (bound to

@@ -1,4 +1,4 @@
-// DESIGN §3.5 "a read must be proven", end to end on a server munim has never seen: through the
+// "A read must be proven" (docs/mcp-servers.md), end to end on a server munim has never seen: through the
 // public HTTP API with the scripted LLM, tools whose names combine a read verb with a change, whose
 // server prefix names a change, that run the caller's SQL, or whose description says they change
 // something are confirmed at their tier before the server sees anything, then run exactly once;

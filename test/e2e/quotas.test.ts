@@ -1,4 +1,4 @@
-// The model token quota end to end (issue 17 item 10, issue 27 item 6): the agent reserves each
+// The model token quota end to end: the agent reserves each
 // model call's most tokens (prompt estimate + max_tokens) in PostgreSQL before making it and
 // settles to what it spent, so a call that could pass the quota is never made: the request ends
 // with RATE_LIMITED and the tenant's count never passes the quota; another org of the same entity

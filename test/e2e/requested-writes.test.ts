@@ -1,4 +1,4 @@
-// Issue 27 item 2 end to end: the unrequested-write flag looks at what the message asks for, and a
+// End to end: the unrequested-write flag looks at what the message asks for, and a
 // write proposed after reading a file or a tool result that gives orders is confirmed by typing.
 // All six services run on the real NATS and a fresh PostgreSQL; the model is scripted, the books
 // are the demo MCP server.
@@ -77,7 +77,7 @@ const createCustomer = (name: string) => ({
   toolCalls: [{ name: 'create_customer', arguments: { Name: name, Email: 'ap@example.com' } }],
 });
 
-describe('a write the message did not ask for (issue 27.2)', () => {
+describe('a write the message did not ask for', () => {
   it('"summarise the attached statement" asks for no change: the customer a line of the file asks for is flagged and typed', async () => {
     const tenant = freshTenant();
     const statement = await upload(

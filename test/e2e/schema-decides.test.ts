@@ -1,4 +1,4 @@
-// DESIGN §3.5 "the server's schema decides what is required", through the public HTTP API with the
+// "The server's schema decides what is required" (docs/mcp-servers.md), through the public HTTP API with the
 // scripted LLM: payment tools whose schemas leave the deposit account, the paid-through account and
 // the bills optional (as QuickBooks' and Zoho Books' servers do) are not blocked for leaving them
 // out. The call is proposed for confirmation as it is, the server sees nothing before the person

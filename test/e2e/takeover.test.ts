@@ -10,7 +10,7 @@ import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 /**
- * Issue 17 item 8, one kill at a time: a confirmed write outlives the agent or executor instance
+ * One kill at a time: a confirmed write outlives the agent or executor instance
  * carrying it. Another instance finishes it — its result, or "outcome unknown" checked with a
  * read — every event of the takeover reaches the client, and the write runs once.
  */

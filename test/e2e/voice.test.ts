@@ -29,7 +29,7 @@ function form(fields: Record<string, string>, file?: { bytes: Buffer; type: stri
   return body;
 }
 
-describe('speech to text (seed 003 §6.2)', () => {
+describe('speech to text', () => {
   it('transcribes real audio through the OpenAI-compatible endpoint', async () => {
     sys.llm?.transcribeAs((upload) => (upload.bytes.length > 1000 ? 'show all invoices' : ''));
     const res = await fetch(`${sys.gatewayUrl}/v1/transcribe`, {

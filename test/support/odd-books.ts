@@ -1,5 +1,5 @@
-// Accounting MCP servers whose records are shaped unlike ours, for the confirmation cards (issue 26
-// item 3): "ledgerly" keeps an invoice's number in `InvoiceId` and its customer in `Customer`,
+// Accounting MCP servers whose records are shaped unlike ours, for the confirmation cards:
+// "ledgerly" keeps an invoice's number in `InvoiceId` and its customer in `Customer`,
 // dated `IssuedOn`; "quickly" is shaped like QuickBooks Online (`Id`, `DocNumber`, `TxnDate`,
 // `CustomerRef: { value, name }`, `TotalAmt`, payments linked through `Line[].LinkedTxn`). Every
 // tools/call received is recorded, so a test can assert what was never sent. Served over

@@ -1,4 +1,4 @@
-// An accounting MCP server munim has never seen (DESIGN §3.5): tool names that combine a read verb
+// An accounting MCP server munim has never seen: tool names that combine a read verb
 // with a change (`fetch_and_pay_bill`, `get_or_create_customer`, a change verb in the server
 // prefix), statement runners (`write_query`, `read_query` whose description says it executes the
 // caller's SQL), a read whose description says it also changes something, no annotations at all,

@@ -60,7 +60,7 @@ function cleanFilename(name: string, fallback: string): string {
   return base.slice(0, MAX_FILENAME - ext.length) + ext;
 }
 
-/** Attachments of munim (seed 003 §6.3): checked, stored, read and described; every query is tenant-scoped. */
+/** Attachments of munim: checked, stored, read and described; every query is tenant-scoped. */
 export class Attachments {
   readonly storage: AttachmentStorage;
   readonly #db: Kysely<Database>;

@@ -24,7 +24,7 @@ const flag = z.stringbool({
 export const AttachmentsEnvSchema = z.object({
   /** Local storage directory, used when no ATTACHMENTS_S3_BUCKET is set. */
   ATTACHMENTS_DIR: z.string().min(1).default(DEFAULT_ATTACHMENTS_DIR),
-  /** Largest upload in bytes (seed 003 §6.3: 20 MB). */
+  /** Largest upload in bytes (20 MB). */
   ATTACHMENTS_MAX_BYTES: z.coerce.number().int().positive().default(ATTACHMENT_MAX_BYTES),
   /** HMAC key of local download links (at least 32 characters); unset: a random key per process. */
   ATTACHMENTS_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),

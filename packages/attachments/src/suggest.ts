@@ -29,7 +29,7 @@ function kindOf(...sources: (string | undefined | null)[]) {
 }
 
 /**
- * The message the user will most likely send next about a new file (seed 003 §6.3), chosen by
+ * The message the user will most likely send next about a new file, chosen by
  * its category and content without a model call, so it is instant and the same every time.
  */
 export function suggestMessage(input: SuggestionInput): string {

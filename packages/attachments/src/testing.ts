@@ -213,7 +213,7 @@ export interface TypedSample {
   category: AttachmentCategory;
 }
 
-/** One sample of every accepted type (seed 003 §6.3), each under its own file name. */
+/** One sample of every accepted type, each under its own file name. */
 export async function samplesOfEveryType(): Promise<TypedSample[]> {
   return [
     {

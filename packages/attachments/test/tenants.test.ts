@@ -1,4 +1,4 @@
-// An attachment is its tenant's, entity and org together (issue 17 item 7): another org with the
+// An attachment is its tenant's, entity and org together: another org with the
 // same entity id can neither find, list, bind nor delete it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Zip-based uploads are checked before any parser decompresses them (issue 17 item 10): by their
+// Zip-based uploads are checked before any parser decompresses them: by their
 // central directory in the service, then by decompressing without keeping in the extraction worker,
 // so neither an honest nor a lying zip bomb reaches SheetJS or mammoth; and extractions run a few
 // at a time per process.

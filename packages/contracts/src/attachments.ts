@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { IdSchema } from './envelope.ts';
 import { TenantQuerySchema } from './subjects/conversations.ts';
 
-// File attachments (seed 003 §6.3): what may be uploaded, and the HTTP shapes of `/v1/attachments`.
+// File attachments: what may be uploaded, and the HTTP shapes of `/v1/attachments`.
 
-/** Seed 003 §6.3: 20 MB. */
+/** Largest upload: 20 MB. */
 export const ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
 
-/** How long a signed download link stays valid (seed 003 §6.3: 1 hour). */
+/** How long a signed download link stays valid (1 hour). */
 export const ATTACHMENT_URL_TTL_SECONDS = 3600;
 
 /** Attachments one query may carry. */
@@ -16,7 +16,7 @@ export const MAX_ATTACHMENTS_PER_QUERY = 5;
 export const AttachmentCategorySchema = z.enum(['image', 'spreadsheet', 'pdf', 'document']);
 export type AttachmentCategory = z.infer<typeof AttachmentCategorySchema>;
 
-/** Every accepted type (seed 003 §6.3), its category and the file name extensions it goes by. */
+/** Every accepted type, its category and the file name extensions it goes by. */
 export const ATTACHMENT_TYPES = {
   'image/jpeg': { category: 'image', extensions: ['jpg', 'jpeg'] },
   'image/png': { category: 'image', extensions: ['png'] },
@@ -92,7 +92,7 @@ export const AttachmentSchema = z.object({
     preview: z.string().optional(),
     error: z.string().optional(),
   }),
-  /** A message the user may send next about this file (seed 003 §6.3). */
+  /** A message the user may send next about this file. */
   suggestedMessage: z.string(),
 });
 export type Attachment = z.infer<typeof AttachmentSchema>;

@@ -50,7 +50,7 @@ export const ErrorInfoSchema = z.object({
 });
 export type ErrorInfo = z.infer<typeof ErrorInfoSchema>;
 
-/** One field-level problem, in the LLM-friendly shape of seed 002. */
+/** One field-level problem, in a shape a model can act on: the field, what is wrong, what is expected. */
 export const FieldIssueSchema = z.object({
   field: z.string(),
   expected: z.string(),

@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { ErrorCodeSchema, FieldIssueSchema } from './errors.ts';
 
-/** Routing paths (DESIGN §3.3). */
+/** Routing paths. */
 export const PathSchema = z.enum(['fast', 'llm', 'cached']);
 export type Path = z.infer<typeof PathSchema>;
 
-/** Query categories of the keyword classifier (seed 003 §3.1). */
+/** Query categories of the keyword classifier. */
 export const CategorySchema = z.enum(['unified', 'general_chat']);
 export type Category = z.infer<typeof CategorySchema>;
 
-/** Model tiers (seed 003 §1.3). */
+/** Model tiers. */
 export const ModelTierSchema = z.enum(['cheap', 'capable']);
 export type ModelTier = z.infer<typeof ModelTierSchema>;
 
-/** How a request ended (DESIGN §3.3 `complete.status`). */
+/** How a request ended (`complete.status`). */
 export const CompletionStatusSchema = z.enum([
   'answered',
   'awaiting_confirmation',
@@ -46,7 +46,7 @@ export const McpToolResultSchema = z.object({
   result: z.unknown().optional(),
   error: z.string().optional(),
   success: z.boolean(),
-  /** Whether the registry classifies the tool as a write (DESIGN §3.5): the one decision every reader uses. */
+  /** Whether the registry classifies the tool as a write: the one decision every reader uses. */
   write: z.boolean().optional(),
 });
 export type McpToolResult = z.infer<typeof McpToolResultSchema>;
@@ -58,7 +58,7 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-/** Payload of every SSE event type, keyed by the type (DESIGN §3.3, seed 003 §2.4, seed 000 §5). */
+/** Payload of every SSE event type, keyed by the type (docs/events.md). */
 export const EventPayloads = {
   connected: z.object({ requestId: z.string(), conversationId: z.string() }),
   understanding_started: z.object({ query: z.string() }),
@@ -135,7 +135,7 @@ export const EventPayloads = {
       .array(z.object({ field: z.string(), before: z.string().optional(), after: z.string() }))
       .optional(),
   }),
-  /** One step of a confirmation's life (seed 000 §7), with the hash that binds it to the exact call. */
+  /** One step of a confirmation's life, with the hash that binds it to the exact call. */
   confirmation: z.object({
     actionId: z.string(),
     step: z.enum(['proposed', 'approved', 'cancelled', 'rejected', 'expired', 'void', 'executed']),

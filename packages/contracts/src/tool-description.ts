@@ -1,5 +1,5 @@
 /**
- * What a tool's description says it does (DESIGN §3.5): a description can make a tool stricter,
+ * What a tool's description says it does: a description can make a tool stricter,
  * never laxer. It is read for a change ("Deletes the invoice", "…and marks it paid", "Use this to
  * approve…") or for running a statement the caller supplies ("Execute a SELECT query").
  */

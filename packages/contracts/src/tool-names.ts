@@ -1,7 +1,7 @@
 /**
  * Tool names in any style — `get_invoice`, `list-invoices`, `getInvoice`, `invoices.list`,
  * `books__get_invoice` — read as words: the verb, its object, and every other word that names a
- * change (DESIGN §3.5).
+ * change.
  */
 import {
   BOOK_NOUNS,
@@ -36,7 +36,7 @@ export function verbClass(verb: string): VerbClass | undefined {
 
 const RANK: Record<VerbClass, number> = { read: 0, create: 1, edit: 2, destructive: 3 };
 
-/** Where in a name a word names a change (DESIGN §3.5). */
+/** Where in a name a word names a change. */
 export type ChangePlace =
   /** the name's own verb is not a read verb */
   | 'verb'
@@ -166,7 +166,7 @@ function mainVerbAt(clause: readonly string[]): 'start' | 'end' | undefined {
 }
 
 /**
- * Reads a tool name (DESIGN §3.5): its server prefix (before the last `__`), its verb — the leading
+ * Reads a tool name: its server prefix (before the last `__`), its verb — the leading
  * word (`create_invoice`, `createInvoice`, `create-invoice`) or, for names that put the resource
  * first (`invoices.create`, `invoice_create`), the last one — and every other word that names a
  * change: any verb after a conjunction, anywhere a word that is only ever a verb, and any verb in

@@ -1,5 +1,5 @@
 /**
- * The words tool names and descriptions are read with (DESIGN §3.5): read verbs, verbs that only
+ * The words tool names and descriptions are read with: read verbs, verbs that only
  * ever name a change, words that are a change verb and also a noun of the books, nouns, and the
  * conjunctions that join a second action to a name.
  */
@@ -57,7 +57,7 @@ export const DESTRUCTIVE_VERBS: ReadonlySet<string> = new Set([
   'unlink',
   'overwrite',
   'settle',
-  // Seed 000 §7.1: approving a bill posts it; filing a return cannot be recalled.
+  // Approving a bill posts it; filing a return cannot be recalled.
   'approve',
   'file',
 ]);
@@ -85,7 +85,7 @@ export const EDIT_VERBS: ReadonlySet<string> = new Set([
   'flag',
   'tag',
   'untag',
-  // Seed 000 §7.1: sending an invoice goes to the customer.
+  // Sending an invoice goes to the customer.
   'send',
   'resend',
   'email',

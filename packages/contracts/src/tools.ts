@@ -12,7 +12,7 @@ export const ToolAnnotationsSchema = z.looseObject({
 });
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 
-/** Confirmation tiers of seed 000 §7.1: 0 none (reads), 1 confirm, 2 summary of changes, 3 typed. */
+/** Confirmation tiers: 0 none (reads), 1 confirm, 2 summary of changes, 3 typed. */
 export const ConfirmationTierSchema = z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]);
 export type ConfirmationTier = z.infer<typeof ConfirmationTierSchema>;
 
@@ -30,7 +30,7 @@ export const PolicyWriteRulesSchema = z.strictObject({
 export type PolicyWriteRules = z.infer<typeof PolicyWriteRulesSchema>;
 
 /**
- * How a tool was classified (DESIGN §3.5) and why: by its verb, another word of its name
+ * How a tool was classified and why: by its verb, another word of its name
  * (`name`: a change verb after a conjunction, a word that is only ever a verb, a verb in the
  * server prefix), as a runner of statements the caller writes (`statement`), by its description,
  * an annotation (`readOnlyHint: false` or `destructiveHint: true` from any server, `readOnlyHint:
@@ -178,7 +178,7 @@ function findings(name: string, annotations: ToolAnnotations | undefined, descri
 }
 
 /**
- * Classifies a tool, failing closed (DESIGN §3.5). A read must be proven: its verb is a read verb,
+ * Classifies a tool, failing closed (docs/mcp-servers.md). A read must be proven: its verb is a read verb,
  * nothing else in its name (server prefix included) names a change, it does not run statements the
  * caller writes, its description does not say it changes anything, and no annotation says it writes
  * — or the operator's policy says it is a read, or a server the operator trusts annotates it
@@ -256,7 +256,7 @@ export function classifyTool(
 }
 
 /**
- * DESIGN §3.5, by name, annotations and (when given) description alone — no trusted servers, no
+ * Whether a tool is a write (docs/mcp-servers.md), by name, annotations and (when given) description alone — no trusted servers, no
  * policy. Where the registry's definition is at hand, its `isWrite` is the decision.
  */
 export function isWriteTool(name: string, annotations?: ToolAnnotations, description?: string): boolean {

@@ -229,7 +229,7 @@ describe('HTTP query body', () => {
   });
 });
 
-describe('write tools (DESIGN §3.5)', () => {
+describe('write tools', () => {
   it.each([
     ['create_payment', true],
     ['void_invoice', true],

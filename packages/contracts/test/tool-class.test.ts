@@ -1,4 +1,4 @@
-// DESIGN §3.5, "a read must be proven", tested generatively: a grammar of tool names whose parts
+// "A read must be proven" (docs/mcp-servers.md), tested generatively: a grammar of tool names whose parts
 // have roles (read verbs, change verbs, words that are verbs and nouns of the books, nouns, unknown
 // words, conjunctions, server prefixes), rendered in every naming style, each name with the class
 // the rule gives it from its roles alone — then the names real public MCP servers use.
@@ -345,7 +345,7 @@ const named = fc.tuple(fc.oneof(fc.oneof(...templates), prefixed), pick(STYLES))
   name: `${g.prefix ? `${g.prefix}__` : ''}${render(g.words, style)}`,
 }));
 
-describe('a read must be proven: a grammar of names (DESIGN §3.5)', () => {
+describe('a read must be proven: a grammar of names', () => {
   it("the grammar's parts have the roles the rule reads them with", () => {
     for (const r of READ) expect(READ_VERBS.has(r), r).toBe(true);
     for (const c of CHANGE)
@@ -453,7 +453,7 @@ describe('a read must be proven: a grammar of names (DESIGN §3.5)', () => {
 
 // ── Descriptions ───────────────────────────────────────────────────────────
 
-describe('what a description says (DESIGN §3.5)', () => {
+describe('what a description says', () => {
   it.each([
     ['Execute a SELECT query on the SQLite database', 'statement'],
     ['Execute an INSERT, UPDATE, or DELETE query on the SQLite database', 'statement'],

@@ -5,7 +5,7 @@ import type { Database } from './schema.ts';
 export type SuggestionSource = 'configured' | 'intents';
 
 /**
- * A tenant's quick suggestions (seed 003 §6.1): its active configured ones in their order, or, when
+ * A tenant's quick suggestions: its active configured ones in their order, or, when
  * it has none, one training phrase of each active intent.
  */
 export async function quickSuggestions(

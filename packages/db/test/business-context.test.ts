@@ -1,4 +1,4 @@
-// Business context (issue 20 item 7): currency, locale, number system and financial year per
+// Business context: currency, locale, number system and financial year per
 // tenant (entity + org) over its country's settings; an Indian business when nothing is set.
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -69,7 +69,7 @@ describe('migrateToLatest', () => {
     expect(await appliedMigrations(db)).toEqual(Object.keys(MIGRATIONS).sort());
   });
 
-  it('creates the indexes the debugger query of seed 000 §9.2 needs', async () => {
+  it("creates the indexes the pipeline debugger's query needs", async () => {
     const { rows } = await sql<{ indexdef: string }>`
       select indexdef from pg_indexes where tablename = 'query_routing_logs'`.execute(db);
     const defs = rows.map((r) => r.indexdef);

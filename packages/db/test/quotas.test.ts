@@ -1,4 +1,4 @@
-// Per-tenant usage per window in PostgreSQL (issue 17 item 10): every instance counts in the same
+// Per-tenant usage per window in PostgreSQL: every instance counts in the same
 // rows with one atomic upsert, so a limit holds under concurrency across instances; tenants are
 // entity + org; windows roll over by the clock.
 import type { Kysely } from 'kysely';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Quota settings (issue 17 item 10), read by the gateway (queries and tokens) and the agent (tokens). */
+/** Quota settings, read by the gateway (queries and tokens) and the agent (tokens). */
 export const QuotaEnvSchema = z.object({
   /** Queries one tenant (entity + org) may make per window; unset: no limit. */
   QUOTA_QUERIES_PER_WINDOW: z.coerce.number().int().positive().optional(),

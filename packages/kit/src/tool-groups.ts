@@ -1,10 +1,10 @@
 import { snakeToolName } from '@munim/contracts';
 
 /**
- * The tool groups of seed 003 §4.3, shared by the router (which groups to offer for a query) and
- * the validator (one container per group, seed 001).
+ * The tool groups (invoices, payments, reports, …), shared by the router (which groups to offer for a query) and
+ * the validator (one container per group).
  */
-/** One tool group of seed 003 §4.3: query keywords, and name stems that place a tool in it. */
+/** One tool group: query keywords, and name stems that place a tool in it. */
 export interface ToolGroup {
   name: string;
   /** Query words that call for the group. */

@@ -1,4 +1,4 @@
-// Issue 27 item 8: model and speech endpoints are called with redirects refused, and an endpoint
+// Model and speech endpoints are called with redirects refused, and an endpoint
 // people saved is checked at connect time — the address the socket connects to, so a name checked
 // while it pointed at a public address cannot be rebound to a private one afterwards.
 import { createServer, type Server } from 'node:http';

@@ -1,4 +1,4 @@
-// A scripted OpenAI-compatible chat-completions server: the LLM test fixture (DESIGN.md §4).
+// A scripted OpenAI-compatible chat-completions server: the LLM test fixture.
 // Tests register scripts (matched by the last user message) whose turns answer successive requests,
 // over the real HTTP protocol, so the product talks to it through the real `openai` client.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -16,7 +16,7 @@ export const FlowStepSchema = z
   })
   .strict();
 
-/** An intent as an administrator (or the LLM) writes it (seed 003 §3.2); body of `POST /v1/admin/intents`. */
+/** An intent as an administrator (or the LLM) writes it; body of `POST /v1/admin/intents`. */
 export const IntentInputSchema = z
   .object({
     id: IntentIdSchema.optional(),
@@ -65,7 +65,7 @@ export const SuggestedIntentListQuerySchema = z
 /** Body of an approval: refinements of the suggested intent (an active intent by default). */
 export const SuggestedIntentApproveSchema = changeSchema(IntentInputSchema).strict();
 
-/** Most intents one generation may draft (seed 003 §10 `generate-batch-intents`). */
+/** Most intents one generation may draft. */
 export const MAX_GENERATED_INTENTS = 10;
 
 /** Body of `POST /v1/admin/intents/generate`. */

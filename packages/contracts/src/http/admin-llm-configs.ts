@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { changeSchema, changesSomething } from './change.ts';
 
 /**
- * Why a chat endpoint cannot serve the OpenAI chat-completions API (seed 003 §1.5), or null when it can:
+ * Why a chat endpoint cannot serve the OpenAI chat-completions API, or null when it can:
  * not http(s), a Supabase URL, or an Anthropic-style `/v1/messages` endpoint.
  */
 export function llmEndpointProblem(endpoint: string): string | null {
@@ -31,7 +31,7 @@ const EndpointSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
-/** A model configuration as an administrator writes it (seed 003 §1.4); the key is write-only. */
+/** A model configuration as an administrator writes it; the key is write-only. */
 export const LlmConfigInputSchema = z
   .object({
     name: z.string().trim().min(1).max(100),

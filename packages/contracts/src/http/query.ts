@@ -4,7 +4,7 @@ import { IdSchema, RequestIdSchema } from '../envelope.ts';
 import { MAX_QUERY_LENGTH, McqResponseSchema } from '../subjects/query.ts';
 
 /**
- * Body of `POST /v1/query` (DESIGN §3.2): either a new `query`, or an `mcqResponse`
+ * Body of `POST /v1/query`: either a new `query`, or an `mcqResponse`
  * answering a pending confirmation of the conversation.
  */
 export const QueryRequestSchema = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdSchema, RequestIdSchema } from '../envelope.ts';
 
-// HTTP shapes of the gateway's conversations and feedback API (seed 003 §6.11, §6.14, §9.2).
+// HTTP shapes of the gateway's conversations and feedback API.
 
 /** `?entityId&orgId`: taken from the credentials when auth is on (and must match if given). */
 export const TenantQuerySchema = z
@@ -14,7 +14,7 @@ export const ConversationListQuerySchema = TenantQuerySchema.extend({
 
 export const ConversationParamsSchema = z.object({ conversationId: IdSchema }).strict();
 
-/** One conversation in the sidebar (seed 003 §9.2). */
+/** One conversation in the sidebar. */
 export const ConversationSummarySchema = z.object({
   id: z.string(),
   chatNumber: z.number().int(),
@@ -44,7 +44,7 @@ export const ConversationSchema = ConversationSummarySchema.extend({
 });
 export type Conversation = z.infer<typeof ConversationSchema>;
 
-/** Body of `POST /v1/feedback`: thumbs up or down on one answered request (seed 003 §6.11). */
+/** Body of `POST /v1/feedback`: thumbs up or down on one answered request. */
 export const FeedbackRequestSchema = z
   .object({
     requestId: RequestIdSchema,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IdSchema } from '../envelope.ts';
 
-// HTTP shapes of the gateway's health monitor (seed 000 §9.3, issue 7).
+// HTTP shapes of the gateway's health monitor.
 
 /** `GET /v1/metrics/health?from=&to=`: a window (default the last 24 hours) of the caller's tenant. */
 export const HealthMetricsQuerySchema = z

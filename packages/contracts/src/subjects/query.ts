@@ -9,7 +9,7 @@ import {
 } from '../events.ts';
 import { defineSubject } from '../subject.ts';
 
-/** A user's answer to a pending confirmation (DESIGN §3.2). */
+/** A user's answer to a pending confirmation. */
 export const McqResponseSchema = z.object({
   actionId: z.string().min(1).max(128),
   value: z.enum(['confirm', 'cancel']),

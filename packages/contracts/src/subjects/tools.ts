@@ -41,9 +41,9 @@ export const ValidationResultSchema = z.object({
   /** Guardrails that fired while validating, e.g. `json_repaired`. */
   guardrails: z.array(z.string()),
   durationMs: z.number().nonnegative(),
-  /** Plain-words questions for the user about what is missing (seed 000 §6.2 fallback), when blocked. */
+  /** Plain-words questions for the user about what is missing, when blocked. */
   questions: z.array(z.string()).optional(),
-  /** Set when the call named a container (seed 001): expand it, or hand the LLM `container.error`. */
+  /** Set when the call named a container: expand it, or hand the LLM `container.error`. */
   container: ContainerVerdictSchema.optional(),
   /** What an LLM correction of the arguments spent (the endpoint's usage, else an estimate); absent when none was made. */
   correctionUsage: UsageSchema.optional(),

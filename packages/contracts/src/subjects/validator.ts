@@ -4,11 +4,11 @@ import { defineSubject } from '../subject.ts';
 import { ToolDefinitionSchema } from '../tools.ts';
 
 /**
- * A container (seed 001): one tool group offered to the LLM as a single function that expands,
+ * A container: one tool group offered to the LLM as a single function that expands,
  * when called with no arguments, into the group's tools.
  */
 export const ToolContainerSchema = z.object({
-  /** The group's name (seed 003 §4.3), e.g. `invoices`: the function name the LLM sees. */
+  /** The group's name, e.g. `invoices`: the function name the LLM sees. */
   name: z.string().min(1).max(128),
   description: z.string(),
   /** JSON Schema of the container function: an object with no properties. */
@@ -24,7 +24,7 @@ export const ContainerVerdictSchema = z.object({
   /** True: the call had no arguments, so offer `functions` from the next iteration. */
   expand: z.boolean(),
   functions: z.array(z.string()),
-  /** The seed 001 `container_invocation_error` response to hand the LLM when `expand` is false. */
+  /** The `container_invocation_error` response to hand the LLM when `expand` is false. */
   error: z
     .object({
       error_type: z.literal('container_invocation_error'),

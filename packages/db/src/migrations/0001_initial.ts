@@ -6,7 +6,7 @@ const emptyJsonArray = sql`'[]'::jsonb`;
 const emptyJsonObject = sql`'{}'::jsonb`;
 const emptyTextArray = sql`'{}'::text[]`;
 
-/** Creates every table of DESIGN §3.4 and seed 003 §11 that munim uses. */
+/** Creates the first tables of munim (docs/architecture.md lists them all). */
 export async function up(db: MigrationDb): Promise<void> {
   await db.schema
     .createTable('request_events')
@@ -58,7 +58,7 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .execute();
-  // Seed 000 §9.2: "WHERE 'write_preflight_block' = ANY(guardrails_triggered) ORDER BY created_at DESC".
+  // The pipeline debugger's query: "WHERE 'write_preflight_block' = ANY(guardrails_triggered) ORDER BY created_at DESC".
   await db.schema
     .createIndex('query_routing_logs_guardrails_idx')
     .on('query_routing_logs')

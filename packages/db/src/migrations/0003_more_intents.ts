@@ -2,7 +2,7 @@ import { MORE_INTENTS, starterIntentRow } from '../seed/intents.ts';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Adds the router's wider intent catalog (issue 4) to the starter one. Rows that already exist
+ * Adds the router's wider intent catalog to the starter one. Rows that already exist
  * (by id or name) are left as they are, so intents an operator edited keep their edits.
  */
 export async function up(db: MigrationDb): Promise<void> {

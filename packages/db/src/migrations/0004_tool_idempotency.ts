@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Idempotency of write tool calls (issue 6): one row per (request, call), written before the
+ * Idempotency of write tool calls: one row per (request, call), written before the
  * call is sent to the MCP server, so a retry, a redelivery or another executor instance gets the
  * stored outcome instead of running the write again.
  */

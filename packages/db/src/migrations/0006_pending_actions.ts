@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Writes waiting for the user's confirmation (seed 000 §7). Kept in PostgreSQL so the answer
+ * Writes waiting for the user's confirmation. Kept in PostgreSQL so the answer
  * works on any agent instance, after the one that asked has gone.
  */
 export async function up(db: MigrationDb): Promise<void> {

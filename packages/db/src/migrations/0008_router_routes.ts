@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * The router's decision for each request still running (issue 4). The outcome of a request
+ * The router's decision for each request still running. The outcome of a request
  * arrives later as its `complete` or `error` event, which does not say how it was routed; this
  * row lets any router instance write the response cache and the routing stats from it, once.
  */

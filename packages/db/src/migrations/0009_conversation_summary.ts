@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
-/** How many of a conversation's messages its summary covers (seed 003 §6.7). */
+/** How many of a conversation's messages its summary covers. */
 export async function up(db: MigrationDb): Promise<void> {
   await db.schema
     .alterTable('unified_conversations')

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Indexes for the logger (issue 7): retention of old events, the health monitor's windows per
+ * Indexes for the logger: retention of old events, the health monitor's windows per
  * org, the previous query of a conversation (implicit feedback), and one implicit signal per
  * request and kind, so a redelivered event never records it twice.
  */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
-/** Quick suggestions per entity (seed 003 §6.1, issue 9), shown on an empty chat. */
+/** Quick suggestions per entity, shown on an empty chat. */
 export async function up(db: MigrationDb): Promise<void> {
   await db.schema
     .createTable('quick_suggestions')

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
-/** Model configurations (seed 003 §1.4, issue 9 item 3); the API key is stored AES-256-GCM encrypted. */
+/** Model configurations; the API key is stored AES-256-GCM encrypted. */
 export async function up(db: MigrationDb): Promise<void> {
   await db.schema
     .createTable('llm_configs')

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
-/** Uploaded files (seed 003 §6.3, issue 9 item 2): scoped to a tenant and optionally a conversation. */
+/** Uploaded files: scoped to a tenant and optionally a conversation. */
 export async function up(db: MigrationDb): Promise<void> {
   await db.schema
     .createTable('attachments')

@@ -1,7 +1,7 @@
 import type { MigrationDb } from './types.ts';
 
 /**
- * How each tool was classified (DESIGN §3.5): read or write by its verb, an annotation, the
+ * How each tool was classified: read or write by its verb, an annotation, the
  * operator's policy or by default; its confirmation tier; and the server that lists it.
  */
 export async function up(db: MigrationDb): Promise<void> {

@@ -1,7 +1,7 @@
 import type { MigrationDb } from './types.ts';
 
 /**
- * The executor runs a write only for an approved pending action (issue 17): the same tenant, tool
+ * The executor runs a write only for an approved pending action: the same tenant, tool
  * and argument hash, unexpired, used by one call. `approved_at` is when the user confirmed it;
  * `executed_call_id` the call that used the approval, so a retry of that call (and only that call)
  * finds it again; `approved_by_request` the request that carried the approval, so a redelivery of

@@ -16,7 +16,7 @@ const knownTenants = sql`(
   union select entity_id, org_id from unified_conversations)`;
 
 /**
- * Tenant keys are entity + org (issue 17 item 7): two orgs sharing an entity id never share a cached
+ * Tenant keys are entity + org: two orgs sharing an entity id never share a cached
  * answer, an invalidation, a chat number, a quick suggestion or a route. Rows from before keep
  * their place: the org is taken from a related row where one names it, else {@link UNKNOWN_ORG}.
  */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Per-tenant usage per fixed window (issue 17 item 10): queries the gateways admitted and model
+ * Per-tenant usage per fixed window: queries the gateways admitted and model
  * tokens the agents spent, counted in one row per (entity, org, window, kind) that every instance
  * increments atomically, so the quotas hold across instances.
  */

@@ -87,7 +87,7 @@ const COUNTRIES = [
 ];
 
 /**
- * Business context (seed 003 §11, issue 20 item 7): per country its currency, locale, number
+ * Business context: per country its currency, locale, number
  * system and financial year (`country_configs`), and per tenant — entity and org — its country and
  * any overrides (`business_contexts`). A tenant without a row is an Indian business (INR, en-IN).
  */

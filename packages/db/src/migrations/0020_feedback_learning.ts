@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Feedback closes the loop (issue 20 item 8). `routing_outcomes` keeps, per request the router
+ * Feedback closes the loop. `routing_outcomes` keeps, per request the router
  * learnt from, what it counted (the intent's fast-path outcome at its confidence bucket, the LLM-path
  * pattern) and the feedback score since applied to those counts: the logger turns a request's
  * feedback into a change of the counts once, whatever is delivered twice. `feedback_log.learned_at`

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * Pinned tool definitions (issue 26 item 4, DESIGN §3.5): per server and tool (by the server's own
+ * Pinned tool definitions: per server and tool (by the server's own
  * name for it), the hash and text of the definition an operator trusts (the first listing's, or the
  * last accepted), of the one the server lists now, and of the one an operator refused. `state` is
  * derived, so the executor and the admin API cannot disagree on it: `pinned` when the server lists

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { MigrationDb } from './types.ts';
 
 /**
- * One approval, one run (issue 27 item 1): the executor binds an approval to the request as well
+ * One approval, one run: the executor binds an approval to the request as well
  * as the call that first used it, so the same call id under another request id is refused, and
  * notes when it did, so a retry of that call is accepted only while the idempotency store still
  * holds the call's outcome. Approvals used before this migration are bound to the request that
