@@ -22,6 +22,7 @@ import * as toolPins from './migrations/0021_tool_pins.ts';
 import * as approvalBinding from './migrations/0022_approval_binding.ts';
 import { resealLlmKeys } from './migrations/0023_reseal_llm_keys.ts';
 import * as serviceRoles from './migrations/0024_service_roles.ts';
+import * as people from './migrations/0025_people.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -57,6 +58,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0022_approval_binding': approvalBinding,
   '0023_reseal_llm_keys': resealLlmKeys(undefined),
   '0024_service_roles': serviceRoles,
+  '0025_people': people,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

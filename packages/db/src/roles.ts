@@ -1,8 +1,18 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { SERVICE_GRANTS, SERVICE_ROLES } from './migrations/0024_service_roles.ts';
+import { SERVICE_GRANTS as ROLES_GRANTS, SERVICE_ROLES } from './migrations/0024_service_roles.ts';
+import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
+import type { Grants } from './migrations/grants.ts';
 
-export { SERVICE_GRANTS, SERVICE_ROLES };
+export { SERVICE_ROLES };
+
+/** What each service's role may do, table by table: every migration's grants together. */
+export const SERVICE_GRANTS = Object.fromEntries(
+  Object.entries(ROLES_GRANTS).map(([service, grants]) => [
+    service,
+    { ...grants, ...PEOPLE_GRANTS[service as keyof typeof SERVICE_ROLES] },
+  ]),
+) as Readonly<Record<keyof typeof SERVICE_ROLES, Grants>>;
 
 /** A service that logs in to PostgreSQL (the validator does not). */
 export type DbService = keyof typeof SERVICE_ROLES;

@@ -3,13 +3,21 @@
  * (`schema/<service>.ts`); each says who else writes it and who only reads it.
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { LlmUsageLogsTable, PendingActionsTable, UnifiedConversationsTable } from './schema/agent.ts';
 import type {
+  AuditLogTable,
+  LlmUsageLogsTable,
+  PendingActionsTable,
+  UnifiedConversationsTable,
+} from './schema/agent.ts';
+import type {
+  ApiKeysTable,
   AttachmentsTable,
   IntentsTable,
   LlmConfigsTable,
   QuickSuggestionsTable,
   TenantUsageTable,
+  UserRolesTable,
+  UsersTable,
 } from './schema/gateway.ts';
 import type { FeedbackLogTable, QueryRoutingLogsTable, RequestEventsTable } from './schema/logger.ts';
 import type { ToolIdempotencyTable, ToolPinsTable, ToolRegistryTable } from './schema/mcp-executor.ts';
@@ -38,6 +46,10 @@ export interface Database {
   intents: IntentsTable;
   tool_registry: ToolRegistryTable;
   tool_pins: ToolPinsTable;
+  users: UsersTable;
+  user_roles: UserRolesTable;
+  api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
   unified_conversations: UnifiedConversationsTable;
   llm_usage_logs: LlmUsageLogsTable;
   feedback_log: FeedbackLogTable;
@@ -80,6 +92,10 @@ export const TABLE_NAMES = [
   'country_configs',
   'business_contexts',
   'tool_pins',
+  'users',
+  'user_roles',
+  'api_keys',
+  'audit_log',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

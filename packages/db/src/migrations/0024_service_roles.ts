@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { type Access, applyGrants, type Grants, SERVICE_ROLES } from './grants.ts';
 import type { MigrationDb } from './types.ts';
 
 /**
@@ -15,28 +16,8 @@ import type { MigrationDb } from './types.ts';
  *   through `munim_delete_old_events`, which deletes by age alone.
  */
 
-/** A service's access to one table: the statements it may run, or for UPDATE the columns. */
-interface Access {
-  select?: true;
-  insert?: true;
-  /** `true` for every column, or the only columns it may set. */
-  update?: true | readonly string[];
-  delete?: true;
-}
-
-type Grants = Readonly<Record<string, Access>>;
-
 const ALL: Access = { select: true, insert: true, update: true, delete: true };
 const READ: Access = { select: true };
-
-/** Each service's role, by service. The validator has no database. */
-export const SERVICE_ROLES = {
-  gateway: 'munim_gateway',
-  agent: 'munim_agent',
-  router: 'munim_router',
-  logger: 'munim_logger',
-  'mcp-executor': 'munim_executor',
-} as const;
 
 /** What each role may do, table by table, as this migration granted it. */
 export const SERVICE_GRANTS: Readonly<Record<keyof typeof SERVICE_ROLES, Grants>> = {
@@ -103,6 +84,8 @@ export const SERVICE_GRANTS: Readonly<Record<keyof typeof SERVICE_ROLES, Grants>
 
 const ident = (name: string) => sql.id(name);
 
+export { SERVICE_ROLES };
+
 export async function up(db: MigrationDb): Promise<void> {
   const roles = Object.values(SERVICE_ROLES);
   for (const role of roles) {
@@ -154,32 +137,7 @@ export async function up(db: MigrationDb): Promise<void> {
       end if;
     end $$`.execute(db);
 
-  for (const [service, grants] of Object.entries(SERVICE_GRANTS)) {
-    const role = ident(SERVICE_ROLES[service as keyof typeof SERVICE_ROLES]);
-    for (const [table, access] of Object.entries(grants)) {
-      const t = ident(table);
-      const whole = [
-        access.select && 'select',
-        access.insert && 'insert',
-        access.update === true && 'update',
-        access.delete && 'delete',
-      ].filter((p): p is string => typeof p === 'string');
-      if (whole.length > 0) await sql`grant ${sql.raw(whole.join(', '))} on ${t} to ${role}`.execute(db);
-      if (Array.isArray(access.update)) {
-        await sql`grant update (${sql.join(access.update.map(ident))}) on ${t} to ${role}`.execute(db);
-      }
-      if (access.insert) {
-        // The sequences behind the table's serial columns.
-        await sql`
-          do $$ declare s text; begin
-            for s in select c.oid::regclass::text from pg_class c join pg_depend d on d.objid = c.oid
-              where c.relkind = 'S' and d.refobjid = ${sql.lit(table)}::regclass loop
-              execute format('grant usage on sequence %s to %I', s, ${sql.lit(SERVICE_ROLES[service as keyof typeof SERVICE_ROLES])});
-            end loop;
-          end $$`.execute(db);
-      }
-    }
-  }
+  await applyGrants(db, SERVICE_GRANTS);
 
   // A pending action settles as a success only after the executor used its approval.
   await sql`

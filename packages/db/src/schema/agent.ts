@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
-import type { GeneratedJson, GeneratedTimestamp, NullableJson } from './columns.ts';
+import type { GeneratedJson, GeneratedTimestamp, NullableJson, Timestamp } from './columns.ts';
 
 /**
  * The tables the agent owns: conversations, the writes waiting for confirmation, and model usage.
@@ -98,4 +98,35 @@ export interface PendingActionsTable {
   executed_request_id: string | null;
   /** When the approval was used; a retry of its call is accepted while its outcome is kept. */
   executed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/** What the audit trail records a person or program doing to a write. */
+export type AuditAction =
+  | 'proposed'
+  | 'confirmed'
+  | 'approved'
+  | 'rejected'
+  | 'edited'
+  | 'executed'
+  | 'failed'
+  | 'cancelled'
+  | 'expired';
+
+/**
+ * The audit trail of writes, per tenant (entity + org), append-only and hash-chained: `hash` is
+ * the SHA-256 of `prev_hash` and the row's canonical JSON (see `auditHash`).
+ * Written by the agent, the gateway and the executor, by insert alone: no one changes or removes a row.
+ */
+export interface AuditLogTable {
+  entity_id: string;
+  org_id: string;
+  seq: number;
+  at: Timestamp;
+  actor: string;
+  action: AuditAction;
+  tool: string | null;
+  args_hash: string | null;
+  summary: string;
+  prev_hash: string;
+  hash: string;
 }

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { GeneratedJson, GeneratedTimestamp, Timestamp } from './columns.ts';
+import type { GeneratedJson, GeneratedTimestamp, NullableTimestamp, Timestamp } from './columns.ts';
 
 /**
  * The tables the gateway owns: what operators and users change through its HTTP API (intents,
@@ -127,4 +127,48 @@ export interface TenantUsageTable {
   kind: UsageKind;
   count: number;
   updated_at: GeneratedTimestamp;
+}
+
+/** A role a user may hold for an entity. */
+export type UserRole = 'viewer' | 'maker' | 'approver' | 'admin' | 'owner' | 'automation';
+
+/**
+ * A person of an org (or a program, with the `automation` role), whom requests act as.
+ * Written by the gateway (the admin API); read by the agent.
+ */
+export interface UsersTable {
+  id: string;
+  org_id: string;
+  name: string;
+  email: string | null;
+  /** E.164, e.g. +919812345678. */
+  phone: string | null;
+  created_at: GeneratedTimestamp;
+  created_by: string;
+  disabled_at: NullableTimestamp;
+}
+
+/** What a user may do for one entity. Written by the gateway (the admin API); read by the agent. */
+export interface UserRolesTable {
+  user_id: string;
+  org_id: string;
+  entity_id: string;
+  role: UserRole;
+  granted_at: GeneratedTimestamp;
+  granted_by: string;
+}
+
+/** A user's API key, kept only as its SHA-256. Written and read by the gateway alone. */
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  key_hash: string;
+  /** The key's first characters, so a person can tell their keys apart. */
+  shown_prefix: string;
+  label: string | null;
+  created_at: GeneratedTimestamp;
+  created_by: string;
+  revoked_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
 }

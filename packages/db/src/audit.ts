@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { AuditAction, Database } from './schema.ts';
+
+/** What the row before a tenant's first row hashes to. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** One row of the audit trail, as exported (`GET /v1/audit`). */
+export interface AuditRow {
+  seq: number;
+  /** ISO 8601, UTC, milliseconds. */
+  at: string;
+  entityId: string;
+  orgId: string;
+  actor: string;
+  action: AuditAction;
+  tool: string | null;
+  argsHash: string | null;
+  summary: string;
+  prevHash: string;
+  hash: string;
+}
+
+/** What a service records; the chain supplies the rest. */
+export interface AuditEntry {
+  entityId: string;
+  orgId: string;
+  /** Who did it: a user id, or `program:<key id>`. */
+  actor: string;
+  action: AuditAction;
+  tool?: string | null;
+  argsHash?: string | null;
+  /** In words, for a finance person: what was done to what. */
+  summary: string;
+}
+
+/**
+ * The canonical JSON of a flat row (RFC 8785 for what audit rows hold: strings, integers and
+ * null): keys in code-point order, no whitespace, strings escaped as `JSON.stringify` does.
+ */
+export function canonicalJson(row: Readonly<Record<string, string | number | null>>): string {
+  const keys = Object.keys(row).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(row[k])}`).join(',')}}`;
+}
+
+/** The SHA-256 (hex) of `prevHash` and the row's canonical JSON without `hash`. */
+export function auditHash(row: Omit<AuditRow, 'hash'>): string {
+  const { seq, at, entityId, orgId, actor, action, tool, argsHash, summary, prevHash } = row;
+  const body = canonicalJson({ seq, at, entityId, orgId, actor, action, tool, argsHash, summary, prevHash });
+  return createHash('sha256').update(prevHash).update(body).digest('hex');
+}
+
+/** Where an audit chain breaks, in words. */
+export interface ChainBreak {
+  seq: number;
+  entityId: string;
+  orgId: string;
+  reason: string;
+}
+
+/**
+ * Checks an export: within each tenant, rows follow one another (seq + 1, each naming the hash
+ * of the one before; a tenant's first row names the genesis hash) and each row's hash is its own.
+ * An export of a window may start after row 1: its first row is checked against itself only.
+ */
+export function verifyAuditChain(
+  rows: readonly AuditRow[],
+): { ok: true; rows: number } | ({ ok: false } & ChainBreak) {
+  const byTenant = new Map<string, AuditRow[]>();
+  for (const row of rows) {
+    const key = JSON.stringify([row.entityId, row.orgId]);
+    byTenant.set(key, [...(byTenant.get(key) ?? []), row]);
+  }
+  for (const chain of byTenant.values()) {
+    chain.sort((a, b) => a.seq - b.seq);
+    let previous: AuditRow | undefined;
+    for (const row of chain) {
+      const at = { seq: row.seq, entityId: row.entityId, orgId: row.orgId };
+      if (row.seq === 1 && row.prevHash !== GENESIS_HASH)
+        return { ok: false, ...at, reason: 'the first row does not start the chain' };
+      if (previous && row.seq !== previous.seq + 1)
+        return { ok: false, ...at, reason: `row ${previous.seq + 1} is missing` };
+      if (previous && row.prevHash !== previous.hash)
+        return { ok: false, ...at, reason: `it does not name row ${previous.seq}'s hash` };
+      if (auditHash(row) !== row.hash)
+        return { ok: false, ...at, reason: 'its hash is not its own: it was changed' };
+      previous = row;
+    }
+  }
+  return { ok: true, rows: rows.length };
+}
+
+const UNIQUE_VIOLATION = '23505';
+const CHECK_VIOLATION = '23514';
+
+/**
+ * Appends an entry to its tenant's chain. Writers race for the next place: the database keeps
+ * one per place and refuses a row that does not continue the chain, and the loser tries again
+ * on the new end.
+ */
+export async function appendAudit(
+  db: Kysely<Database>,
+  entry: AuditEntry,
+  now = new Date(),
+): Promise<AuditRow> {
+  for (let attempt = 1; ; attempt++) {
+    const last = await db
+      .selectFrom('audit_log')
+      .select(['seq', 'hash'])
+      .where('entity_id', '=', entry.entityId)
+      .where('org_id', '=', entry.orgId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const unhashed: Omit<AuditRow, 'hash'> = {
+      seq: (last?.seq ?? 0) + 1,
+      at: now.toISOString(),
+      entityId: entry.entityId,
+      orgId: entry.orgId,
+      actor: entry.actor,
+      action: entry.action,
+      tool: entry.tool ?? null,
+      argsHash: entry.argsHash ?? null,
+      summary: entry.summary,
+      prevHash: last?.hash ?? GENESIS_HASH,
+    };
+    const row = { ...unhashed, hash: auditHash(unhashed) };
+    try {
+      await db
+        .insertInto('audit_log')
+        .values({
+          entity_id: row.entityId,
+          org_id: row.orgId,
+          seq: row.seq,
+          at: row.at,
+          actor: row.actor,
+          action: row.action,
+          tool: row.tool,
+          args_hash: row.argsHash,
+          summary: row.summary,
+          prev_hash: row.prevHash,
+          hash: row.hash,
+        })
+        .execute();
+      return row;
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 20 || (code !== UNIQUE_VIOLATION && code !== CHECK_VIOLATION)) throw error;
+    }
+  }
+}
+
+/** A tenant's rows in a window, oldest first, as exported. */
+export async function readAudit(
+  db: Kysely<Database>,
+  tenant: { entityId: string; orgId: string },
+  window: { from?: Date; to?: Date } = {},
+): Promise<AuditRow[]> {
+  let query = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('entity_id', '=', tenant.entityId)
+    .where('org_id', '=', tenant.orgId);
+  if (window.from) query = query.where('at', '>=', window.from);
+  if (window.to) query = query.where('at', '<', window.to);
+  const rows = await query.orderBy('seq').execute();
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    at: new Date(r.at).toISOString(),
+    entityId: r.entity_id,
+    orgId: r.org_id,
+    actor: r.actor,
+    action: r.action,
+    tool: r.tool,
+    argsHash: r.args_hash,
+    summary: r.summary,
+    prevHash: r.prev_hash,
+    hash: r.hash,
+  }));
+}

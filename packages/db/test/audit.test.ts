@@ -1,0 +1,251 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AuditAction,
+  type AuditRow,
+  appendAudit,
+  auditHash,
+  canonicalJson,
+  createDb,
+  type Database,
+  GENESIS_HASH,
+  localServiceLogins,
+  readAudit,
+  verifyAuditChain,
+} from '../src/index.ts';
+import { createMigratedTestDatabase, type TestDatabase } from '../src/testing.ts';
+
+/**
+ * The audit trail on a real PostgreSQL: written by the services' own roles, concurrently, it stays
+ * one unbroken chain per tenant; nobody, the schema's owner included, changes or removes a row;
+ * and the documented command finds any change to an export.
+ */
+const run = promisify(execFile);
+const VERIFY = join(import.meta.dirname, '../src/verify-audit-main.ts');
+
+let database: TestDatabase;
+let owner: pg.Pool;
+const writers: Kysely<Database>[] = [];
+let dir: string;
+
+beforeAll(async () => {
+  database = await createMigratedTestDatabase();
+  const ownerDb = createDb(database.url, { max: 1 });
+  const urls = await localServiceLogins(ownerDb, database.url).finally(() => ownerDb.destroy());
+  for (const service of ['agent', 'gateway', 'mcp-executor'] as const)
+    writers.push(createDb(urls[service], { max: 3 }));
+  owner = new pg.Pool({ connectionString: database.url, max: 2 });
+  dir = await mkdtemp(join(tmpdir(), 'munim-audit-'));
+});
+
+afterAll(async () => {
+  await Promise.all(writers.map((w) => w.destroy()));
+  await owner?.end();
+  await database?.drop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ACTIONS: AuditAction[] = ['proposed', 'confirmed', 'approved', 'executed', 'failed', 'cancelled'];
+
+/** Generated summaries: quotes, commas, Devanagari, control characters, amounts. */
+function summary(i: number): string {
+  const parts = [
+    'Paid ₹1,25,000 to "Acme Corp"',
+    'बिल #B-7 रद्द किया',
+    'line\nbreak\ttab',
+    'back\\slash',
+    '\u0001odd',
+    'Void INV-0042',
+  ];
+  return `${parts[i % parts.length]} (${i})`;
+}
+
+describe('the audit trail is one unbroken chain per tenant', () => {
+  it('stays whole when three services append to two tenants at once', async () => {
+    const tenants = [
+      { entityId: `e-${randomUUID()}`, orgId: 'org-1' },
+      { entityId: `e-${randomUUID()}`, orgId: 'org-1' },
+    ];
+    await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        appendAudit(writers[i % writers.length] as Kysely<Database>, {
+          ...(tenants[i % 2] as (typeof tenants)[number]),
+          actor: `user-${i % 5}`,
+          action: ACTIONS[i % ACTIONS.length] as AuditAction,
+          tool: i % 3 === 0 ? null : 'record_payment',
+          argsHash: i % 3 === 0 ? null : `${i}`.padStart(64, 'a'),
+          summary: summary(i),
+        }),
+      ),
+    );
+    for (const tenant of tenants) {
+      const rows = await readAudit(writers[0] as Kysely<Database>, tenant);
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(rows[0]?.prevHash).toBe(GENESIS_HASH);
+      expect(verifyAuditChain(rows)).toEqual({ ok: true, rows: 30 });
+    }
+  });
+
+  it('refuses a row that does not continue the chain, whoever writes it', async () => {
+    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-2' };
+    const first = await appendAudit(writers[0] as Kysely<Database>, {
+      ...tenant,
+      actor: 'u',
+      action: 'proposed',
+      summary: 'one',
+    });
+    const forged = (seq: number, prevHash: string) => {
+      const row = { ...first, seq, prevHash, summary: 'forged' };
+      return [
+        tenant.entityId,
+        tenant.orgId,
+        seq,
+        row.at,
+        'u',
+        'executed',
+        null,
+        null,
+        'forged',
+        prevHash,
+        auditHash(row),
+      ];
+    };
+    const insert = `insert into audit_log (entity_id, org_id, seq, at, actor, action, tool, args_hash, summary, prev_hash, hash)
+      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+    for (const values of [forged(3, first.hash), forged(2, GENESIS_HASH), forged(2, 'f'.repeat(64))]) {
+      await expect(owner.query(insert, values)).rejects.toMatchObject({ code: '23514' });
+    }
+    // A tenant's chain starts at 1 from the genesis hash.
+    const other = [
+      `e-${randomUUID()}`,
+      'org-2',
+      1,
+      first.at,
+      'u',
+      'proposed',
+      null,
+      null,
+      's',
+      'a'.repeat(64),
+      'b'.repeat(64),
+    ];
+    await expect(owner.query(insert, other)).rejects.toMatchObject({ code: '23514' });
+  });
+
+  it('never changes or removes a row, not even for the schema’s owner', async () => {
+    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-3' };
+    await appendAudit(writers[1] as Kysely<Database>, {
+      ...tenant,
+      actor: 'u',
+      action: 'executed',
+      summary: 'Paid ₹10',
+    });
+    const where = [tenant.entityId];
+    for (const statement of [
+      "update audit_log set summary = 'Paid ₹1' where entity_id = $1",
+      "update audit_log set actor = 'someone else' where entity_id = $1",
+      'delete from audit_log where entity_id = $1',
+    ]) {
+      await expect(owner.query(statement, where), statement).rejects.toMatchObject({ code: '42501' });
+    }
+    await expect(owner.query('truncate audit_log')).rejects.toMatchObject({ code: '42501' });
+    const { rows } = await owner.query('select summary from audit_log where entity_id = $1', where);
+    expect(rows).toEqual([{ summary: 'Paid ₹10' }]);
+  });
+});
+
+describe('verifying an export finds every change', () => {
+  let rows: AuditRow[];
+  beforeAll(async () => {
+    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-4' };
+    for (let i = 0; i < 8; i++)
+      await appendAudit(writers[i % 3] as Kysely<Database>, {
+        ...tenant,
+        actor: `user-${i}`,
+        action: ACTIONS[i % ACTIONS.length] as AuditAction,
+        tool: 'void_invoice',
+        argsHash: 'c'.repeat(64),
+        summary: summary(i),
+      });
+    rows = await readAudit(writers[0] as Kysely<Database>, tenant);
+  });
+
+  const verify = async (content: unknown) => {
+    const file = join(dir, `${randomUUID()}.json`);
+    await writeFile(file, JSON.stringify(content));
+    return run(process.execPath, [VERIFY, file]).then(
+      ({ stdout }) => ({ code: 0, out: stdout }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, out: error.stderr }),
+    );
+  };
+
+  it('passes the export as it came', async () => {
+    expect(await verify({ rows })).toEqual({
+      code: 0,
+      out: 'audit:verify: 8 rows verified: the chain is whole\n',
+    });
+  });
+
+  it('names the row of any field changed, any row removed, and any row moved', async () => {
+    const fields = ['at', 'actor', 'action', 'tool', 'argsHash', 'summary', 'entityId'] as const;
+    for (const [i, field] of fields.entries()) {
+      const seq = (i % rows.length) + 1;
+      const changed = rows.map((r) =>
+        r.seq === seq ? { ...r, [field]: field === 'at' ? new Date(0).toISOString() : `${r[field]}x` } : r,
+      );
+      const result = await verify({ rows: changed });
+      expect(result.code, field).toBe(1);
+      expect(result.out, field).toMatch(new RegExp(`row ${seq} `));
+    }
+    const removed = await verify({ rows: rows.filter((r) => r.seq !== 4) });
+    expect(removed).toMatchObject({ code: 1 });
+    expect(removed.out).toContain('row 4 is missing');
+    // A window of the trail (rows 3 to 6) still verifies: its first row against itself.
+    expect(await verify({ rows: rows.slice(2, 6) })).toMatchObject({ code: 0 });
+    // A rewritten tail, every hash recomputed, still does not name the real row before it.
+    const rewritten = rows.slice(0, 5);
+    for (const r of rows.slice(5)) {
+      const row = {
+        ...r,
+        summary: 'rewritten',
+        prevHash: rewritten.length === 5 ? 'd'.repeat(64) : (rewritten.at(-1)?.hash as string),
+      };
+      rewritten.push({ ...row, hash: auditHash(row) });
+    }
+    expect((await verify({ rows: rewritten })).out).toContain('row 6 ');
+  });
+});
+
+describe('canonical JSON', () => {
+  it('sorts keys by code point and parses back to the row, for generated rows', () => {
+    const alphabet = ['a', 'B', 'é', 'ह', '"', '\\', '\n', '\u0000', '😀', ',', ':', ' '];
+    for (let n = 0; n < 300; n++) {
+      const row: Record<string, string | number | null> = {};
+      for (let k = 0; k < 1 + (n % 7); k++) {
+        const key = Array.from(
+          { length: 1 + ((n + k) % 4) },
+          (_, j) => alphabet[(n * 7 + k * 3 + j) % alphabet.length],
+        ).join('');
+        row[key] =
+          k % 3 === 0
+            ? null
+            : k % 3 === 1
+              ? n * 1000 + k
+              : alphabet.slice(0, (n + k) % alphabet.length).join('');
+      }
+      const text = canonicalJson(row);
+      expect(JSON.parse(text)).toEqual(row);
+      const keys = Object.keys(JSON.parse(text));
+      expect(keys).toEqual([...keys].sort());
+      // Nothing between the tokens: the compact form of the key-sorted row.
+      expect(text).toBe(JSON.stringify(Object.fromEntries(keys.map((k) => [k, row[k]]))));
+    }
+  });
+});
