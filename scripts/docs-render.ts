@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { BUS_ROLES } from '../packages/bus/src/nats-permissions.ts';
 import { catalog, EventPayloads, STREAMS, type SubjectDefinition } from '../packages/contracts/src/index.ts';
-import { SERVICE_GRANTS } from '../packages/db/src/migrations/0024_service_roles.ts';
+import { SERVICE_GRANTS } from '../packages/db/src/roles.ts';
 import { BaseEnvSchema } from '../packages/kit/src/env.ts';
 import { createLogger } from '../packages/kit/src/log.ts';
 import { EnvSchema as agentEnv } from '../services/agent/src/env.ts';
