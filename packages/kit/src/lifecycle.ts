@@ -6,6 +6,23 @@ import { startTelemetry } from './telemetry.ts';
 
 export type Stop = () => Promise<void>;
 
+/**
+ * The stop of a service's main: its own parts in the order given (consumers, servers, timers), then
+ * its bus, drained so the replies and events of the work that was in flight still leave, then its
+ * database pool, which that work used until the end.
+ */
+export function stopService(
+  parts: readonly { stop(): Promise<void> }[],
+  bus: { close(): Promise<void> },
+  db?: { destroy(): Promise<void> } | undefined,
+): Stop {
+  return async () => {
+    for (const part of parts) await part.stop();
+    await bus.close();
+    await db?.destroy();
+  };
+}
+
 /** What a started service hands back: how to stop it, within how long, and its probe server (if any). */
 export interface Running {
   stop: Stop;

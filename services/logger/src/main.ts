@@ -1,5 +1,5 @@
 import { assertServiceLogin, createDb } from '@munim/db';
-import { connectService, runMain, serveProbes } from '@munim/kit';
+import { connectService, runMain, serveProbes, stopService } from '@munim/kit';
 import { buildLogger } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -27,10 +27,6 @@ await runMain('logger', async (log) => {
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await app.stop();
-      await bus.close();
-      await db.destroy();
-    },
+    stop: stopService([app], bus, db),
   };
 });

@@ -1,5 +1,5 @@
 import { assertSchemaCurrent, assertServiceLogin, createDb, pingDb } from '@munim/db';
-import { connectService, runMain, serveProbes } from '@munim/kit';
+import { connectService, runMain, serveProbes, stopService } from '@munim/kit';
 import { buildMcpExecutor } from './app.ts';
 import { loadEnv } from './env.ts';
 
@@ -35,10 +35,6 @@ await runMain('mcp-executor', async (log) => {
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await app.stop();
-      await bus.close();
-      await db.destroy();
-    },
+    stop: stopService([app], bus, db),
   };
 });

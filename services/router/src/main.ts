@@ -1,5 +1,5 @@
 import { assertSchemaCurrent, assertServiceLogin, createDb } from '@munim/db';
-import { connectService, createToolCatalog, runMain, serveProbes } from '@munim/kit';
+import { connectService, createToolCatalog, runMain, serveProbes, stopService } from '@munim/kit';
 import { sql } from 'kysely';
 import { buildRouter } from './app.ts';
 import { dbConversationSource } from './conversation.ts';
@@ -49,10 +49,6 @@ await runMain('router', async (log) => {
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await app.stop();
-      await bus.close();
-      await db.destroy();
-    },
+    stop: stopService([app], bus, db),
   };
 });

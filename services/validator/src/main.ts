@@ -1,4 +1,4 @@
-import { connectService, runMain, serveProbes } from '@munim/kit';
+import { connectService, runMain, serveProbes, stopService } from '@munim/kit';
 import { buildValidator } from './app.ts';
 import { createLlmCorrector } from './correct.ts';
 import { loadEnv } from './env.ts';
@@ -36,9 +36,6 @@ await runMain('validator', async (log) => {
   return {
     probes,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    stop: async () => {
-      await app.stop();
-      await bus.close();
-    },
+    stop: stopService([app], bus),
   };
 });
