@@ -1,5 +1,11 @@
 import { streamSeqOf, TERMINAL_EVENT_TYPES } from '@munim/contracts';
-import { DeliverPolicy, type StoredMsg as JsStoredMsg, type MsgRequest } from '@nats-io/jetstream';
+import {
+  type Consumer,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type StoredMsg as JsStoredMsg,
+  type MsgRequest,
+} from '@nats-io/jetstream';
 import { PULL_EXPIRES_MS } from './consumers.ts';
 import type { BusCore } from './core.ts';
 import { eventsOf, type SequencedEvent } from './events.ts';
@@ -41,6 +47,84 @@ const SIGNS_OF_LIFE = new Set([
   'flow_control',
 ]);
 
+/** A follow's consumer and what its watchdog knows of it. */
+interface WatchedConsumer {
+  consumer: Consumer;
+  messages: ConsumerMessages;
+  /** Why this consumer was given up: it went silent, or it fell behind the stream. */
+  replaced: 'silent' | 'behind' | undefined;
+  heardAt: number;
+  handedAt: number;
+  checkedAt: number;
+  checking: boolean;
+}
+
+/**
+ * Makes a follow's ordered consumer, starting after the stream sequence `state.read()`, and
+ * watches it: it is given up (its messages stopped, `replaced` saying why) when it goes silent or
+ * when the stream's leader has a stale event of the request it has not delivered.
+ */
+async function watchConsumer(
+  bus: BusCore,
+  where: { stream: string; filter: string; requestId: string },
+  state: { read: () => number; stopped: () => boolean },
+): Promise<WatchedConsumer> {
+  // Made again while unanswered: while a server is down, nats-server 2.9 places some new
+  // ephemeral consumers on it (and never answers), and while a stream elects its leader
+  // nothing answers. A short wait per try makes the next try, on another server, come soon.
+  const consumer = await jsApi(
+    `follow ${where.requestId}`,
+    () =>
+      bus.followJs.consumers.get(where.stream, {
+        filter_subjects: where.filter,
+        ...(state.read()
+          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: state.read() + 1 }
+          : { deliver_policy: DeliverPolicy.All }),
+      }),
+    FAILOVER_RETRY_MS,
+  );
+  const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+  const current: WatchedConsumer = {
+    consumer,
+    messages,
+    replaced: undefined,
+    heardAt: Date.now(),
+    handedAt: Date.now(),
+    checkedAt: Date.now(),
+    checking: false,
+  };
+  const replace = (why: 'silent' | 'behind') => {
+    if (current.replaced || state.stopped()) return;
+    current.replaced = why;
+    messages.stop();
+  };
+  void (async () => {
+    for await (const status of messages.status())
+      if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
+  })().catch(() => undefined);
+  const watchdog = setInterval(() => {
+    const now = Date.now();
+    if (now - current.heardAt >= FOLLOW_SILENCE_MS) return replace('silent');
+    if (current.checking || now - Math.max(current.handedAt, current.checkedAt) < FOLLOW_CHECK_MS) return;
+    current.checking = true;
+    const seen = state.read();
+    bus.jsm.streams
+      .getMessage(where.stream, { last_by_subj: where.filter })
+      .then((last) => {
+        // Stored a while ago and still not delivered (a consumer delivers in milliseconds).
+        const stale = last && Date.now() - last.time.getTime() >= FOLLOW_STALE_MS;
+        if (last && stale && last.seq > seen && state.read() === seen) replace('behind');
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        current.checking = false;
+        current.checkedAt = Date.now();
+      });
+  }, 1_000);
+  void messages.closed().finally(() => clearInterval(watchdog));
+  return current;
+}
+
 /**
  * Follows the events of one request from the stream: the past ones first, then live,
  * ending after its `complete` or `error`. `afterSeq` resumes after an SSE `Last-Event-ID`.
@@ -70,63 +154,8 @@ export async function follow(
    */
   let read = after > 0 ? streamSeqOf(after) - 1 : 0;
   let stopped = false;
-  const open = async () => {
-    // Made again while unanswered: while a server is down, nats-server 2.9 places some new
-    // ephemeral consumers on it (and never answers), and while a stream elects its leader
-    // nothing answers. A short wait per try makes the next try, on another server, come soon.
-    const consumer = await jsApi(
-      `follow ${requestId}`,
-      () =>
-        bus.followJs.consumers.get(stream, {
-          filter_subjects: filter,
-          ...(read
-            ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: read + 1 }
-            : { deliver_policy: DeliverPolicy.All }),
-        }),
-      FAILOVER_RETRY_MS,
-    );
-    const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
-    const current = {
-      consumer,
-      messages,
-      /** Why this consumer was given up: it went silent, or it fell behind the stream. */
-      replaced: undefined as 'silent' | 'behind' | undefined,
-      heardAt: Date.now(),
-      handedAt: Date.now(),
-      checkedAt: Date.now(),
-      checking: false,
-    };
-    const replace = (why: 'silent' | 'behind') => {
-      if (current.replaced || stopped) return;
-      current.replaced = why;
-      messages.stop();
-    };
-    void (async () => {
-      for await (const status of messages.status())
-        if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
-    })().catch(() => undefined);
-    const watchdog = setInterval(() => {
-      const now = Date.now();
-      if (now - current.heardAt >= FOLLOW_SILENCE_MS) return replace('silent');
-      if (current.checking || now - Math.max(current.handedAt, current.checkedAt) < FOLLOW_CHECK_MS) return;
-      current.checking = true;
-      const seen = read;
-      jsm.streams
-        .getMessage(stream, { last_by_subj: filter })
-        .then((last) => {
-          // Stored a while ago and still not delivered (a consumer delivers in milliseconds).
-          const stale = last && Date.now() - last.time.getTime() >= FOLLOW_STALE_MS;
-          if (last && stale && last.seq > seen && read === seen) replace('behind');
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          current.checking = false;
-          current.checkedAt = Date.now();
-        });
-    }, 1_000);
-    void messages.closed().finally(() => clearInterval(watchdog));
-    return current;
-  };
+  const open = () =>
+    watchConsumer(bus, { stream, filter, requestId }, { read: () => read, stopped: () => stopped });
   /** The request's events after `after`, read one by one from the stream's leader. */
   async function* missed(): AsyncGenerator<JsStoredMsg> {
     for (;;) {

@@ -102,6 +102,62 @@ function partitionOf(requestId: string, partitions: number): number {
   return (hash >>> 0) % partitions;
 }
 
+/** What committing a batch needs. */
+interface Committer {
+  db: Kysely<Database>;
+  log: Logger;
+  onBatch: IngestConfig['onBatch'];
+  /** Whether the logger is stopping: a batch that cannot be stored then is handed back. */
+  stopping: () => boolean;
+}
+
+/** Commits one batch, retrying until it is in or known to be poison; splits a failing batch. */
+async function commitBatch(deps: Committer, batch: Held[]): Promise<void> {
+  const { db, log } = deps;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const result = await storeBatch(
+        db,
+        batch.flatMap((h) => h.events),
+      );
+      for (const h of batch) h.msg.ack();
+      const redelivered = batch.filter((h) => h.msg.info.deliveryCount > 1).length;
+      // Handed over by an instance that went away (or a batch that failed): rare, so worth a line.
+      if (redelivered > 0) log.warn({ events: redelivered }, 'redelivered events stored');
+      finish(batch);
+      deps.onBatch?.(result, batch.length);
+      return;
+    } catch (error) {
+      const reachable = await pingDb(db);
+      if (reachable && attempt >= GIVE_UP_AFTER / 2 && batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await commitBatch(deps, batch.slice(0, half));
+        await commitBatch(deps, batch.slice(half));
+        return;
+      }
+      if (reachable && attempt >= GIVE_UP_AFTER) {
+        const { message } = batch[0]!.events[0]!;
+        log.error(
+          { err: error, eventId: message.id, requestId: message.requestId },
+          'event given up, not stored',
+        );
+        batch[0]!.msg.term();
+        finish(batch, error);
+        return;
+      }
+      if (deps.stopping() && !reachable) {
+        // Another instance (or the next start) takes them over at once.
+        for (const h of batch) h.msg.nak();
+        finish(batch, error);
+        log.warn({ err: error, events: batch.length }, 'stopping with the database down; events handed back');
+        return;
+      }
+      log.warn({ err: error, attempt, events: batch.length, reachable }, 'batch not stored, retrying');
+      await sleep(Math.min(5000, 100 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
 /**
  * Consumes every request event with explicit acks and writes them in batches: each partition of
  * this instance takes what arrived while its previous batch was committing (up to `batchSize`),
@@ -137,54 +193,8 @@ export async function startIngest(
     Math.max(500, config.ackWaitMs / 3),
   );
 
-  /** Commits one batch, retrying until it is in or known to be poison; splits a failing batch. */
-  const commit = async (batch: Held[]): Promise<void> => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const result = await storeBatch(
-          db,
-          batch.flatMap((h) => h.events),
-        );
-        for (const h of batch) h.msg.ack();
-        const redelivered = batch.filter((h) => h.msg.info.deliveryCount > 1).length;
-        // Handed over by an instance that went away (or a batch that failed): rare, so worth a line.
-        if (redelivered > 0) log.warn({ events: redelivered }, 'redelivered events stored');
-        finish(batch);
-        config.onBatch?.(result, batch.length);
-        return;
-      } catch (error) {
-        const reachable = await pingDb(db);
-        if (reachable && attempt >= GIVE_UP_AFTER / 2 && batch.length > 1) {
-          const half = Math.ceil(batch.length / 2);
-          await commit(batch.slice(0, half));
-          await commit(batch.slice(half));
-          return;
-        }
-        if (reachable && attempt >= GIVE_UP_AFTER) {
-          const { message } = batch[0]!.events[0]!;
-          log.error(
-            { err: error, eventId: message.id, requestId: message.requestId },
-            'event given up, not stored',
-          );
-          batch[0]!.msg.term();
-          finish(batch, error);
-          return;
-        }
-        if (stopping && !reachable) {
-          // Another instance (or the next start) takes them over at once.
-          for (const h of batch) h.msg.nak();
-          finish(batch, error);
-          log.warn(
-            { err: error, events: batch.length },
-            'stopping with the database down; events handed back',
-          );
-          return;
-        }
-        log.warn({ err: error, attempt, events: batch.length, reachable }, 'batch not stored, retrying');
-        await sleep(Math.min(5000, 100 * 2 ** (attempt - 1)));
-      }
-    }
-  };
+  const committer: Committer = { db, log, onBatch: config.onBatch, stopping: () => stopping };
+  const commit = (batch: Held[]) => commitBatch(committer, batch);
 
   const drain = async (p: number) => {
     const queue = queues[p]!;
