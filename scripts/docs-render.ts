@@ -77,11 +77,23 @@ function typeOf(schema: Schema): string {
 }
 
 /** Every field of an object schema, nested ones as `a.b` and array items as `a[].b`. */
-function fields(schema: Schema, prefix = '', depth = 0): { name: string; type: string; required: boolean }[] {
-  const rows: { name: string; type: string; required: boolean }[] = [];
+interface FieldRow {
+  name: string;
+  type: string;
+  required: boolean;
+  description: string;
+}
+
+function fields(schema: Schema, prefix = '', depth = 0): FieldRow[] {
+  const rows: FieldRow[] = [];
   for (const [name, field] of Object.entries(schema.properties ?? {})) {
     const path = `${prefix}${name}`;
-    rows.push({ name: path, type: typeOf(field), required: schema.required?.includes(name) ?? false });
+    rows.push({
+      name: path,
+      type: typeOf(field),
+      required: schema.required?.includes(name) ?? false,
+      description: field.description ?? '',
+    });
     if (depth >= 2) continue;
     if (field.properties) rows.push(...fields(field, `${path}.`, depth + 1));
     else if (field.items?.properties) rows.push(...fields(field.items, `${path}[].`, depth + 1));
@@ -92,10 +104,20 @@ function fields(schema: Schema, prefix = '', depth = 0): { name: string; type: s
 function fieldTable(schema: Schema): string {
   const rows = fields(schema);
   if (rows.length === 0) return `A ${typeOf(schema)}.\n`;
+  if (!rows.some((row) => row.description)) {
+    return [
+      '| field | type | required |',
+      '|---|---|---|',
+      ...rows.map((row) => `| ${code(row.name)} | ${cell(row.type)} | ${row.required ? 'yes' : ''} |`),
+    ].join('\n');
+  }
   return [
-    '| field | type | required |',
-    '|---|---|---|',
-    ...rows.map((row) => `| ${code(row.name)} | ${cell(row.type)} | ${row.required ? 'yes' : ''} |`),
+    '| field | type | required | meaning |',
+    '|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${code(row.name)} | ${cell(row.type)} | ${row.required ? 'yes' : ''} | ${cell(row.description)} |`,
+    ),
   ].join('\n');
 }
 

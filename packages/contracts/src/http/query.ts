@@ -9,13 +9,26 @@ import { MAX_QUERY_LENGTH, McqResponseSchema } from '../subjects/query.ts';
  */
 export const QueryRequestSchema = z
   .object({
-    query: z.string().trim().min(1, 'must not be empty').max(MAX_QUERY_LENGTH).optional(),
-    entityId: IdSchema,
-    orgId: IdSchema,
-    conversationId: IdSchema.optional(),
-    mcqResponse: McqResponseSchema.optional(),
-    /** Uploaded files the query is about (`POST /v1/attachments`). */
-    attachmentIds: AttachmentIdsSchema.optional(),
+    query: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(MAX_QUERY_LENGTH)
+      .optional()
+      .describe('The question or order, in any language; required unless mcqResponse is sent.'),
+    entityId: IdSchema.describe(
+      'The entity (business) to act for; must be the credential’s when auth is on.',
+    ),
+    orgId: IdSchema.describe('The organisation to act for; must be the credential’s when auth is on.'),
+    conversationId: IdSchema.optional().describe(
+      'Continues this conversation; a new one is started without it. Required with mcqResponse.',
+    ),
+    mcqResponse: McqResponseSchema.optional().describe(
+      'Answers the pending confirmation (`mcq` event) of the conversation instead of asking.',
+    ),
+    attachmentIds: AttachmentIdsSchema.optional().describe(
+      'Uploaded files the query is about (`POST /v1/attachments`).',
+    ),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -42,8 +55,14 @@ export type QueryRequest = z.infer<typeof QueryRequestSchema>;
  * it), `query`, `pipelineSteps` and `mcpToolResults`.
  */
 export const QueryOptionsSchema = z.object({
-  debug: z.enum(['true', '1', 'false', '0']).optional(),
-  compact: z.enum(['true', '1', 'false', '0']).optional(),
+  debug: z
+    .enum(['true', '1', 'false', '0'])
+    .optional()
+    .describe('Stream each tool’s input and full result (admin credential, or no auth).'),
+  compact: z
+    .enum(['true', '1', 'false', '0'])
+    .optional()
+    .describe('Leave out of `complete` what the stream carried before it.'),
 });
 
 /** Path of `GET /v1/requests/:requestId/events`. */

@@ -11,9 +11,13 @@ import { defineSubject } from '../subject.ts';
 
 /** A user's answer to a pending confirmation. */
 export const McqResponseSchema = z.object({
-  actionId: z.string().min(1).max(128),
-  value: z.enum(['confirm', 'cancel']),
-  typedConfirmation: z.string().max(200).optional(),
+  actionId: z.string().min(1).max(128).describe('The `actionId` of the `mcq` event being answered.'),
+  value: z.enum(['confirm', 'cancel']).describe('Run the proposed write, or drop it.'),
+  typedConfirmation: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('The word the card asked to type (`confirm_text`), for changes confirmed by typing.'),
 });
 export type McqResponse = z.infer<typeof McqResponseSchema>;
 
