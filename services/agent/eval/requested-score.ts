@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { asksForChange } from '../src/requested.ts';
+import { asksForChange } from '../src/confirmation/requested.ts';
 
 /** One labelled pair of `test/fixtures/requested-writes*.jsonl`: what the user said, the write proposed, and whether they asked for it. */
 export interface LabelledWrite {

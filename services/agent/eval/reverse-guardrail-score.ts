@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { reverseGuardrails, type WriteOutcome } from '../src/guardrails.ts';
+import { reverseGuardrails } from '../src/answer/guardrails.ts';
+import type { WriteOutcome } from '../src/run/run.ts';
 
 /** What became of one tool call of the turn. */
 export type CallStatus = 'succeeded' | 'failed' | 'blocked' | 'awaiting_confirmation' | 'refused' | 'unknown';

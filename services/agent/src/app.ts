@@ -1,17 +1,18 @@
+// Layers of src, lowest first (render < model < run < tool-step < answer < confirmation < turn < app): see README.md.
 import type { MessageContext, RunningConsumer } from '@munim/bus';
 import { type Message, type QueryRouted, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { endRequestOnGiveUp } from '@munim/kit';
 import { supersede } from './confirmation/events.ts';
-import { answerPlainYes, finishApproved, resume } from './confirmation/resume.ts';
-import { type AgentContext, type AgentDeps, agentContext } from './context.ts';
-import { AgentError, toUserError } from './errors.ts';
-import { runFastPath } from './fast-path.ts';
-import { runLlmPath } from './llm-path.ts';
+import { type AgentContext, type AgentDeps, agentContext } from './run/context.ts';
+import { AgentError, toUserError } from './run/errors.ts';
 import { Run } from './run/run.ts';
-import { ConversationForbiddenError } from './store.ts';
+import { ConversationForbiddenError } from './run/store.ts';
+import { runFastPath } from './turn/fast-path.ts';
+import { runLlmPath } from './turn/llm-path.ts';
+import { answerPlainYes, finishApproved, resume } from './turn/resume.ts';
 
-export type { AgentConfig, AgentDeps } from './context.ts';
-export { AgentError } from './errors.ts';
+export type { AgentConfig, AgentDeps } from './run/context.ts';
+export { AgentError } from './run/errors.ts';
 
 /** Whether a request has ended: its last stored event is its `complete` or `error`. */
 async function ended(ctx: AgentContext, requestId: string): Promise<boolean> {

@@ -10,10 +10,10 @@ import {
 import { connectService, createToolCatalog, runMain, serveProbes, stopService } from '@munim/kit';
 import { buildAgent } from './app.ts';
 import { loadEnv } from './env.ts';
-import { createLlm } from './llm.ts';
-import { createModelSource, loadLlmConfigEnv } from './llm-config.ts';
-import { TokenQuota } from './quota.ts';
-import { AgentStore } from './store.ts';
+import { createLlm } from './model/llm.ts';
+import { createModelSource, loadLlmConfigEnv } from './model/llm-config.ts';
+import { TokenQuota } from './model/quota.ts';
+import { AgentStore } from './run/store.ts';
 
 await runMain('agent', async (log) => {
   const env = loadEnv();

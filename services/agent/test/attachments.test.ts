@@ -1,7 +1,7 @@
 import type { AttachmentRow } from '@munim/attachments';
 import { describe, expect, it } from 'vitest';
-import { earlierFiles, userMessage, visionCapable, withoutImages } from '../src/attachments.ts';
 import { loadEnv } from '../src/env.ts';
+import { earlierFiles, userMessage, visionCapable, withoutImages } from '../src/model/attachments.ts';
 
 function row(over: Partial<AttachmentRow>): AttachmentRow {
   return {

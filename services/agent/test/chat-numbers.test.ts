@@ -6,7 +6,7 @@ import { createDb, type Database, migrateToLatest } from '@munim/db';
 import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentStore } from '../src/store.ts';
+import { AgentStore } from '../src/run/store.ts';
 
 let testDb: TestDatabase;
 let db: Kysely<Database>;

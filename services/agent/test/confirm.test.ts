@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { confirmWord, describeTool, PLAIN_YES } from '../src/confirm.ts';
+import { confirmWord, describeTool } from '../src/answer/tool-words.ts';
 import { confirmationCard } from '../src/confirmation/card.ts';
+import { PLAIN_YES } from '../src/confirmation/plain-yes.ts';
 
 describe('tool names in words, whatever their style', () => {
   it.each([

@@ -6,7 +6,7 @@ import { createDb, TenantUsage } from '@munim/db';
 import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import type { Logger } from '@munim/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { correctionAllowance, TokenQuota } from '../src/quota.ts';
+import { correctionAllowance, TokenQuota } from '../src/model/quota.ts';
 
 const WINDOW_MS = 86_400_000;
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as unknown as Logger;

@@ -1,6 +1,6 @@
 import { DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';
-import { type Enrichment, enrichmentPrompt, formatInr, planEnrichments } from '../src/enrichments.ts';
+import { type Enrichment, enrichmentPrompt, formatInr, planEnrichments } from '../src/render/enrichments.ts';
 import { formatsFor } from '../src/render/locale.ts';
 
 /** Whole rupees as en-IN writes them, computed here and not by the code under test. */

@@ -11,8 +11,8 @@ import type {
   ValidationResult,
 } from '@munim/contracts';
 import { type ConversationMessage, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
-import type { AgentContext } from '../src/context.ts';
-import type { Llm } from '../src/llm.ts';
+import type { Llm } from '../src/model/llm.ts';
+import type { AgentContext } from '../src/run/context.ts';
 import { Run } from '../src/run/run.ts';
 
 type Args = Record<string, unknown>;

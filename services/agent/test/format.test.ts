@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderResults } from '../src/format.ts';
+import { renderResults } from '../src/render/format.ts';
 
 const uuid = '95b16e3d-abe3-498c-9a4a-b421e9ae35aa';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reverseGuardrails } from '../src/guardrails.ts';
-import { guardOutput, stripIds } from '../src/output-guard.ts';
+import { reverseGuardrails } from '../src/answer/guardrails.ts';
+import { guardOutput, stripIds } from '../src/answer/output-guard.ts';
 
 const id = '95b16e3d-abe3-498c-9a4a-b421e9ae35aa';
 const describeTool = (t: string) => t.replace(/_/g, ' ');

@@ -6,8 +6,8 @@
 import type { ConversationMessage } from '@munim/db';
 import { contentText, type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlm } from '../src/llm.ts';
-import { runLlmPath } from '../src/llm-path.ts';
+import { createLlm } from '../src/model/llm.ts';
+import { runLlmPath } from '../src/turn/llm-path.ts';
 import { fakeAgent, routed, toolDef } from './fake-agent.ts';
 
 let server: ScriptedLlm;

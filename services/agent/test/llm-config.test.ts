@@ -14,8 +14,8 @@ import { createLogger, EndpointAllowlistSchema, type Logger } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { type Insertable, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLlm } from '../src/llm.ts';
-import { createModelSource } from '../src/llm-config.ts';
+import { createLlm } from '../src/model/llm.ts';
+import { createModelSource } from '../src/model/llm-config.ts';
 
 const nats = new TestNats();
 const secretKey = randomBytes(32);

@@ -1,6 +1,6 @@
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlm, LlmError } from '../src/llm.ts';
+import { createLlm, LlmError } from '../src/model/llm.ts';
 
 let server: ScriptedLlm;
 

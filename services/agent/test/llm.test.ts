@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { EMPTY_ALLOWLIST, EndpointAllowlistSchema } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlm, LlmError } from '../src/llm.ts';
+import { createLlm, LlmError } from '../src/model/llm.ts';
 
 let server: ScriptedLlm;
 

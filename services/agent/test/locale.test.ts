@@ -3,7 +3,7 @@
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';
 import { confirmationCard } from '../src/confirmation/card.ts';
-import { fastPathPrompt, unifiedPrompt } from '../src/prompts.ts';
+import { fastPathPrompt, unifiedPrompt } from '../src/model/prompts.ts';
 import { formatsFor } from '../src/render/locale.ts';
 
 const persona = { name: 'Munim', product: 'Books' };

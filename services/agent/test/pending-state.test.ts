@@ -1,11 +1,11 @@
 import type { RouteDecision } from '@munim/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import { ZodError } from 'zod';
-import { resume } from '../src/confirmation/resume.ts';
 import { type LoopState, PendingStateError, parseLoopState } from '../src/confirmation/state.ts';
-import type { AgentContext } from '../src/context.ts';
+import type { AgentContext } from '../src/run/context.ts';
 import { Run } from '../src/run/run.ts';
-import type { PendingAction } from '../src/store.ts';
+import type { PendingAction } from '../src/run/store.ts';
+import { resume } from '../src/turn/resume.ts';
 
 const route: RouteDecision = {
   path: 'llm',

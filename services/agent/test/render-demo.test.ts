@@ -6,8 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { createDemoBooks } from '@munim/demo-books';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planEnrichments } from '../src/enrichments.ts';
-import { renderResults } from '../src/format.ts';
+import { planEnrichments } from '../src/render/enrichments.ts';
+import { renderResults } from '../src/render/format.ts';
 import { formatsFor } from '../src/render/locale.ts';
 
 type Rec = Record<string, unknown>;

@@ -3,8 +3,8 @@
 // renderer knows is shown whole, without totals nobody gave.
 import { DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';
-import { planEnrichments } from '../src/enrichments.ts';
-import { renderResults } from '../src/format.ts';
+import { planEnrichments } from '../src/render/enrichments.ts';
+import { renderResults } from '../src/render/format.ts';
 import { formatsFor } from '../src/render/locale.ts';
 
 const us = formatsFor({

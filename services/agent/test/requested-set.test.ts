@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadWrites, scoreWrites } from '../eval/requested-score.ts';
-import { asksForChange } from '../src/requested.ts';
+import { asksForChange } from '../src/confirmation/requested.ts';
 
 /**
  * The unrequested-write flag on labelled (message, proposed write) pairs (issue 27 item 2). The

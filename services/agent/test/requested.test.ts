@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asksForChange } from '../src/requested.ts';
+import { asksForChange } from '../src/confirmation/requested.ts';
 
 describe('whether the user asked for a change (unrequested_write)', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { smallTalkAnswer } from '../src/small-talk.ts';
+import { smallTalkAnswer } from '../src/turn/small-talk.ts';
 
 const persona = { name: 'Munim', product: 'Books' };
 const answer = (message: string) => smallTalkAnswer(message, persona, []);

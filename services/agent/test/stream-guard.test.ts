@@ -1,9 +1,9 @@
 import type { AgentEvent } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';
-import { AnswerStream } from '../src/answer-stream.ts';
-import { reverseGuardrails } from '../src/guardrails.ts';
-import { guardOutput } from '../src/output-guard.ts';
-import { StreamGuard } from '../src/stream-guard.ts';
+import { AnswerStream } from '../src/answer/answer-stream.ts';
+import { reverseGuardrails } from '../src/answer/guardrails.ts';
+import { guardOutput } from '../src/answer/output-guard.ts';
+import { StreamGuard } from '../src/answer/stream-guard.ts';
 
 const ID = '550e8400-e29b-41d4-a716-446655440000';
 const ID_PARTS = ID.split('-');

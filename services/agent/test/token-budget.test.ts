@@ -6,10 +6,10 @@ import { createDb, TenantUsage } from '@munim/db';
 import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { estimateTokens, type Logger, QUOTA_STORE_UNREACHABLE_MESSAGE } from '@munim/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentError } from '../src/errors.ts';
-import type { Llm, LlmTurn } from '../src/llm.ts';
-import { llmTurn } from '../src/llm-turn.ts';
-import { TokenQuota } from '../src/quota.ts';
+import type { Llm, LlmTurn } from '../src/model/llm.ts';
+import { TokenQuota } from '../src/model/quota.ts';
+import { AgentError } from '../src/run/errors.ts';
+import { llmTurn } from '../src/turn/llm-turn.ts';
 import { fakeAgent } from './fake-agent.ts';
 
 const WINDOW_MS = 3_600_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatCompletionMessageParam } from '../src/llm.ts';
-import { givesInstructions, untrustedRead } from '../src/untrusted.ts';
+import { givesInstructions, untrustedRead } from '../src/confirmation/untrusted.ts';
+import type { ChatCompletionMessageParam } from '../src/model/llm.ts';
 
 const tool = (content: unknown): ChatCompletionMessageParam => ({
   role: 'tool',

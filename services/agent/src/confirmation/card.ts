@@ -1,5 +1,5 @@
 import { isRecord, nameWords, parseToolName, singular } from '@munim/contracts';
-import { confirmWord, describeTool } from '../confirm.ts';
+import { confirmWord, describeTool } from '../answer/tool-words.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
 import {
   amountAndDate,

@@ -1,7 +1,7 @@
 import type { EventPayload } from '@munim/contracts';
-import { describeTool } from '../confirm.ts';
+import { describeTool } from '../answer/tool-words.ts';
 import type { Run } from '../run/run.ts';
-import type { PendingAction } from '../store.ts';
+import type { PendingAction } from '../run/store.ts';
 import { type LoopState, LoopStateSchema } from './state.ts';
 
 type ConfirmationStep = EventPayload<'confirmation'>['step'];

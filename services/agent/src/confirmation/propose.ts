@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidationResult } from '@munim/contracts';
 import { isRecord } from '@munim/contracts';
-import { withoutImages } from '../attachments.ts';
-import { confirmWord } from '../confirm.ts';
-import { asksForChange } from '../requested.ts';
-import { type Asked, complete } from '../run/complete.ts';
+import { type Asked, complete } from '../answer/complete.ts';
+import { confirmWord } from '../answer/tool-words.ts';
+import { withoutImages } from '../model/attachments.ts';
 import type { Run } from '../run/run.ts';
-import { untrustedRead } from '../untrusted.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
 import { inMinorUnits, lookUp } from './lookup.ts';
+import { asksForChange } from './requested.ts';
 import type { LoopState } from './state.ts';
+import { untrustedRead } from './untrusted.ts';
 
 /** Puts a validated write to the user (seed 000 §7) and ends the request awaiting the answer. */
 export async function propose(

@@ -1,8 +1,8 @@
 import { McpToolResultSchema, RouteDecisionSchema, ToolContainerSchema, UsageSchema } from '@munim/contracts';
 import { z } from 'zod';
-import { AgentError } from '../errors.ts';
-import type { ChatCompletionMessageParam } from '../llm.ts';
-import type { PendingAction } from '../store.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { AgentError } from '../run/errors.ts';
+import type { PendingAction } from '../run/store.ts';
 
 const ContentSchema = z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]);
 

@@ -1,11 +1,22 @@
 import type { AgentEvent, McpToolResult, RequestScope, Usage, ValidationResult } from '@munim/contracts';
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { primaryToolGroup } from '@munim/kit';
-import type { AttachmentRef } from '../attachments.ts';
-import type { AgentContext } from '../context.ts';
-import type { Enrichment } from '../enrichments.ts';
-import type { WriteOutcome } from '../guardrails.ts';
+import type { AttachmentRef } from '../model/attachments.ts';
+import type { Enrichment } from '../render/enrichments.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
+import type { AgentContext } from './context.ts';
+
+/** A write the turn attempted, and what became of it. */
+export interface WriteOutcome {
+  tool: string;
+  success: boolean;
+  /** Sent, but no answer came: it may or may not have been applied (TOOL_OUTCOME_UNKNOWN). */
+  unknown?: boolean;
+  /** A read of the same records ran after it, so an answer may say what became of it. */
+  checked?: boolean;
+  /** The arguments it was sent with, kept when its outcome is unknown: they name what to look for. */
+  args?: Record<string, unknown>;
+}
 
 /** Whether `tool` concerns the records `write` changed: the same tool group (any tool when the write is in none). */
 export function sameRecords(tool: string, write: string): boolean {

@@ -1,5 +1,5 @@
 import type { ToolContainer } from '@munim/contracts';
-import type { ChatCompletionFunctionTool } from '../llm.ts';
+import type { ChatCompletionFunctionTool } from '../model/llm.ts';
 import type { Run } from '../run/run.ts';
 import { validate } from './requests.ts';
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestFailedError } from '@munim/bus';
 import type { ValidationResult } from '@munim/contracts';
-import { correctionAllowance } from '../quota.ts';
+import { correctionAllowance } from '../model/quota.ts';
 import { type Run, sameRecords } from '../run/run.ts';
 
 /** More tries of a validation or tool call that no instance answered (timeout, no responder). */

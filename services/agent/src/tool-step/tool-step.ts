@@ -1,6 +1,6 @@
 import type { ValidationResult } from '@munim/contracts';
 import { isRecord } from '@munim/contracts';
-import type { ChatCompletionMessageParam } from '../llm.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import type { Run } from '../run/run.ts';
 import { execute, validate } from './requests.ts';
 

@@ -1,10 +1,10 @@
 import { isRecord } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
-import { ATTACHMENT_RULES, type AttachmentRef, earlierFiles } from './attachments.ts';
-import type { ChatCompletionMessageParam } from './llm.ts';
+import { ATTACHMENT_RULES, type AttachmentRef, earlierFiles } from '../model/attachments.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { SUMMARY_PROMPT } from '../model/prompts.ts';
+import type { Run } from '../run/run.ts';
 import { llmTurn } from './llm-turn.ts';
-import { SUMMARY_PROMPT } from './prompts.ts';
-import type { Run } from './run/run.ts';
 
 /** The attachments a stored message carries in its metadata. */
 function attachmentRefs(message: ConversationMessage): AttachmentRef[] {

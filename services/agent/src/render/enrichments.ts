@@ -7,9 +7,9 @@ import { isRecord } from '@munim/contracts';
  * counts the records it names.
  */
 import { classify, type FetchedResult, type RenderOptions } from './format.ts';
-import { mixedKinds } from './render/list.ts';
-import { type Formats, formatsFor } from './render/locale.ts';
-import { periodOf, periodSeries } from './render/periods.ts';
+import { mixedKinds } from './list.ts';
+import { type Formats, formatsFor } from './locale.ts';
+import { periodOf, periodSeries } from './periods.ts';
 import {
   amount,
   CONTACT_NAME_KEYS,
@@ -21,9 +21,9 @@ import {
   type Rec,
   records,
   str,
-} from './render/shape.ts';
-import { readSection, sum } from './render/statement.ts';
-import { capitalise, codeWords, count, label, nounOf } from './render/words.ts';
+} from './shape.ts';
+import { readSection, sum } from './statement.ts';
+import { capitalise, codeWords, count, label, nounOf } from './words.ts';
 
 export interface Enrichment {
   type: 'trend' | 'currency' | 'ranking' | 'alert';

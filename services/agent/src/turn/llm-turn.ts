@@ -1,9 +1,9 @@
 import type { Usage } from '@munim/contracts';
 import { estimateTokens, lazyCounter, lazyHistogram, tracer } from '@munim/kit';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
-import type { Llm, LlmTurn } from './llm.ts';
-import type { Run } from './run/run.ts';
+import type { Llm, LlmTurn } from '../model/llm.ts';
+import { AgentError, NO_MODEL_MESSAGE } from '../run/errors.ts';
+import type { Run } from '../run/run.ts';
 
 /** LLM metrics with the GenAI semantic conventions' names. */
 const llmTokens = lazyCounter('gen_ai.client.token.usage', 'LLM tokens used', '{token}');

@@ -1,5 +1,5 @@
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
-import { formatsFor, fyMonths } from './render/locale.ts';
+import { formatsFor, fyMonths } from '../render/locale.ts';
 
 /** Persona and product names are configuration, never hard-coded (DESIGN). */
 export interface Persona {

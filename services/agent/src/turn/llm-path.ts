@@ -1,18 +1,18 @@
 import type { QueryRouted } from '@munim/contracts';
 import { quickSuggestions } from '@munim/db';
-import { answerStream } from './answer.ts';
-import { ATTACHMENT_RULES } from './attachments.ts';
-import { AgentError, NO_MODEL_MESSAGE } from './errors.ts';
+import { answerStream } from '../answer/answer.ts';
+import { complete } from '../answer/complete.ts';
+import { guardOutput } from '../answer/output-guard.ts';
+import { ATTACHMENT_RULES } from '../model/attachments.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { generalChatPrompt, unifiedPrompt } from '../model/prompts.ts';
+import { AgentError, NO_MODEL_MESSAGE } from '../run/errors.ts';
+import type { Run } from '../run/run.ts';
+import { offerFor } from '../tool-step/containers.ts';
 import { history } from './history.ts';
-import type { ChatCompletionMessageParam } from './llm.ts';
 import { llmTurn } from './llm-turn.ts';
 import { loop } from './loop.ts';
-import { guardOutput } from './output-guard.ts';
-import { generalChatPrompt, unifiedPrompt } from './prompts.ts';
-import { complete } from './run/complete.ts';
-import type { Run } from './run/run.ts';
 import { smallTalkAnswer } from './small-talk.ts';
-import { offerFor } from './tool-step/containers.ts';
 import { userTurn } from './user-turn.ts';
 
 /** An LLM-path query: small talk, general chat, or the tool-calling loop over the routed tools. */

@@ -1,14 +1,14 @@
 import type { QueryRouted } from '@munim/contracts';
-import { answer, answerStream, enrich } from './answer.ts';
-import { enrichmentMarkdown, enrichmentPrompt } from './enrichments.ts';
-import { AgentError } from './errors.ts';
-import { type FetchedResult, renderResults } from './format.ts';
+import { answer, answerStream, enrich } from '../answer/answer.ts';
+import { complete } from '../answer/complete.ts';
+import { guardOutput } from '../answer/output-guard.ts';
+import { fastPathPrompt } from '../model/prompts.ts';
+import { enrichmentMarkdown, enrichmentPrompt } from '../render/enrichments.ts';
+import { type FetchedResult, renderResults } from '../render/format.ts';
+import { AgentError } from '../run/errors.ts';
+import type { Run } from '../run/run.ts';
+import { toolStep } from '../tool-step/tool-step.ts';
 import { llmTurn } from './llm-turn.ts';
-import { guardOutput } from './output-guard.ts';
-import { fastPathPrompt } from './prompts.ts';
-import { complete } from './run/complete.ts';
-import type { Run } from './run/run.ts';
-import { toolStep } from './tool-step/tool-step.ts';
 
 /** A fast-path query: the routed pipeline of reads, then the model's words on them (or a table without one). */
 export async function runFastPath(run: Run, data: QueryRouted) {

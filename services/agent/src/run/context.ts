@@ -1,9 +1,9 @@
 import type { Bus } from '@munim/bus';
 import type { Logger, ToolCatalog } from '@munim/kit';
-import type { AttachmentSource, VisionMode } from './attachments.ts';
-import type { Llm } from './llm.ts';
-import type { Persona } from './prompts.ts';
-import type { TokenQuota } from './quota.ts';
+import type { AttachmentSource, VisionMode } from '../model/attachments.ts';
+import type { Llm } from '../model/llm.ts';
+import type { Persona } from '../model/prompts.ts';
+import type { TokenQuota } from '../model/quota.ts';
 import type { AgentStore } from './store.ts';
 
 /** The agent's settings, from the environment. */

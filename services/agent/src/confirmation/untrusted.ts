@@ -1,4 +1,4 @@
-import type { ChatCompletionMessageParam } from './llm.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import { ordersIn } from './requested.ts';
 
 /** What a turn read that can put words in the model's mouth: a file, or a tool result giving orders. */

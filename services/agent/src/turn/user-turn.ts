@@ -1,8 +1,8 @@
 import type { QueryRouted } from '@munim/contracts';
-import { refOf, userMessage, visionCapable } from './attachments.ts';
-import { AgentError } from './errors.ts';
-import type { ChatCompletionMessageParam } from './llm.ts';
-import type { Run } from './run/run.ts';
+import { refOf, userMessage, visionCapable } from '../model/attachments.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { AgentError } from '../run/errors.ts';
+import type { Run } from '../run/run.ts';
 
 /** The user's message of this request, with its files read from storage. */
 export async function userTurn(run: Run, data: QueryRouted): Promise<ChatCompletionMessageParam> {

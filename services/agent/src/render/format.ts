@@ -1,17 +1,17 @@
 import { isRecord } from '@munim/contracts';
-import { renderAging } from './render/aging.ts';
-import { renderBalanceSheet } from './render/balance-sheet.ts';
-import { renderCashFlow } from './render/cash-flow.ts';
-import { renderDocument } from './render/document.ts';
-import { renderGeneric } from './render/generic.ts';
-import { renderGst } from './render/gst.ts';
-import type { Renderer, RenderInput } from './render/input.ts';
-import { renderList } from './render/list.ts';
-import { type Formats, formatsFor } from './render/locale.ts';
-import { renderProfitAndLoss } from './render/pnl.ts';
-import { renderRowReport } from './render/row-report.ts';
-import { type Rec, unwrap } from './render/shape.ts';
-import { renderTrialBalance } from './render/trial-balance.ts';
+import { renderAging } from './aging.ts';
+import { renderBalanceSheet } from './balance-sheet.ts';
+import { renderCashFlow } from './cash-flow.ts';
+import { renderDocument } from './document.ts';
+import { renderGeneric } from './generic.ts';
+import { renderGst } from './gst.ts';
+import type { Renderer, RenderInput } from './input.ts';
+import { renderList } from './list.ts';
+import { type Formats, formatsFor } from './locale.ts';
+import { renderProfitAndLoss } from './pnl.ts';
+import { renderRowReport } from './row-report.ts';
+import { type Rec, unwrap } from './shape.ts';
+import { renderTrialBalance } from './trial-balance.ts';
 
 /** One fetched result: the tool that gave it and the arguments it was called with. */
 export interface FetchedResult {

@@ -8,8 +8,8 @@ import type {
 } from '@munim/contracts';
 import { isRecord } from '@munim/contracts';
 import type { ConversationMessage } from '@munim/db';
-import { AnswerStream } from '../answer-stream.ts';
-import type { Run } from './run.ts';
+import type { Run } from '../run/run.ts';
+import { AnswerStream } from './answer-stream.ts';
 
 /** The query a request answers and how it was routed. */
 export type Asked = Pick<QueryRouted, 'query' | 'route' | 'debug'>;

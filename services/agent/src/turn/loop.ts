@@ -1,14 +1,14 @@
 import { isRecord } from '@munim/contracts';
-import { answer, answerStream, enrich, needsInputMessage } from './answer.ts';
-import { propose } from './confirmation/propose.ts';
-import { enrichmentPrompt } from './enrichments.ts';
-import { AgentError } from './errors.ts';
-import type { ChatCompletionMessageParam } from './llm.ts';
+import { answer, answerStream, enrich, needsInputMessage } from '../answer/answer.ts';
+import { type Asked, complete } from '../answer/complete.ts';
+import { propose } from '../confirmation/propose.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { enrichmentPrompt } from '../render/enrichments.ts';
+import { AgentError } from '../run/errors.ts';
+import type { Run } from '../run/run.ts';
+import { containerCall, type Offer, offeredTools } from '../tool-step/containers.ts';
+import { notRun, toolContent, toolStep } from '../tool-step/tool-step.ts';
 import { llmTurn } from './llm-turn.ts';
-import { type Asked, complete } from './run/complete.ts';
-import type { Run } from './run/run.ts';
-import { containerCall, type Offer, offeredTools } from './tool-step/containers.ts';
-import { notRun, toolContent, toolStep } from './tool-step/tool-step.ts';
 import { askToCheckFirst, checkedAnswer, refuseUnsettled } from './unknown-outcome.ts';
 
 /** The tool-calling loop, from wherever it stands, to an answer or a confirmation. */

@@ -1,12 +1,12 @@
 import type { ValidationResult } from '@munim/contracts';
+import { correctionAllowance } from '../model/quota.ts';
+import { type Enrichment, planEnrichments } from '../render/enrichments.ts';
+import type { FetchedResult } from '../render/format.ts';
+import type { Run } from '../run/run.ts';
 import { AnswerStream } from './answer-stream.ts';
-import { describeTool } from './confirm.ts';
-import { type Enrichment, planEnrichments } from './enrichments.ts';
-import type { FetchedResult } from './format.ts';
 import { reverseGuardrails } from './guardrails.ts';
 import { guardOutput } from './output-guard.ts';
-import { correctionAllowance } from './quota.ts';
-import type { Run } from './run/run.ts';
+import { describeTool } from './tool-words.ts';
 
 /** Removes fenced json blocks whose body does not parse (used only when the validator cannot be asked). */
 function dropBrokenBlocks(text: string): string {

@@ -1,17 +1,7 @@
 /** Reverse guardrails (seed 000 §8): what an answer claims, against what the turn's writes did. */
 import { isWriteResult } from '@munim/contracts';
+import type { WriteOutcome } from '../run/run.ts';
 import { changeWords, claimsIn, ENGLISH_CHANGE, FAILURE, mentions } from './claims.ts';
-
-export interface WriteOutcome {
-  tool: string;
-  success: boolean;
-  /** Sent, but no answer came: it may or may not have been applied (TOOL_OUTCOME_UNKNOWN). */
-  unknown?: boolean;
-  /** A read of the same records ran after it, so an answer may say what became of it. */
-  checked?: boolean;
-  /** The arguments it was sent with, kept when its outcome is unknown: they name what to look for. */
-  args?: Record<string, unknown>;
-}
 
 /** The turn's calls besides the writes that ran: what the answer may be drawn from. */
 export interface TurnCalls {

@@ -1,16 +1,17 @@
 import type { QueryRouted, ValidationResult } from '@munim/contracts';
-import { answer } from '../answer.ts';
-import { describeTool, PLAIN_YES } from '../confirm.ts';
-import { AgentError } from '../errors.ts';
-import type { ChatCompletionMessageParam } from '../llm.ts';
-import { loop } from '../loop.ts';
-import { complete } from '../run/complete.ts';
+import { answer } from '../answer/answer.ts';
+import { complete } from '../answer/complete.ts';
+import { describeTool } from '../answer/tool-words.ts';
+import { emitMcq, emitStep } from '../confirmation/events.ts';
+import { PLAIN_YES } from '../confirmation/plain-yes.ts';
+import { type LoopState, PendingStateError, parseLoopState } from '../confirmation/state.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { AgentError } from '../run/errors.ts';
 import type { Run } from '../run/run.ts';
-import type { PendingAction } from '../store.ts';
+import type { PendingAction } from '../run/store.ts';
 import { execute, validate } from '../tool-step/requests.ts';
-import { checkUnknown } from '../unknown-outcome.ts';
-import { emitMcq, emitStep } from './events.ts';
-import { type LoopState, PendingStateError, parseLoopState } from './state.ts';
+import { loop } from './loop.ts';
+import { checkUnknown } from './unknown-outcome.ts';
 
 /** Told to the LLM for the calls after the proposed one, which were not run. */
 const SKIPPED_CALL =

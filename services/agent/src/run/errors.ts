@@ -1,6 +1,6 @@
 import { RequestFailedError } from '@munim/bus';
 import { CodedError, type ErrorCode } from '@munim/contracts';
-import { LlmError } from './llm.ts';
+import { LlmError } from '../model/llm.ts';
 import { ConversationForbiddenError } from './store.ts';
 
 /** A failure that ends the request with an `error` event fit for the user. */

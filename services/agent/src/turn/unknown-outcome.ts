@@ -1,12 +1,12 @@
 import type { ToolDefinition } from '@munim/contracts';
 import { isRecord } from '@munim/contracts';
 import { primaryToolGroup } from '@munim/kit';
-import { describeTool } from './confirm.ts';
-import { renderResults } from './format.ts';
-import { unknownOutcomeText, type WriteOutcome } from './guardrails.ts';
-import type { ChatCompletionMessageParam } from './llm.ts';
-import { type Run, sameRecords } from './run/run.ts';
-import { notRun, toolStep } from './tool-step/tool-step.ts';
+import { unknownOutcomeText } from '../answer/guardrails.ts';
+import { describeTool } from '../answer/tool-words.ts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { renderResults } from '../render/format.ts';
+import { type Run, sameRecords, type WriteOutcome } from '../run/run.ts';
+import { notRun, toolStep } from '../tool-step/tool-step.ts';
 
 /** The guardrail recorded once the LLM was told to check a write of unknown outcome. */
 const CHECK_ASKED = 'unknown_outcome_check_asked';
