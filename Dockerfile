@@ -13,6 +13,7 @@ COPY patches/ patches/
 # Every workspace project's manifest, or the frozen lockfile does not match the workspace.
 COPY packages/attachments/package.json packages/attachments/
 COPY packages/bus/package.json packages/bus/
+COPY packages/cli/package.json packages/cli/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/db/package.json packages/db/
 COPY packages/devstack/package.json packages/devstack/

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EventPayload, Message, QuerySubmitted } from '@munim/contracts';
+import type { Gateway } from '@munim/gateway';
+import { completeEvent, fakeBackend, startGateway, TestBus } from '@munim/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Gateway } from '../src/app.ts';
 import { printable, progressLine } from '../src/cli.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
 
 const ASK = fileURLToPath(new URL('../src/ask.ts', import.meta.url));
 const KEY = 'key-cli-0f3b9d-0123456789abc';
