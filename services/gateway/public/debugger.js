@@ -37,7 +37,7 @@ function short(value, max = 160) {
   return text && text.length > max ? `${text.slice(0, max)}…` : (text ?? '');
 }
 
-/** Status and one-line detail of an event, as the pipeline debugger shows it (seed 000 §6.3). */
+/** Status and one-line detail of an event, as the pipeline debugger shows it. */
 export function describeStep(type, p) {
   switch (type) {
     case 'route_classified':

@@ -190,11 +190,11 @@ const EnvObjectSchema = BaseEnvSchema.extend({
   /** The role (in a token's `roles` array or `role` string claim) that grants admin access. */
   GATEWAY_JWT_ADMIN_ROLE: z.string().min(1).default('admin'),
   /** OpenAI-compatible endpoint the admin side uses to draft intents; unset: generation answers 503. */
-  /** Speech to text (seed 003 §6.2): any OpenAI-compatible `/audio/transcriptions`; defaults to OPENAI_*. */
+  /** Speech to text: any OpenAI-compatible `/audio/transcriptions`; defaults to OPENAI_*. */
   STT_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   STT_API_KEY: z.string().min(1).optional(),
   STT_MODEL: z.string().min(1).default('gpt-4o-mini-transcribe'),
-  /** Largest audio upload, in bytes (seed 003 §6.2: 25 MB). */
+  /** Largest audio upload, in bytes (25 MB, the limit of OpenAI's transcription endpoint). */
   STT_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -220,7 +220,7 @@ const EnvObjectSchema = BaseEnvSchema.extend({
    * they are not public (loopback, private, link-local …); see `endpointProblem` in @munim/kit.
    */
   LLM_ENDPOINT_ALLOWLIST: EndpointAllowlistSchema.default(EMPTY_ALLOWLIST),
-  /** Attachments (seed 003 §6.3): local or S3-compatible storage, link signing, extraction bounds. */
+  /** Attachments: local or S3-compatible storage, link signing, extraction bounds. */
   ...AttachmentsEnvSchema.shape,
   /** Per-tenant quotas of queries and model tokens per window, counted in PostgreSQL. */
   ...QuotaEnvSchema.shape,

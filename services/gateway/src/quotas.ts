@@ -20,7 +20,7 @@ export interface QuotaRefusal {
 const UNREACHABLE_RETRY_SECONDS = 30;
 
 /**
- * The gateway's side of the per-tenant quotas (issue 17 item 10), kept in PostgreSQL so every
+ * The gateway's side of the per-tenant quotas (queries and tokens per window), kept in PostgreSQL so every
  * gateway instance counts in the same rows: a query is admitted only while the tenant's token
  * quota (spent by the agents) is not used up and its query quota has room, and then counted.
  * The tenant is known only inside the handlers (after validation, transcription, or in an MCP

@@ -218,7 +218,7 @@ describe('model configurations', () => {
   });
 });
 
-describe('model endpoints and their keys (issue 17)', () => {
+describe('model endpoints and their keys', () => {
   const create = async (body: Record<string, unknown>) => {
     const response = await post('/v1/admin/llm-configs', {
       ...base,

@@ -1,5 +1,5 @@
 /**
- * Issue 27 item 9: an admin credential administers (`/v1/admin/*`). It does not ask questions,
+ * An admin credential administers (`/v1/admin/*`). It does not ask questions,
  * confirm writes, replay a tenant's request or read a tenant's full tool results, unless it is also
  * that tenant's user (a token whose claims name the tenant). Real NATS and PostgreSQL.
  */

@@ -1,4 +1,4 @@
-// The admin API of pinned tool definitions (issue 26 items 4-5): changed tools show both
+// The admin API of pinned tool definitions: changed tools show both
 // definitions, an operator accepts or refuses exactly the definition reviewed (its hash), each
 // decision is recorded with who made it and announced to the executors, and bad input is named.
 import { createHash } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Fifty zip bombs uploaded at once (issue 17 item 10) leave the gateway serving: honest ones are
+// Fifty zip bombs uploaded at once leave the gateway serving: honest ones are
 // refused by their central directory before any parser runs, lying ones by the worker that proves
 // their sizes, a few at a time; meanwhile /healthz and a normal query are answered, nothing is
 // stored, and the process's memory stays bounded.

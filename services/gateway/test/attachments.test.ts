@@ -99,7 +99,7 @@ async function rowCount() {
   return Number(row.n);
 }
 
-describe('POST /v1/attachments (seed 003 §6.3)', () => {
+describe('POST /v1/attachments', () => {
   it('takes every accepted type, reads it, suggests a message and signs a link to the same bytes', async () => {
     // What is read from each sample (by file name) and the message suggested for it.
     const read: Record<string, { text?: string; suggested: string }> = {

@@ -1,4 +1,4 @@
-// Wide tables in the web console (issue 28 item 4): a table with more columns than the chat has
+// Wide tables in the web console: a table with more columns than the chat has
 // room for scrolls sideways inside its own wrapper; the answer's card and the page keep the
 // viewport's width. The gateway serves the console on a real NATS slice and database; a fake
 // router and agent answer with the table; the console runs in headless Chromium.

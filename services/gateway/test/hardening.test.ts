@@ -1,4 +1,4 @@
-// Issue 17 item 11: failed authentications limited per address, keys long enough, JWT settings
+// Hardening: failed authentications limited per address, keys long enough, JWT settings
 // that cannot be used loosely, and signed links kept out of the request log.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

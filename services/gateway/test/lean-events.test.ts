@@ -1,5 +1,5 @@
 /**
- * Issue 21: a tool's result travels to a client as its outcome (success, record count, duration),
+ * A tool's result travels to a client as its outcome (success, record count, duration),
  * not its data; the data goes only to a caller allowed to debug, who asks for it.
  */
 import { SignJWT } from 'jose';

@@ -1,4 +1,4 @@
-// Issue 27 item 6, the gateway's side: speech to text is counted per tenant (each transcription is
+// Quotas, the gateway's side: speech to text is counted per tenant (each transcription is
 // one query of its organisation, taken before it is paid for, so concurrent uploads cannot pass the
 // quota), and a usage table that cannot be reached refuses queries with 503 unless the deployment
 // set QUOTA_STORE_UNREACHABLE=admit.

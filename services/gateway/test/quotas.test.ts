@@ -1,4 +1,4 @@
-// Per-tenant quotas (issue 17 item 10), kept in PostgreSQL so every gateway instance sees them:
+// Per-tenant quotas, kept in PostgreSQL so every gateway instance sees them:
 // two gateways on one database share a tenant's query quota, the N+1th query across both gets 429
 // with Retry-After naming the quota, over /v1/query, /mcp and /v1/query/audio alike; another org
 // of the same entity is unaffected; a token quota the agents used up refuses queries too; and the

@@ -1,4 +1,4 @@
-// Issue 17 item 5 (gateway) and the DNS-rebinding fence of item 11: the gateway binds loopback
+// Safe defaults and the DNS-rebinding fence: the gateway binds loopback
 // unless told otherwise, will not serve another address without credentials, keeps the admin
 // endpoints closed to everyone but administrators, and, while auth is off, answers only requests
 // that name a loopback (or configured) host and come from its own origin.

@@ -1,4 +1,4 @@
-// Issue 27 item 3: lockouts and rate limits behind a proxy. Clients reach the gateway through real
+// Lockouts and rate limits behind a proxy. Clients reach the gateway through real
 // HTTP proxies that append X-Forwarded-For (as nginx's $proxy_add_x_forwarded_for does), each
 // client from its own loopback address; the gateway keys failed authentications and anonymous rate
 // limits by the address its trusted hops vouch for, and never by what a client wrote itself.

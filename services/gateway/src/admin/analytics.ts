@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from '../plugins/validation.ts';
 const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /**
- * `GET /v1/admin/analytics` (seed 003 §10 `get-tool-analytics`): per tool and per intent, usage,
+ * `GET /v1/admin/analytics`: per tool and per intent, usage,
  * failure and block rates and p50/p95 latency over a window, computed in SQL from the logged events.
  */
 export const analyticsRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (admin, { db }) => {

@@ -44,8 +44,7 @@ function parseAnswer(text: string): unknown[] {
 }
 
 /**
- * `POST /v1/admin/intents/generate` (seed 003 §10 `generate-intent`, `generate-batch-intents`):
- * drafts one intent or up to ten from a plain description with the LLM; each is validated against
+ * `POST /v1/admin/intents/generate`: drafts one intent or up to ten from a plain description with the LLM; each is validated against
  * the intent schema and the live tool registry and saved as an inactive draft, or reported as rejected.
  */
 export const generateRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {

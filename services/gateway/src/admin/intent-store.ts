@@ -79,8 +79,8 @@ export async function registryKinds(
 
 /**
  * What is wrong with an intent's steps against the live registry: tools it does not know, and
- * writes — an intent runs on the fast path without confirmation, so it holds reads only (DESIGN
- * §3.5). Null when the registry cannot be read.
+ * writes — an intent runs on the fast path without confirmation, so it holds reads only (see
+ * docs/security.md). Null when the registry cannot be read.
  */
 export async function flowProblems(
   ctx: Pick<GatewayContext, 'bus' | 'config'>,

@@ -34,7 +34,7 @@ export const intentNotFound = (id: string | number) =>
   new HttpRefusal(404, httpError('NOT_FOUND', `No intent ${id}.`, { field: 'id' }));
 
 /**
- * Intent authoring (seed 003 §8.4, §10): list, create, edit, activate and deactivate intents.
+ * Intent authoring: list, create, edit, activate and deactivate intents.
  * Every change is announced so the routers reload at once.
  */
 export const intentRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {

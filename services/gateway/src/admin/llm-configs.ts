@@ -23,7 +23,7 @@ import {
 } from './llm-config-store.ts';
 
 /**
- * Model configurations (seed 003 §1.2–1.5): list, create, update and set the default. API keys are
+ * Model configurations: list, create, update and set the default. API keys are
  * stored AES-256-GCM encrypted with `LLM_CONFIG_KEY`, bound to their row, provider and endpoint
  * origin, and never returned; a move to another origin needs the key again, so a stored key never
  * reaches a new host. Endpoints must resolve to public addresses unless `LLM_ENDPOINT_ALLOWLIST`

@@ -21,7 +21,7 @@ class IntentConflict extends Error {
 const decided = (message: string) => new HttpRefusal(409, httpError('CONFLICT', message));
 
 /**
- * Review of `suggested_intents` (seed 003 §8.4): list them, approve one into an intent (announced
+ * Review of `suggested_intents` (the intents the logger proposes from repeated questions): list them, approve one into an intent (announced
  * so the routers reload at once) or reject it.
  */
 export const suggestedIntentRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {

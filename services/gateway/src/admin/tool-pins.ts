@@ -39,7 +39,8 @@ function toChange(row: ToolPinRow) {
 const short = (hash: string) => `${hash.slice(0, 12)}…`;
 
 /**
- * Changed tool definitions (issue 26 item 4, DESIGN §3.5). `GET /v1/admin/tools/changes` shows,
+ * Changed tool definitions: a server that changes what a pinned tool does or says cannot change
+ * it silently (see docs/mcp-servers.md). `GET /v1/admin/tools/changes` shows,
  * for every tool whose server lists another definition than the pinned one, both definitions and
  * what differs; `POST /v1/admin/tools/:server/:tool/accept` pins the listed definition, and
  * `/refuse` keeps the tool withheld, each bound to the hash of the definition the operator

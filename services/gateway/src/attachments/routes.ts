@@ -72,7 +72,7 @@ function uploadRefusal(request: FastifyRequest, error: unknown): HttpRefusal {
   throw error;
 }
 
-/** `POST /v1/attachments`, `GET` and `DELETE /v1/attachments/:id` (seed 003 §6.3), tenant-scoped. */
+/** `POST /v1/attachments`, `GET` and `DELETE /v1/attachments/:id`, tenant-scoped. */
 export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {
   const { db, attachments } = ctx;
   const maxBytes = ctx.config.ATTACHMENTS_MAX_BYTES;

@@ -7,7 +7,7 @@ import { requestTenant } from '../tenant-gate.ts';
 import { renderExport } from './export.ts';
 import { conversationNotFound, loadConversation, noConversations } from './store.ts';
 
-/** `GET /v1/conversations/:conversationId/export`: a conversation as a printable HTML document (seed 003 §6.12). */
+/** `GET /v1/conversations/:conversationId/export`: a conversation as a printable HTML document. */
 export const exportRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (app, { db }) => {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/conversations/:conversationId/export',

@@ -38,7 +38,7 @@ const STYLE = `
 `;
 
 /**
- * A conversation as a styled, print-friendly HTML document (seed 003 §6.12): chat display id,
+ * A conversation as a styled, print-friendly HTML document: chat display id,
  * name, message count, entity, timestamps and the full message history. All text is escaped.
  */
 export function renderExport(conversation: Conversation, tenant: Tenant, exportedAt: Date): string {

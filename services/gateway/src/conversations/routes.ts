@@ -18,7 +18,7 @@ import {
   toSummary,
 } from './store.ts';
 
-/** Conversations API (seed 003 §6.14, §9.2): list, read and soft-delete, each scoped to the caller's tenant. */
+/** Conversations API: list, read and soft-delete, each scoped to the caller's tenant. */
 export const conversationRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (app, { db }) => {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const docs = { tags: ['conversations'], security: SECURITY };

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Tenant } from '../auth.ts';
 import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 
-/** `#MJ-0001` from a chat number (seed 003 §6.14). */
+/** `#MJ-0001` from a chat number: the id a conversation is shown and exported by. */
 export function displayId(chatNumber: number): string {
   return `#MJ-${String(chatNumber).padStart(4, '0')}`;
 }
@@ -42,7 +42,7 @@ type SummaryRow = {
   updated_at: Date;
 };
 
-/** A conversation row as the sidebar shows it (seed 003 §9.2). */
+/** A conversation row as the console's sidebar shows it. */
 export function toSummary(row: SummaryRow): ConversationSummary {
   return {
     id: row.id,

@@ -7,7 +7,7 @@ import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import { mayActFor, requestTenant } from '../tenant-gate.ts';
 
-/** `POST /v1/feedback` (seed 003 §6.11): thumbs up or down on one of the caller's answered requests. */
+/** `POST /v1/feedback`: thumbs up or down on one of the caller's answered requests. */
 export const feedbackRoutes: FastifyPluginAsync<Pick<GatewayContext, 'bus' | 'db'>> = async (
   app,
   { bus, db },

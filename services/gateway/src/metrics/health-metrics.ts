@@ -16,7 +16,7 @@ interface Window {
 }
 
 /**
- * The health monitor's figures (seed 000 §9.3) for one tenant and window, computed in SQL over
+ * The health monitor's figures (validation, self-correction, path and cache rates, tokens, latency) for one tenant and window, computed in SQL over
  * `query_routing_logs` (one row per request) and `request_events` (stage timings).
  */
 export async function healthMetrics(db: Kysely<Database>, w: Window): Promise<HealthMetrics> {

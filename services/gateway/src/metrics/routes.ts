@@ -14,7 +14,7 @@ const MAX_WINDOW_MS = 93 * DAY_MS;
 const badWindow = (message: string) =>
   new HttpRefusal(400, httpError('BAD_REQUEST', `from: ${message}`, { field: 'from' }));
 
-/** `GET /v1/metrics/health?from=&to=`: the health monitor of the caller's tenant (seed 000 §9.3). */
+/** `GET /v1/metrics/health?from=&to=`: the health monitor of the caller's tenant. */
 export const metricsRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (app, { db }) => {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/metrics/health',

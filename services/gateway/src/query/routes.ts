@@ -61,7 +61,7 @@ export async function answerQuery(
   }
 }
 
-/** `POST /v1/query` (DESIGN §3.2): a query or the answer to a pending confirmation, streamed as SSE. */
+/** `POST /v1/query` (see docs/api.md): a query or the answer to a pending confirmation, streamed as SSE. */
 export const queryRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {
   app.withTypeProvider<ZodTypeProvider>().post(
     '/v1/query',

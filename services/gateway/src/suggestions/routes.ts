@@ -11,7 +11,7 @@ import { requestTenant } from '../tenant-gate.ts';
 export const MAX_SUGGESTIONS = 8;
 
 /**
- * `GET /v1/suggestions`: the caller's tenant's active quick suggestions (seed 003 §6.1), or,
+ * `GET /v1/suggestions`: the caller's tenant's active quick suggestions (the console's starter questions), or,
  * when it has none, one training phrase of each active intent.
  */
 export const suggestionRoutes: FastifyPluginAsync<Pick<GatewayContext, 'db'>> = async (app, { db }) => {

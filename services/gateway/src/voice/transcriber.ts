@@ -4,7 +4,7 @@ import OpenAI, { toFile } from 'openai';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { type FileUpload, readFileUpload } from '../multipart.ts';
 
-/** Audio formats of seed 003 §6.2 (plus the WAV spellings browsers and tools use). */
+/** Audio formats the transcription endpoints take (plus the WAV spellings browsers and tools use). */
 export const AUDIO_TYPES: readonly string[] = [
   'audio/webm',
   'audio/ogg',
@@ -47,7 +47,7 @@ export function readAudio(request: FastifyRequest, maxBytes: number): Promise<Fi
   });
 }
 
-/** Speech to text through any OpenAI-compatible `/audio/transcriptions` (seed 003 §6.2). */
+/** Speech to text through any OpenAI-compatible `/audio/transcriptions`. */
 export function createTranscriber(config: TranscriberConfig) {
   const client = config.baseURL
     ? new OpenAI({
