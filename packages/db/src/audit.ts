@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AuditAction, Database } from './schema.ts';
 
-/** What the row before a tenant's first row hashes to. */
+/** What the row before an org's first row hashes to. */
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** One row of the audit trail, as exported (`GET /v1/audit`). */
@@ -53,33 +53,41 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
 /** Where an audit chain breaks, in words. */
 export interface ChainBreak {
   seq: number;
-  entityId: string;
   orgId: string;
   reason: string;
 }
 
 /**
- * Checks an export: within each tenant, rows follow one another (seq + 1, each naming the hash
- * of the one before; a tenant's first row names the genesis hash) and each row's hash is its own.
+ * Checks an export: within each org, rows follow one another (seq + 1, each naming the hash of
+ * the one before; an org's first row names the genesis hash) and each row's hash is its own.
  * An export of a window may start after row 1: its first row is checked against itself only.
  */
 export function verifyAuditChain(
   rows: readonly AuditRow[],
 ): { ok: true; rows: number } | ({ ok: false } & ChainBreak) {
-  const byTenant = new Map<string, AuditRow[]>();
-  for (const row of rows) {
-    const key = JSON.stringify([row.entityId, row.orgId]);
-    byTenant.set(key, [...(byTenant.get(key) ?? []), row]);
-  }
-  for (const chain of byTenant.values()) {
-    chain.sort((a, b) => a.seq - b.seq);
+  const byOrg = new Map<string, AuditRow[]>();
+  for (const row of rows) byOrg.set(row.orgId, [...(byOrg.get(row.orgId) ?? []), row]);
+  for (const chain of byOrg.values()) {
+    // In the order given: a reordered export is a break, as is a removed row.
+    const seqs = new Set(chain.map((r) => r.seq));
     let previous: AuditRow | undefined;
     for (const row of chain) {
-      const at = { seq: row.seq, entityId: row.entityId, orgId: row.orgId };
+      const at = { seq: row.seq, orgId: row.orgId };
       if (row.seq === 1 && row.prevHash !== GENESIS_HASH)
         return { ok: false, ...at, reason: 'the first row does not start the chain' };
-      if (previous && row.seq !== previous.seq + 1)
-        return { ok: false, ...at, reason: `row ${previous.seq + 1} is missing` };
+      if (previous && row.seq <= previous.seq)
+        return { ok: false, ...at, reason: `it comes after row ${previous.seq}: the rows were reordered` };
+      if (previous && row.seq !== previous.seq + 1) {
+        const next = previous.seq + 1;
+        if (seqs.has(next))
+          return {
+            ok: false,
+            seq: next,
+            orgId: row.orgId,
+            reason: 'it was moved out of its place: the rows were reordered',
+          };
+        return { ok: false, ...at, reason: `row ${next} is missing` };
+      }
       if (previous && row.prevHash !== previous.hash)
         return { ok: false, ...at, reason: `it does not name row ${previous.seq}'s hash` };
       if (auditHash(row) !== row.hash)
@@ -94,7 +102,7 @@ const UNIQUE_VIOLATION = '23505';
 const CHECK_VIOLATION = '23514';
 
 /**
- * Appends an entry to its tenant's chain. Writers race for the next place: the database keeps
+ * Appends an entry to its org's chain. Writers race for the next place: the database keeps
  * one per place and refuses a row that does not continue the chain, and the loser tries again
  * on the new end.
  */
@@ -107,7 +115,6 @@ export async function appendAudit(
     const last = await db
       .selectFrom('audit_log')
       .select(['seq', 'hash'])
-      .where('entity_id', '=', entry.entityId)
       .where('org_id', '=', entry.orgId)
       .orderBy('seq', 'desc')
       .limit(1)
@@ -150,20 +157,17 @@ export async function appendAudit(
   }
 }
 
-/** A tenant's rows in a window, oldest first, as exported. */
+/** An org's rows in a window (every org's, without one), oldest first, as exported. */
 export async function readAudit(
   db: Kysely<Database>,
-  tenant: { entityId: string; orgId: string },
+  scope: { orgId?: string } = {},
   window: { from?: Date; to?: Date } = {},
 ): Promise<AuditRow[]> {
-  let query = db
-    .selectFrom('audit_log')
-    .selectAll()
-    .where('entity_id', '=', tenant.entityId)
-    .where('org_id', '=', tenant.orgId);
+  let query = db.selectFrom('audit_log').selectAll();
+  if (scope.orgId !== undefined) query = query.where('org_id', '=', scope.orgId);
   if (window.from) query = query.where('at', '>=', window.from);
   if (window.to) query = query.where('at', '<', window.to);
-  const rows = await query.orderBy('seq').execute();
+  const rows = await query.orderBy('org_id').orderBy('seq').execute();
   return rows.map((r) => ({
     seq: Number(r.seq),
     at: new Date(r.at).toISOString(),

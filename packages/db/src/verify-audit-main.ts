@@ -1,23 +1,41 @@
 /**
- * Verifies an audit trail export (`GET /v1/audit?format=json`): every tenant's rows follow one
- * another and each row's hash is its own. `node packages/db/src/verify-audit-main.ts export.json`
- * (or `npm run audit:verify -- export.json`); exits 0 when it holds, 1 naming the first broken row.
+ * Verifies the audit trail: every org's rows follow one another and each row's hash is its own.
+ * `npm run audit:verify -- export.json` checks an export (`GET /v1/audit?format=json`);
+ * `npm run audit:verify -- --database` checks the table at DATABASE_URL. Exits 0 when the chain
+ * holds, 1 naming the first row that was changed, removed or reordered, 2 on bad input.
  */
 import { readFileSync } from 'node:fs';
-import { type AuditRow, verifyAuditChain } from './audit.ts';
+import { type AuditRow, readAudit, verifyAuditChain } from './audit.ts';
+import { createDb } from './db.ts';
 
-const file = process.argv[2];
-if (!file) {
-  console.error('audit:verify: give the export file, e.g. npm run audit:verify -- audit.json');
+const target = process.argv[2];
+if (!target) {
+  console.error('audit:verify: give an export file (npm run audit:verify -- audit.json) or --database');
   process.exit(2);
 }
+
+async function rowsOf(source: string): Promise<AuditRow[]> {
+  if (source === '--database') {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error('--database reads DATABASE_URL, which is not set');
+    const db = createDb(url, { max: 1 });
+    try {
+      return await readAudit(db);
+    } finally {
+      await db.destroy();
+    }
+  }
+  const parsed = JSON.parse(readFileSync(source, 'utf8')) as { rows?: unknown } | unknown[];
+  const rows = Array.isArray(parsed) ? parsed : parsed.rows;
+  if (!Array.isArray(rows)) throw new Error('it holds no rows');
+  return rows as AuditRow[];
+}
+
 let rows: AuditRow[];
 try {
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { rows?: AuditRow[] } | AuditRow[];
-  rows = Array.isArray(parsed) ? parsed : (parsed.rows ?? []);
-  if (!Array.isArray(rows)) throw new Error('no rows');
+  rows = await rowsOf(target);
 } catch (error) {
-  console.error(`audit:verify: ${file} is not an audit export (${(error as Error).message})`);
+  console.error(`audit:verify: cannot read ${target}: ${(error as Error).message}`);
   process.exit(2);
 }
 const verdict = verifyAuditChain(rows);
@@ -25,7 +43,7 @@ if (verdict.ok) {
   console.log(`audit:verify: ${verdict.rows} rows verified: the chain is whole`);
 } else {
   console.error(
-    `audit:verify: row ${verdict.seq} of entity ${verdict.entityId}, org ${verdict.orgId} breaks the chain: ${verdict.reason}`,
+    `audit:verify: row ${verdict.seq} of org ${verdict.orgId} breaks the chain: ${verdict.reason}`,
   );
   process.exitCode = 1;
 }

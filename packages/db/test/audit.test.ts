@@ -67,16 +67,18 @@ function summary(i: number): string {
   return `${parts[i % parts.length]} (${i})`;
 }
 
-describe('the audit trail is one unbroken chain per tenant', () => {
-  it('stays whole when three services append to two tenants at once', async () => {
+describe('the audit trail is one unbroken chain per org', () => {
+  it('stays whole when three services append for two orgs and their entities at once', async () => {
     const tenants = [
-      { entityId: `e-${randomUUID()}`, orgId: 'org-1' },
-      { entityId: `e-${randomUUID()}`, orgId: 'org-1' },
+      { entityId: 'e-1', orgId: `org-${randomUUID()}` },
+      { entityId: 'e-2', orgId: `org-${randomUUID()}` },
     ];
     await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
         appendAudit(writers[i % writers.length] as Kysely<Database>, {
           ...(tenants[i % 2] as (typeof tenants)[number]),
+          // Two entities of one org share its chain.
+          entityId: `e-${i % 3}`,
           actor: `user-${i % 5}`,
           action: ACTIONS[i % ACTIONS.length] as AuditAction,
           tool: i % 3 === 0 ? null : 'record_payment',
@@ -86,7 +88,7 @@ describe('the audit trail is one unbroken chain per tenant', () => {
       ),
     );
     for (const tenant of tenants) {
-      const rows = await readAudit(writers[0] as Kysely<Database>, tenant);
+      const rows = await readAudit(writers[0] as Kysely<Database>, { orgId: tenant.orgId });
       expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
       expect(rows[0]?.prevHash).toBe(GENESIS_HASH);
       expect(verifyAuditChain(rows)).toEqual({ ok: true, rows: 30 });
@@ -94,7 +96,7 @@ describe('the audit trail is one unbroken chain per tenant', () => {
   });
 
   it('refuses a row that does not continue the chain, whoever writes it', async () => {
-    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-2' };
+    const tenant = { entityId: 'e', orgId: `org-${randomUUID()}` };
     const first = await appendAudit(writers[0] as Kysely<Database>, {
       ...tenant,
       actor: 'u',
@@ -122,7 +124,7 @@ describe('the audit trail is one unbroken chain per tenant', () => {
     for (const values of [forged(3, first.hash), forged(2, GENESIS_HASH), forged(2, 'f'.repeat(64))]) {
       await expect(owner.query(insert, values)).rejects.toMatchObject({ code: '23514' });
     }
-    // A tenant's chain starts at 1 from the genesis hash.
+    // An org's chain starts at 1 from the genesis hash.
     const other = [
       `e-${randomUUID()}`,
       'org-2',
@@ -140,23 +142,23 @@ describe('the audit trail is one unbroken chain per tenant', () => {
   });
 
   it('never changes or removes a row, not even for the schema’s owner', async () => {
-    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-3' };
+    const tenant = { entityId: 'e', orgId: `org-${randomUUID()}` };
     await appendAudit(writers[1] as Kysely<Database>, {
       ...tenant,
       actor: 'u',
       action: 'executed',
       summary: 'Paid ₹10',
     });
-    const where = [tenant.entityId];
+    const where = [tenant.orgId];
     for (const statement of [
-      "update audit_log set summary = 'Paid ₹1' where entity_id = $1",
-      "update audit_log set actor = 'someone else' where entity_id = $1",
-      'delete from audit_log where entity_id = $1',
+      "update audit_log set summary = 'Paid ₹1' where org_id = $1",
+      "update audit_log set actor = 'someone else' where org_id = $1",
+      'delete from audit_log where org_id = $1',
     ]) {
       await expect(owner.query(statement, where), statement).rejects.toMatchObject({ code: '42501' });
     }
     await expect(owner.query('truncate audit_log')).rejects.toMatchObject({ code: '42501' });
-    const { rows } = await owner.query('select summary from audit_log where entity_id = $1', where);
+    const { rows } = await owner.query('select summary from audit_log where org_id = $1', where);
     expect(rows).toEqual([{ summary: 'Paid ₹10' }]);
   });
 });
@@ -164,7 +166,7 @@ describe('the audit trail is one unbroken chain per tenant', () => {
 describe('verifying an export finds every change', () => {
   let rows: AuditRow[];
   beforeAll(async () => {
-    const tenant = { entityId: `e-${randomUUID()}`, orgId: 'org-4' };
+    const tenant = { entityId: 'e', orgId: `org-${randomUUID()}` };
     for (let i = 0; i < 8; i++)
       await appendAudit(writers[i % 3] as Kysely<Database>, {
         ...tenant,
@@ -174,7 +176,7 @@ describe('verifying an export finds every change', () => {
         argsHash: 'c'.repeat(64),
         summary: summary(i),
       });
-    rows = await readAudit(writers[0] as Kysely<Database>, tenant);
+    rows = await readAudit(writers[0] as Kysely<Database>, { orgId: tenant.orgId });
   });
 
   const verify = async (content: unknown) => {
@@ -220,6 +222,44 @@ describe('verifying an export finds every change', () => {
       rewritten.push({ ...row, hash: auditHash(row) });
     }
     expect((await verify({ rows: rewritten })).out).toContain('row 6 ');
+    // Two rows swapped.
+    const swapped = [...rows];
+    [swapped[2], swapped[3]] = [swapped[3] as AuditRow, swapped[2] as AuditRow];
+    const reordered = await verify({ rows: swapped });
+    expect(reordered).toMatchObject({ code: 1 });
+    expect(reordered.out).toMatch(/row 3 .*reordered/);
+  });
+
+  it('checks the table itself, and names a row changed behind the database’s back', async () => {
+    const table = () =>
+      run(process.execPath, [VERIFY, '--database'], {
+        env: { ...process.env, DATABASE_URL: database.url },
+      }).then(
+        ({ stdout }) => ({ code: 0, out: stdout }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, out: error.stderr }),
+      );
+    expect(await table()).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/rows verified: the chain is whole/),
+    });
+    // Only a superuser who turns the guard off can change a row; the chain still shows it.
+    const client = await owner.connect();
+    try {
+      await client.query('begin');
+      await client.query('alter table audit_log disable trigger audit_log_frozen');
+      await client.query(`update audit_log set summary = 'Paid ₹1' where org_id = $1 and seq = 5`, [
+        rows[0]?.orgId,
+      ]);
+      await client.query('alter table audit_log enable trigger audit_log_frozen');
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+    const found = await table();
+    expect(found.code).toBe(1);
+    expect(found.out).toBe(
+      `audit:verify: row 5 of org ${rows[0]?.orgId} breaks the chain: its hash is not its own: it was changed\n`,
+    );
   });
 });
 

@@ -5,7 +5,7 @@ import type { MigrationDb } from './types.ts';
 /**
  * People and the audit trail. Every request acts as a person: a user of one org, with roles per
  * entity, whose API keys are kept only as hashes. The audit trail is append-only and hash-chained
- * per tenant (entity + org): a row names the one before it by its hash, the database refuses a
+ * per org: a row names the one before it by its hash, the database refuses a
  * row that does not continue the chain, and no one — not even the schema's owner — updates,
  * deletes or truncates it.
  */
@@ -102,26 +102,25 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn('summary', 'text', (c) => c.notNull())
     .addColumn('prev_hash', 'text', (c) => c.notNull().check(sql`prev_hash ~ '^[0-9a-f]{64}$'`))
     .addColumn('hash', 'text', (c) => c.notNull().check(sql`hash ~ '^[0-9a-f]{64}$'`))
-    .addPrimaryKeyConstraint('audit_log_pkey', ['entity_id', 'org_id', 'seq'])
-    .addUniqueConstraint('audit_log_chain_key', ['entity_id', 'org_id', 'prev_hash'])
+    .addPrimaryKeyConstraint('audit_log_pkey', ['org_id', 'seq'])
+    .addUniqueConstraint('audit_log_chain_key', ['org_id', 'prev_hash'])
     .execute();
 
-  // A row continues its tenant's chain: the next number, naming the last row's hash (the first
+  // A row continues its org's chain: the next number, naming the last row's hash (the first
   // names sixty-four zeros). Two rows racing for one place: the primary key keeps one.
   await sql`
     create or replace function munim_audit_append() returns trigger language plpgsql as $$
     declare last record;
     begin
-      select seq, hash into last from audit_log
-        where entity_id = new.entity_id and org_id = new.org_id order by seq desc limit 1;
+      select seq, hash into last from audit_log where org_id = new.org_id order by seq desc limit 1;
       if last is null then
         if new.seq <> 1 or new.prev_hash <> repeat('0', 64) then
-          raise exception 'audit row % of % / % does not start the chain', new.seq, new.entity_id, new.org_id
+          raise exception 'audit row % of org % does not start the chain', new.seq, new.org_id
             using errcode = 'check_violation';
         end if;
       elsif new.seq <> last.seq + 1 or new.prev_hash <> last.hash then
-        raise exception 'audit row % of % / % does not continue the chain after row %', new.seq, new.entity_id,
-          new.org_id, last.seq using errcode = 'check_violation';
+        raise exception 'audit row % of org % does not continue the chain after row %', new.seq, new.org_id, last.seq
+          using errcode = 'check_violation';
       end if;
       return new;
     end $$`.execute(db);

@@ -113,7 +113,7 @@ export type AuditAction =
   | 'expired';
 
 /**
- * The audit trail of writes, per tenant (entity + org), append-only and hash-chained: `hash` is
+ * The audit trail of writes, append-only and hash-chained per org: `hash` is
  * the SHA-256 of `prev_hash` and the row's canonical JSON (see `auditHash`).
  * Written by the agent, the gateway and the executor, by insert alone: no one changes or removes a row.
  */
