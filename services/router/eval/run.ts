@@ -13,7 +13,7 @@ console.log(
 console.log(
   `  fast-path recall      ${pct(s.fastRecall)}   (of ${s.intentQueries} intent queries, goal ≥ 85 %)`,
 );
-// Seed 003 §8.2: an intent with a good record gets a lower threshold (0.80), never below the minimum.
+// An intent with a good record gets a lower threshold (0.80), never below the minimum.
 for (const threshold of [s.threshold - DEFAULT_RULES.step, DEFAULT_RULES.min]) {
   const a = evaluate(queries, undefined, undefined, threshold);
   console.log(

@@ -3,7 +3,7 @@ import { type EventPayload, isWriteResult, type Path } from '@munim/contracts';
 import { normalize } from './text.ts';
 import { groupsOfTool } from './tool-groups.ts';
 
-/** How long an answer stays fresh, by the kind of data it was built from (seed 003 §6.13). */
+/** How long an answer stays fresh, by the kind of data it was built from. */
 export type DataKind = 'volatile' | 'report' | 'static';
 
 export interface CacheTtls {
@@ -12,7 +12,7 @@ export interface CacheTtls {
   staticMs: number;
 }
 
-/** Seed 003 §6.13: 5 min volatile data, 15 min reports, 1 h static lookups. */
+/** 5 min for volatile data (balances, invoices), 15 min for reports, 1 h for static lookups. */
 export const DEFAULT_TTLS: CacheTtls = {
   volatileMs: 5 * 60_000,
   reportMs: 15 * 60_000,
@@ -69,7 +69,7 @@ export function cacheKey(queryNormalized: string, path: Path): string {
   return createHash('sha256').update(`${path}\n${queryNormalized}`).digest('hex');
 }
 
-/** Hash that groups repeats of one LLM-path query (seed 003 §8.3). */
+/** Hash that groups repeats of one LLM-path query, to suggest an intent for it. */
 export function patternHash(queryNormalized: string): string {
   return createHash('sha256').update(queryNormalized).digest('hex');
 }

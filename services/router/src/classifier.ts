@@ -4,7 +4,7 @@ import { normalize } from './text.ts';
 
 export { normalize } from './text.ts';
 
-/** Whole-message small talk: greetings, thanks, farewells, meta questions, Hindi replies (seed 003 §3.1). */
+/** Whole-message small talk: greetings, thanks, farewells, meta questions, Hindi replies. */
 const GENERAL_CHAT: readonly RegExp[] = [
   // greetings
   /^(hi+|hello+|hey+|hiya|yo|howdy|namaste|namaskar|namashkar|pranam|ram ram|salaam|salam|sat sri akal|good (morning|afternoon|evening|night|day)|greetings|suprabhat|shubh (prabhat|sandhya|ratri))\b/u,
@@ -23,7 +23,7 @@ const GENERAL_CHAT: readonly RegExp[] = [
   /^(हाँ|हां|नहीं|जी)/u,
 ];
 
-/** Words that make a message financial (seed 003 §3.1: actions, views, entities, figures, Hindi). */
+/** Words that make a message financial (actions, views, entities, figures, Hindi). */
 export const FINANCIAL_KEYWORDS: readonly string[] = [
   // actions
   'create',
@@ -298,11 +298,11 @@ export interface Classification {
   category: Category;
   /** Financial keywords found in the query. */
   keywords: string[];
-  /** Small talk and a financial question in one message (seed 003 §3.4). */
+  /** Small talk and a financial question in one message: routed as the financial question. */
   crossover: boolean;
 }
 
-/** The zero-cost keyword classifier of seed 003 §3.1. */
+/** The keyword classifier: decides a message's category without calling a model. */
 export function classify(query: string): Classification {
   const text = normalize(query);
   const keywords = KEYWORD_PATTERNS.filter(([, re]) => re.test(text)).map(([k]) => k);

@@ -4,12 +4,12 @@ import { TOOL_STRATEGIES } from './tool-groups.ts';
 
 export const EnvSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema,
-  /** Intent confidence at or above which a query takes the fast path (seed 003 §3.2). */
+  /** Intent confidence at or above which a query takes the fast path. */
   FAST_PATH_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85),
   INTENTS_REFRESH_MS: z.coerce.number().int().positive().default(30_000),
   TOOLS_CACHE_MS: z.coerce.number().int().positive().default(30_000),
   TOOLS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Tool selection strategy (seed 003 §4.4); `dynamic` picks one per query. */
+  /** Tool selection strategy; `dynamic` picks one per query. */
   TOOL_STRATEGY: z.enum(TOOL_STRATEGIES).default('dynamic'),
   ROUTER_CONCURRENCY: z.coerce.number().int().positive().default(16),
   /**
@@ -17,7 +17,7 @@ export const EnvSchema = BaseEnvSchema.extend({
    * (a running one keeps it by heartbeat): how soon a dead instance's queries are routed.
    */
   ROUTER_ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(30_000),
-  /** Response cache (seed 003 §6.13): `on` or `off`. */
+  /** Response cache of answered reads: `on` or `off`. */
   RESPONSE_CACHE: z.enum(['on', 'off']).default('on'),
   /** Cache lifetimes by data kind: lists and balances, reports, static lookups. */
   CACHE_TTL_VOLATILE_MS: z.coerce

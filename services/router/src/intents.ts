@@ -42,7 +42,7 @@ const keyOf = (words: Iterable<string>) => [...new Set(words)].sort().join(' ');
 const charsOf = (words: Iterable<string>) => [...words].join(' ').length;
 
 /**
- * Intent matching of seed 003 §3.2 over canonical word sets: exact 0.95, substring 0.70–0.95 by
+ * Intent matching over canonical word sets: exact 0.95, substring 0.70–0.95 by
  * length similarity, name 0.60. A query with a word the phrase does not explain (a customer name,
  * a date, a second entity) scores at most {@link UNEXPLAINED_CAP}, below the fast-path threshold,
  * because the fixed pipeline would ignore it and answer a different question.

@@ -5,7 +5,7 @@ export interface IntentOutcomes {
 }
 
 export interface ThresholdRules {
-  /** The threshold without enough history (seed 003 §8.2: 0.85). */
+  /** The threshold without enough history (0.85 by default). */
   defaultThreshold: number;
   min: number;
   max: number;
@@ -14,11 +14,11 @@ export interface ThresholdRules {
 
 export const DEFAULT_RULES: Omit<ThresholdRules, 'defaultThreshold'> = { min: 0.7, max: 0.95, step: 0.05 };
 
-/** Occurrences of one LLM-path query after which an intent is suggested for it (seed 003 §8.4). */
+/** Occurrences of one LLM-path query after which an intent is suggested for it. */
 export const SUGGEST_AFTER = 10;
 
 /**
- * Whether an LLM-path pattern is worth suggesting as an intent: asked often enough (seed 003 §8.4),
+ * Whether an LLM-path pattern is worth suggesting as an intent: asked often enough ({@link SUGGEST_AFTER}),
  * and not a question whose answers users rejected (a mean feedback score below zero).
  */
 export function worthSuggesting(pattern: { occurrences: number; avgFeedbackScore: number | null }): boolean {
@@ -26,7 +26,7 @@ export function worthSuggesting(pattern: { occurrences: number; avgFeedbackScore
 }
 
 /**
- * Seed 003 §8.2: more than 90 % success over 20+ attempts lowers the threshold by a step (not
+ * An intent that answers well earns a lower threshold, one that fails a higher: more than 90 % success over 20+ attempts lowers the threshold by a step (not
  * below `min`); under 70 % over 10+ attempts raises it (not above `max`); else the default.
  */
 export function adaptiveThreshold(outcomes: IntentOutcomes | undefined, rules: ThresholdRules): number {
@@ -39,7 +39,7 @@ export function adaptiveThreshold(outcomes: IntentOutcomes | undefined, rules: T
   return defaultThreshold;
 }
 
-/** The 0.05 confidence bucket a confidence falls in (seed 003 §8.1): 0.87 → 0.85. */
+/** The 0.05 confidence bucket a confidence falls in, for counting outcomes: 0.87 → 0.85. */
 export function confidenceBucket(confidence: number): number {
   const clamped = Math.min(1, Math.max(0, confidence));
   // The epsilon keeps 0.85 in its own bucket despite binary floating point (0.85 * 20 = 16.999…).

@@ -23,7 +23,7 @@ export interface RouteInput {
   query: string;
   matcher: IntentMatcher;
   registry: readonly ToolDefinition[];
-  /** Fast-path threshold for an intent (adaptive, seed 003 §8.2). */
+  /** Fast-path threshold for an intent (adapted to how its fast answers ended). */
   thresholdFor: (intentId: string) => number;
   strategy: ToolStrategy;
   conversation?: ConversationContext;
@@ -56,7 +56,7 @@ export function routeQuery(input: RouteInput): RouteResult {
   let classification = classify(query);
   const entities = extractEntities(query);
 
-  // Conversation-aware cases (seed 003 §2.3, §4.5, §6.6): they reuse the previous groups.
+  // Conversation-aware cases (a confirmation, the next page, a filter, a short follow-up): they reuse the previous groups.
   let special: { strategy: string; reasoning: string } | undefined;
   if (conversation.pendingAction && CONFIRMATION.test(text)) {
     special = { strategy: 'confirmation', reasoning: 'confirmation of the pending action' };
@@ -167,8 +167,8 @@ function holdsWrite(match: IntentMatch, registry: readonly ToolDefinition[]): bo
 
 /**
  * The intent's pipeline with its arguments filled, when it may run: confident, known read tools
- * (DESIGN §3.5: intents hold reads only; a write in one, however it got there, is never run on the
- * fast path), every slot filled.
+ * (intents hold reads only: a write in one, however it got there, is never run on the fast path,
+ * where nobody confirms it), every slot filled.
  */
 function fastPipeline(
   match: IntentMatch,

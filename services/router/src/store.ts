@@ -36,7 +36,7 @@ export interface PatternCount {
   avgFeedbackScore: number | null;
 }
 
-/** What the router keeps in PostgreSQL: open routes, the response cache and what it learns (seed 003 §6.13, §8). */
+/** What the router keeps in PostgreSQL: open routes, the response cache and what it learns. */
 export class RouterStore {
   readonly db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -205,7 +205,7 @@ export class RouterStore {
     );
   }
 
-  /** One fast-path outcome of an intent at a confidence bucket (seed 003 §8.1). */
+  /** One fast-path outcome of an intent at a confidence bucket. */
   async recordIntentOutcome(intentId: string, bucket: number, success: boolean, ms: number): Promise<void> {
     const ok = success ? 1 : 0;
     await this.db
@@ -263,7 +263,7 @@ export class RouterStore {
     );
   }
 
-  /** Counts one more occurrence of an LLM-path query (seed 003 §8.3). */
+  /** Counts one more occurrence of an LLM-path query (repeats become intent suggestions). */
   async recordLlmPattern(entry: {
     hash: string;
     queryText: string;
@@ -297,7 +297,7 @@ export class RouterStore {
     return { occurrences: row.occurrence_count, avgFeedbackScore: row.avg_feedback_score };
   }
 
-  /** A pending suggestion for a frequent pattern (seed 003 §8.4); one per pattern. */
+  /** A pending suggestion for a frequent pattern; one per pattern. */
   async suggestIntent(entry: {
     hash: string;
     name: string;

@@ -1,7 +1,7 @@
 import type { Category, ModelTier } from '@munim/contracts';
 import { normalize } from './classifier.ts';
 
-/** Complexity indicators of seed 003 §1.3. */
+/** Words that mark a query as complex enough for the capable model. */
 const INDICATORS: readonly string[] = [
   'analyze',
   'analyse',
@@ -34,7 +34,7 @@ const INDICATORS: readonly string[] = [
   'purvanumaaan',
 ];
 
-/** Model tier selection rules of seed 003 §1.3. */
+/** Which model tier a query needs: the capable one for two complexity words, or one in 30+ words; else the cheap one. */
 export function selectTier(query: string, category: Category): ModelTier {
   if (category === 'general_chat') return 'cheap';
   const text = ` ${normalize(query)} `;

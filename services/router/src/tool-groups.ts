@@ -15,7 +15,7 @@ const DOC_GROUPS: Readonly<Record<string, string>> = {
 const DEFAULT_GROUPS = ['invoices', 'bills', 'payments', 'customers', 'vendors', 'reports_pnl'];
 
 /**
- * How tools are chosen (seed 003 §4.4). `dynamic` picks, per query, `keyword_matched_dynamic`,
+ * How tools are chosen for the model. `dynamic` picks, per query, `keyword_matched_dynamic`,
  * `default_unified_dynamic` or `all_tools_fallback`; the others force that strategy.
  */
 export const TOOL_STRATEGIES = [
@@ -92,7 +92,7 @@ export function groupsOfQuery(query: string): string[] {
   return groups;
 }
 
-/** Tool selection of seed 003 §4.4. */
+/** The tools offered to the model for a query: by keyword groups, the default groups, or all. */
 export function selectTools(
   query: string,
   category: Category,

@@ -77,7 +77,7 @@ function upToLimit(unit: (i: number) => string): string {
   return out;
 }
 
-describe('bounded work per query (issue 27, item 5)', () => {
+describe('bounded work per query', () => {
   it.each([
     ['4,000 Devanagari digits', DEVANAGARI.repeat(MAX_QUERY_LENGTH / 10)],
     ['Devanagari digits between spaces', upToLimit((i) => `${DEVANAGARI[i % 10]} `)],

@@ -39,7 +39,7 @@ function complete(over: Partial<EventPayload<'complete'>> = {}): EventPayload<'c
   };
 }
 
-describe('adaptive thresholds (seed 003 §8.2)', () => {
+describe('adaptive thresholds', () => {
   it('lowers by 0.05 above 90 % success with 20+ attempts, not below 0.70', () => {
     expect(adaptiveThreshold({ attempts: 20, successes: 19 }, rules)).toBe(0.8);
     expect(adaptiveThreshold({ attempts: 19, successes: 19 }, rules)).toBe(0.85);
@@ -74,7 +74,7 @@ describe('adaptive thresholds (seed 003 §8.2)', () => {
   });
 });
 
-describe('response cache rules (seed 003 §6.13)', () => {
+describe('response cache rules', () => {
   it('keys by the normalised query and the path', () => {
     expect(cacheKey(cacheQuery('Show ALL invoices!!'), 'fast')).toBe(
       cacheKey(cacheQuery('show all invoices'), 'fast'),

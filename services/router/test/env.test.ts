@@ -5,7 +5,7 @@ import { loadEnv } from '../src/env.ts';
 const base = { DATABASE_URL: 'postgres://127.0.0.1:5432/munim' };
 
 describe('router env', () => {
-  it('defaults the response cache on with the seed’s lifetimes', () => {
+  it('defaults the response cache on with lifetimes of 5 min, 15 min and 1 h', () => {
     expect(loadEnv(base)).toMatchObject({
       RESPONSE_CACHE: 'on',
       CACHE_TTL_VOLATILE_MS: 300_000,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, loadQueries } from '../eval/evaluate.ts';
 import { DEFAULT_RULES } from '../src/learning.ts';
 
-describe('router evaluation set (issue 4 items 10–11)', () => {
+describe('router evaluation set', () => {
   const queries = loadQueries();
   const scores = evaluate(queries);
 
@@ -29,7 +29,7 @@ describe('router evaluation set (issue 4 items 10–11)', () => {
     expect(scores.fastRecall).toBeGreaterThanOrEqual(0.85);
   });
 
-  it('holds ≥ 50 orders and ≥ 30 filtered questions, none answered by a read fast path at any adaptive threshold (issue 20.5)', () => {
+  it('holds ≥ 50 orders and ≥ 30 filtered questions, none answered by a read fast path at any adaptive threshold', () => {
     expect(queries.filter((q) => q.kind === 'order').length).toBeGreaterThanOrEqual(50);
     expect(queries.filter((q) => q.kind === 'filter').length).toBeGreaterThanOrEqual(30);
     for (const threshold of [0.85, 0.85 - DEFAULT_RULES.step, DEFAULT_RULES.min]) {

@@ -197,7 +197,7 @@ const classified = (events: AgentEvent[]) =>
   events.find((e): e is Extract<AgentEvent, { type: 'route_classified' }> => e.type === 'route_classified')
     ?.payload;
 
-describe('explicit feedback (seed 003 §6.11, §8.1–8.2)', () => {
+describe('explicit feedback moves the threshold of the intent that answered', () => {
   it('counts a thumbed-down fast-path answer as a failure: the score falls and the lowered threshold goes back up', async () => {
     const tenant = tenantOf('ent-thumbs');
     const query = 'show profit and loss';
@@ -292,7 +292,7 @@ describe('explicit feedback (seed 003 §6.11, §8.1–8.2)', () => {
   });
 });
 
-describe('implicit feedback (seed 003 §8.5)', () => {
+describe('implicit feedback', () => {
   it('counts a fast-path answer the user asked again in other words as a failure', async () => {
     const tenant = tenantOf('ent-rephrase');
     const conversation = `conv-${randomUUID()}`;

@@ -13,7 +13,7 @@ const route = (query: string, threshold = 0.85) =>
 // 0.85 by default, 0.80 once an intent has a good record, 0.70 the lowest an operator's default may reach.
 const thresholds = [0.85, 0.85 - DEFAULT_RULES.step, DEFAULT_RULES.min];
 
-describe('an order to change the books never takes the fast path to a read intent (issue 20.5)', () => {
+describe('an order to change the books never takes the fast path to a read intent', () => {
   it.each([
     ['Please void the invoice', 'get_all_invoices', 'void_invoice'],
     ['can you void INV-0042?', 'get_invoice', 'void_invoice'],
@@ -52,7 +52,7 @@ describe('an order to change the books never takes the fast path to a read inten
   });
 });
 
-describe('a filter is filled into the intent or the model answers (issue 20.5)', () => {
+describe('a filter is filled into the intent or the model answers', () => {
   it('keeps a capped match off the fast path at every threshold the record can reach', () => {
     for (const query of [
       'show overdue invoices for Acme Corp',

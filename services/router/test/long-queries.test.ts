@@ -112,7 +112,7 @@ const LONG = (() => {
   return `₹ ${out}`.slice(0, MAX_QUERY_LENGTH);
 })();
 
-describe('long queries over NATS (issue 27, item 5)', () => {
+describe('long queries over NATS', () => {
   it('routes ten queries of digits at the length limit in linear work, and another tenant is answered meanwhile', async () => {
     expect(LONG.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
     await ask(scopeOf('warm-up'), 'show overdue invoices');

@@ -91,7 +91,7 @@ describe('routeQuery over the seeded catalog and the demo books tools', () => {
   });
 });
 
-describe('intents hold reads only (issue 17.2)', () => {
+describe('intents hold reads only', () => {
   it('skips an intent whose flow holds a write, however it got into the table: the model decides, nothing runs unasked', () => {
     const rogue = new IntentMatcher();
     rogue.replace([

@@ -6,7 +6,7 @@ import { type Intent, IntentMatcher } from '../src/intents.ts';
 import { selectTier } from '../src/tier.ts';
 import { groupsOfTool, selectTools } from '../src/tool-groups.ts';
 
-describe('keyword classifier (seed 003 §3.1)', () => {
+describe('keyword classifier', () => {
   it.each(['hello', 'Hi!', 'namaste', 'thanks', 'ok', 'bye', 'what can you do', 'haan', 'good morning'])(
     '%s is general chat',
     (q) => expect(classify(q).category).toBe('general_chat'),
@@ -49,7 +49,7 @@ const intents: Intent[] = [
   },
 ];
 
-describe('intent matching (seed 003 §3.2)', () => {
+describe('intent matching', () => {
   const matcher = new IntentMatcher();
   matcher.replace(intents);
 
@@ -101,7 +101,7 @@ describe('intent matching (seed 003 §3.2)', () => {
   });
 });
 
-describe('model tier (seed 003 §1.3)', () => {
+describe('model tier', () => {
   it('keeps general chat and simple queries cheap', () => {
     expect(selectTier('compare and analyze trend', 'general_chat')).toBe('cheap');
     expect(selectTier('show all invoices', 'unified')).toBe('cheap');
@@ -126,7 +126,7 @@ const registry: ToolDefinition[] = [
   'get_aged_receivables_report',
 ].map((name) => ({ name, inputSchema: { type: 'object' }, isWrite: name.startsWith('create_') }));
 
-describe('tool selection (seed 003 §4.4)', () => {
+describe('tool selection', () => {
   it('offers nothing for general chat', () => {
     expect(selectTools('hello', 'general_chat', registry)).toEqual({
       strategy: 'none',

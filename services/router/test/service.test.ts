@@ -156,7 +156,7 @@ const cacheRows = (entityId: string) =>
 const classified = (events: AgentEvent[]) => events.find((e) => e.type === 'route_classified')?.payload;
 const last = (events: AgentEvent[]) => events.at(-1);
 
-describe('response cache (seed 003 §6.13)', () => {
+describe('response cache', () => {
   it('serves a repeated read from the cache: no routed message, no tool, the cached answer', async () => {
     const first = await ask(scopeOf('ent-cache'), 'show all invoices');
     expect(first.map((e) => e.type)).toEqual([
@@ -307,7 +307,7 @@ describe('conversation-aware routing with history', () => {
   });
 });
 
-describe('learning from outcomes (seed 003 §8)', () => {
+describe('learning from outcomes', () => {
   it('counts fast-path successes and failures per intent and confidence bucket', async () => {
     const okScope = scopeOf('ent-rl-1');
     const ok = await ask(okScope, 'show profit and loss');

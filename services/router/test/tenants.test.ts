@@ -1,5 +1,5 @@
 // Two orgs that share an entity id are two tenants: the response cache, its invalidation markers
-// and its locks are keyed by entity and org together (issue 17 item 7).
+// and its locks are keyed by entity and org together.
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { recordEvents, TestNats } from '@munim/bus/testing';

@@ -4,21 +4,21 @@ import type { CorrectionTokens, JsonCorrector } from './correct.ts';
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 
-/** `params` block of seed 003 §5.3: what a create/update has applied and what it still needs. */
+/** The `params` block of an answer: what a create/update has applied and what it still needs. */
 export const ParamsBlockSchema = z.object({
   operation: z.string().min(1),
   applied: z.array(z.object({ label: z.string().min(1), value: Scalar })),
   pending: z.array(z.object({ label: z.string().min(1), hint: z.string().optional() })),
 });
 
-/** `clarification` block of seed 003 §5.3: a multiple-choice question for the user. */
+/** The `clarification` block of an answer: a multiple-choice question for the user. */
 export const ClarificationBlockSchema = z.object({
   question: z.string().min(1),
   type: z.enum(['radio', 'dropdown', 'checkbox']).default('radio'),
   options: z.array(z.object({ label: z.string().min(1), value: Scalar })).min(2),
 });
 
-/** `card` block: a display card; the seeds fix no fields beyond it being an object with a title or type. */
+/** `card` block: a display card; no fields are fixed beyond it being an object with a title or type. */
 export const CardBlockSchema = z
   .looseObject({ type: z.string().optional(), title: z.string().optional() })
   .refine((card) => card.type !== undefined || card.title !== undefined, {
@@ -35,7 +35,7 @@ export type BlockKind = keyof typeof BLOCK_SCHEMAS;
 
 export type BlockOutcome = 'valid' | 'repaired' | 'llm_corrected' | 'removed';
 
-/** Guardrail names recorded in `guardrails_triggered` (seed 004 corrections). */
+/** Guardrail names recorded in `guardrails_triggered` when a block was repaired, corrected or removed. */
 export const BLOCK_GUARDRAILS = {
   repaired: 'json_repaired',
   llmCorrected: 'json_llm_corrected',
@@ -106,7 +106,7 @@ async function fixBlock(
 /**
  * Validates every fenced `params`/`clarification`/`card` block of an answer against its schema:
  * a valid block stays as written; a broken one is repaired (jsonrepair), else corrected once by
- * the LLM when a corrector is given, else removed — never left broken (seed 004 on seed 003 §5.3).
+ * the LLM when a corrector is given, else removed — never left broken, since a client renders it.
  */
 export async function repairBlocks(
   text: string,

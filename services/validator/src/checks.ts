@@ -73,7 +73,7 @@ function amountIssue(field: string, value: unknown, types: Set<string> | undefin
 
 /**
  * Amount fields anywhere in a write's arguments, known by their words in any style: finite numbers,
- * not negative (seed 003 §6.10) — except the signed journal amounts in `signed`; and real dates and
+ * not negative — except the signed journal amounts in `signed`; and real dates and
  * ISO 4217 currencies. A field whose schema declares it other than a number is not taken for money.
  */
 export function amountIssues(

@@ -35,7 +35,7 @@ export function makeContainer(name: string, tools: readonly ToolDefinition[], ab
   };
 }
 
-/** One container per tool group of seed 003 §4.3 that has tools in the registry (optionally only `groups`). */
+/** One container per tool group ({@link TOOL_GROUPS}) that has tools in the registry (optionally only `groups`). */
 export function buildContainers(
   registry: readonly ToolDefinition[],
   groups?: readonly string[],
@@ -126,7 +126,7 @@ export type ContainerCheck =
     };
 
 /**
- * Seed 001 container validation: a container called with no arguments (absent, null, `{}`, "")
+ * Checks a call of a container: a container called with no arguments (absent, null, `{}`, "")
  * expands; called with any argument — flat, nested (`{parameters: {...}}`) or through dot notation
  * (`invoices.get_all_invoices`) — it answers the `container_invocation_error` response naming the
  * first 5 functions, with the closest function name for a near miss. `none` for every other name.

@@ -3,7 +3,7 @@ import { estimateTokens, outboundFetch } from '@munim/kit';
 import { jsonrepair } from 'jsonrepair';
 import OpenAI from 'openai';
 
-/** Asks an LLM, once, to turn broken JSON into JSON that fits a schema (seed 004 "AI auto-correction"). */
+/** Asks an LLM, once, to turn broken JSON that jsonrepair could not fix into JSON that fits a schema. */
 export interface JsonCorrector {
   /** The corrected value, or undefined when the model gave nothing usable (never throws). */
   correct(input: {

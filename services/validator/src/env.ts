@@ -6,10 +6,10 @@ export const EnvSchema = BaseEnvSchema.extend({
   VALIDATOR_TOOLS_TTL_MS: z.coerce.number().int().positive().default(60_000),
   /** Bound on the `toolsList` request to the MCP executor. */
   TOOLS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Seed 001 containers: `always`, `never`, or `auto` (collapse above TOOL_COLLAPSE_THRESHOLD tools). */
+  /** Tools offered to the model as one container per group: `always`, `never`, or `auto` (above TOOL_COLLAPSE_THRESHOLD tools). */
   TOOL_COLLAPSE: z.enum(['always', 'auto', 'never']).default('auto'),
   TOOL_COLLAPSE_THRESHOLD: z.coerce.number().int().nonnegative().default(40),
-  /** The LLM for the one JSON correction of seed 004; without a model that step is skipped. */
+  /** The LLM for the one correction of JSON that repair could not fix; without a model that step is skipped. */
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),

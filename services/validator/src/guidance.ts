@@ -11,7 +11,7 @@ export interface FieldSource {
   supplies?: string;
 }
 
-/** Field → read tool, first match wins (seed 000 §2: "Fetch invoice first via get_all_invoices"). */
+/** Field → the read tool that supplies it, first match wins ("Fetch invoice first via get_all_invoices"). */
 export const FIELD_SOURCES: readonly FieldSource[] = [
   { field: 'Applications', when: /bill/, tool: 'get_bills', noun: 'bill', supplies: 'BillId' },
   { field: 'Applications', tool: 'get_all_invoices', noun: 'invoice', supplies: 'InvoiceId' },
@@ -45,7 +45,7 @@ export function guidanceSentence(field: string, source: FieldSource): string {
   return `Fetch the ${source.noun} first via ${source.tool} to obtain ${obtains}${target}.`;
 }
 
-/** A question for the user about a missing field (seed 000 §6.2), first match wins; `{noun}` is the tool's object. */
+/** A question for the user about a missing field, first match wins; `{noun}` is the tool's object. */
 export const FIELD_QUESTIONS: readonly { field: string; when?: RegExp; question: string }[] = [
   { field: 'Applications', when: /bill/, question: 'Which bill should this payment apply to?' },
   { field: 'Applications', question: 'Which invoice should this payment apply to?' },

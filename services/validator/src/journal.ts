@@ -43,7 +43,7 @@ export interface JournalCheck {
 }
 
 /**
- * Seed 000 §4.1: a journal has at least two lines and its debits equal its credits (to 0.01). Lines
+ * A journal has at least two lines and its debits equal its credits (to 0.01). Lines
  * may carry debit and credit columns, an amount with a posting type (Debit/Credit, DR/CR, D/C, or an
  * `isDebit`/`isCredit` flag), or a signed amount (debits positive, credits negative).
  */

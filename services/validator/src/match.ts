@@ -123,9 +123,10 @@ function findField(schema: Schema, args: Record<string, unknown>, spec: ConceptS
 }
 
 /**
- * The write rules of a call (seed 000 §4.1), chosen by the verb and nouns of the tool's name and
+ * The write rules of a call, chosen by the verb and nouns of the tool's name and
  * resolved to the fields its schema has; then the operator's policy rules, by exact field name.
- * A rule demands a field only where the server's schema requires it (DESIGN §3.5); the operator's
+ * A rule demands a field only where the server's schema requires it (the server knows its own API
+ * better than a rule by meaning); the operator's
  * `required` and `nonEmpty` are demanded as written.
  */
 export function rulesFor(definition: ToolDefinition, args: Record<string, unknown>): CallRules {

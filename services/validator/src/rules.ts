@@ -8,7 +8,7 @@ import {
 import type { Concept } from './fields.ts';
 
 /**
- * What a write needs beyond its JSON Schema (seed 000 §4.1), for the calls whose name has one of
+ * What a write needs beyond its JSON Schema, for the calls whose name has one of
  * its verbs and one of its nouns. Fields are concepts ({@link Concept}), found in each tool's schema
  * by meaning; a rule never demands a field the schema cannot accept.
  */
@@ -38,7 +38,7 @@ export interface WriteRuleSpec {
 /** Verbs that send a record to someone. */
 export const SENDING_VERBS: readonly string[] = ['send', 'resend', 'email'];
 
-/** Documents with a party and lines (seed 000 §3: invoices, bills, credit notes; their siblings). */
+/** Documents with a party and lines (invoices, bills, credit notes; their siblings). */
 export const DOCUMENT_NOUNS: readonly string[] = [
   'invoice',
   'bill',
@@ -58,7 +58,7 @@ const MONEY_MOVE = {
 } as const;
 const TRANSFER = { required: ['fromAccount', 'toAccount', 'amount'], positive: ['amount'] } as const;
 
-/** The write rules, in the order their fields are reported (seed 000 §3.1, §3.2 by meaning). */
+/** The write rules, in the order their fields are reported, matched to tools by meaning. */
 export const WRITE_RULES: readonly WriteRuleSpec[] = [
   { name: 'a change to a record names it', classes: ['edit', 'destructive'], required: ['recordId'] },
   {
@@ -105,7 +105,7 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
 ];
 
 /**
- * The confirmation tier of a call (seed 000 §7.1): 0 for reads; the registry's classification when
+ * The confirmation tier of a call (see docs/mcp-servers.md, Confirmation tiers): 0 for reads; the registry's classification when
  * it sent one, else the contracts' classification by verb and annotations.
  */
 export function confirmationTier(

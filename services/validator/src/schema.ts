@@ -54,7 +54,7 @@ function modernize(node: Schema): void {
 }
 
 /**
- * A copy of a tool's JSON Schema that rejects unknown fields (seed 002 `.strict()`): every object
+ * A copy of a tool's JSON Schema that rejects unknown fields (like zod's `.strict()`): every object
  * schema that lists its fields ({@link listsFields}) and does not say `additionalProperties` gets
  * `unevaluatedProperties: false`, which also
  * sees the properties of `allOf`/`anyOf`/`oneOf` branches. The branches themselves are left open
@@ -235,7 +235,7 @@ function bounds(parent: Schema, unit: string): string | undefined {
 }
 
 /**
- * One ajv error in the seed 002 shape, or undefined for `required` (reported as a missing field)
+ * One ajv error as a {@link FieldIssue} (field, expected, received, code, message), or undefined for `required` (reported as a missing field)
  * and for combinator summaries that only repeat their branches' errors.
  */
 export function toFieldIssue(error: ErrorObject): FieldIssue | undefined {

@@ -29,7 +29,7 @@ export const GUARDRAILS = {
 type Schema = Record<string, unknown>;
 type Outcome = Omit<ValidationResult, 'durationMs'>;
 
-/** Empty in the sense of seed 000 §4.2: absent, null or the empty string. */
+/** Empty for a required field: absent, null or the empty string. */
 const isBlank = (value: unknown) => value === undefined || value === null || value === '';
 
 /**
@@ -105,7 +105,8 @@ function arrayLike(schema: Schema, field: string): boolean {
 
 /**
  * Validates one tool call against its definition: JSON Schema (strict on unknown fields),
- * the write rules of seed 000 and amount sanity, and builds the seed 000 style message.
+ * the write rules and amount sanity, and builds the message the model reads: what is missing or wrong,
+ * and how to fix it.
  */
 export function validateCall(
   definition: ToolDefinition,

@@ -19,7 +19,7 @@ function fakeCorrector(answer: (text: string) => unknown): JsonCorrector & { ask
   };
 }
 
-describe('answer blocks (seed 003 §5.3, seed 004)', () => {
+describe('answer blocks: validated, repaired, corrected once or removed', () => {
   it('leaves valid blocks and the text around them exactly as written', async () => {
     const text = `Invoice drafted.\n\n\`\`\`params\n${params}\n\`\`\`\n\n\`\`\`clarification\n${clarification}\n\`\`\`\n`;
     const out = await repairBlocks(text);

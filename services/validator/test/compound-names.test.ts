@@ -1,4 +1,4 @@
-// A name that does more than one thing (DESIGN §3.5: `preview_and_post_journal` is a write) is
+// A name that does more than one thing (`preview_and_post_journal` is a write: any write verb makes one) is
 // checked by the rules of every change it names: a "read" verb in front never skips them.
 import { classifyTool, type ToolDefinition } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';

@@ -19,7 +19,7 @@ const tool = (name: string, props: Record<string, unknown> = {}): ToolDefinition
   isWrite: false,
 });
 
-describe('building containers (seed 003 §4.3 groups)', () => {
+describe('building containers from the tool groups', () => {
   it('makes one container per group that has tools, named after the group, with a no-argument schema', () => {
     const names = containers.map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(['invoices', 'bills', 'payments', 'customers', 'journal']));
@@ -52,7 +52,7 @@ describe('building containers (seed 003 §4.3 groups)', () => {
   });
 });
 
-describe('seed 001 test list', () => {
+describe('checking calls of containers and of regular functions', () => {
   describe('container detection', () => {
     it('B1: a container called with parameters gets container_invocation_error', () => {
       const check = checkContainerCall(
@@ -178,7 +178,7 @@ describe('seed 001 test list', () => {
   });
 });
 
-describe('beyond the seed list', () => {
+describe('dot notation and near misses', () => {
   it('detects dot notation and points at the function', () => {
     const check = checkContainerCall('invoices.get_all_invoices', { Status: 'PAID' }, containers);
     if (check.kind !== 'error') throw new Error('expected an error');

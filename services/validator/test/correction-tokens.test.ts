@@ -1,4 +1,4 @@
-// Issue 27 item 6: the validator's LLM corrections spend no more model tokens than the agent held
+// The validator's LLM corrections spend no more model tokens than the agent held
 // for them in the tenant's quota (`correctionTokens`), each with its own max_tokens, and the reply
 // says what they spent (`correctionUsage`), which the agent settles against the tenant. Real NATS
 // and the scripted OpenAI-compatible model.

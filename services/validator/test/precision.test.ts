@@ -15,7 +15,7 @@ const definition = (tool: PublicTool): ToolDefinition => ({
 const check = (tool: PublicTool, args: Record<string, unknown>) =>
   validateCall(definition(tool), { tool: tool.name, args, callId: 'c', attempt: 1 }, compiler, new Set());
 
-describe('precision on the public servers: the schema decides what is required (DESIGN §3.5)', () => {
+describe('precision on the public servers: the schema decides what is required', () => {
   it.each(VALID_CALLS.map((c) => ({ ...c, server: c.tool.server, name: c.tool.name })))(
     '$server $name: $what passes untouched',
     ({ tool, args }) => {

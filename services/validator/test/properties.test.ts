@@ -16,7 +16,7 @@ const registry = demoBooksDefinitions();
 const available = new Set(registry.map((t) => t.name));
 const containers = buildContainers(registry);
 
-/** Seed 002's complex tool (a write the rules data does not know). */
+/** A complex tool with every field type (a write the rules data does not know). */
 const healthForm: ToolDefinition = {
   name: 'submit_health_form',
   isWrite: true,
@@ -89,7 +89,7 @@ function arbitraryFor(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /**
- * The one write rule no JSON Schema can say (seed 000 §4.1: debits = credits) applied to a generated
+ * The one write rule no JSON Schema can say (a journal's debits equal its credits) applied to a generated
  * journal entry: each line debits and credits the same amount, so the entry balances.
  */
 function withRules(tool: string, args: unknown): unknown {

@@ -26,7 +26,7 @@ const check = (definition: ToolDefinition, args: unknown) =>
 
 const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
 
-/** Tool names in every style DESIGN §3.5 reads: the verb and the nouns of one tool. */
+/** Tool names in every style the rules by meaning read: the verb and the nouns of one tool. */
 const NAME_STYLES = {
   snake: (verb: string, nouns: string[]) => [verb, ...nouns].join('_'),
   kebab: (verb: string, nouns: string[]) => [verb, ...nouns].join('-'),

@@ -11,7 +11,7 @@ const available = new Set(demo.keys());
 const check = (definition: ToolDefinition, args: unknown) =>
   validateCall(definition, { tool: definition.name, args, callId: 'c', attempt: 1 }, compiler, available);
 
-/** Seed 002's complex tool: every field type, strict on unknown fields. */
+/** A complex tool: every field type, strict on unknown fields. */
 const healthForm: ToolDefinition = {
   name: 'submit_health_form',
   isWrite: true,
@@ -40,14 +40,14 @@ const form = {
   recorded_at: '2025-10-05T14:30:00Z',
 };
 
-describe('seed 002 testing requirements', () => {
+describe('schema checks of every field type', () => {
   it('passes valid input for every field type, with optional fields omitted or all present', () => {
     expect(check(healthForm, form).status).toBe('passed');
     const all = { ...form, notes: 'ok', metadata: { nested: { deep: [1, { a: null }] } } };
     expect(check(healthForm, all)).toMatchObject({ status: 'passed', args: all });
   });
 
-  it('reports an invalid value of every field type in the seed 002 shape', () => {
+  it('reports an invalid value of every field type as a field issue', () => {
     const result = check(healthForm, {
       user_id: 7,
       weight: 'heavy',
@@ -201,7 +201,7 @@ describe('business rules as data', () => {
     expect(check(ledger, { Amount: '5' }).issues[0]).toMatchObject({ field: 'Amount', code: 'invalid_type' });
   });
 
-  it('covers every tool of seed 000 §3.1 and §3.2 with its required fields', () => {
+  it('covers every write tool of the demo books with its required fields', () => {
     const seed: Record<string, string[]> = {
       create_payment: ['AccountId', 'Amount', 'Applications'],
       create_invoice: ['ContactId', 'Lines'],
@@ -222,7 +222,7 @@ describe('business rules as data', () => {
       if (!books) continue;
       expect(check(books, {}).missingFields, tool).toEqual(fields);
       expect(check(books, {}).guardrails, tool).toEqual(['write_preflight_block']);
-      // A schema that requires nothing: the rules by meaning do not invent what it leaves out (DESIGN §3.5).
+      // A schema that requires nothing: the rules by meaning do not invent what it leaves out (the schema decides).
       const open: ToolDefinition = { name: tool, isWrite: true, inputSchema: { type: 'object' } };
       expect(check(open, {}), tool).toMatchObject({ status: 'passed', missingFields: [] });
     }
@@ -256,7 +256,7 @@ describe('schema compilation', () => {
   });
 });
 
-describe('fallback questions (seed 000 §6.2)', () => {
+describe('fallback questions', () => {
   it('asks in plain words for what is missing, from the field→question data', () => {
     const payment = check(demo.get('create_payment')!, { AccountId: randomUUID() });
     expect(payment.questions).toEqual([

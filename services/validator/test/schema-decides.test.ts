@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SchemaCompiler, validateCall } from '../src/app.ts';
 
-// DESIGN §3.5: the server's schema decides what is required. The rules by meaning check what is
+// The server's schema decides what is required. The rules by meaning check what is
 // sent or required; they never demand what the schema leaves optional.
 
 const compiler = new SchemaCompiler();

@@ -81,7 +81,7 @@ describe('containers over the bus', () => {
     ]);
   });
 
-  it('answers a container call: expand with no arguments, the seed 001 error with arguments', async () => {
+  it('answers a container call: expand with no arguments, the container invocation error with arguments', async () => {
     const scope = newScope();
     const recorder = recordEvents(bus, scope.requestId);
     const expand = await bus.request(
@@ -135,7 +135,7 @@ describe('containers over the bus', () => {
   });
 });
 
-describe('seed 004 JSON correction by the LLM', () => {
+describe('one JSON correction by the LLM', () => {
   it('corrects arguments that jsonrepair cannot make an object, once, at temperature 0.1, then validates them', async () => {
     llm.script({
       name: 'fix-args',

@@ -89,7 +89,7 @@ async function validate(
 const payment = { AccountId: ACCOUNT, Amount: 5000, Applications: [{ InvoiceId: INVOICE, Amount: 5000 }] };
 const line = { Description: 'Steel rods', Quantity: 10, UnitPrice: 450, TaxRate: 18 };
 
-describe('seed 000 §10 backend cases', () => {
+describe('backend cases of the write rules', () => {
   it('blocks create_payment without Amount and Applications, naming get_all_invoices', async () => {
     const { result, events } = await validate('create_payment', { args: { AccountId: ACCOUNT } });
     expect(result).toMatchObject({
@@ -213,7 +213,7 @@ describe('seed 000 §10 backend cases', () => {
   });
 });
 
-describe('schema checks in the seed 002 shape', () => {
+describe('schema checks reported as field issues', () => {
   it('rejects unknown fields, also where the schema does not say additionalProperties', async () => {
     const demo = await validate('create_invoice', {
       args: { ContactId: CONTACT, Lines: [line], Discount: 5 },
