@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CardChangeSchema, CardDetailSchema } from './confirmation-card.ts';
 import { ErrorCodeSchema, FieldIssueSchema } from './errors.ts';
 
 /** Routing paths. */
@@ -129,11 +130,9 @@ export const EventPayloads = {
     /** The record the change acts on, in words (name, number or reference). */
     record: z.string().optional(),
     /** What the card shows, in words: the action, record, party, amount, date and the call's other values; never ids. */
-    details: z.array(z.object({ label: z.string(), value: z.string() })).optional(),
+    details: z.array(CardDetailSchema).optional(),
     /** Tier 2: each field the change sets, as it is now (when it could be read) and as it will be. */
-    changes: z
-      .array(z.object({ field: z.string(), before: z.string().optional(), after: z.string() }))
-      .optional(),
+    changes: z.array(CardChangeSchema).optional(),
   }),
   /** One step of a confirmation's life, with the hash that binds it to the exact call. */
   confirmation: z.object({

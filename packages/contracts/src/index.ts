@@ -1,5 +1,6 @@
 export * from './attachments.ts';
 export * from './catalog.ts';
+export * from './confirmation-card.ts';
 export * from './envelope.ts';
 export * from './errors.ts';
 export * from './events.ts';

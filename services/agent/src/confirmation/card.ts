@@ -1,46 +1,39 @@
-import { isRecord, nameWords, parseToolName, singular } from '@munim/contracts';
+import {
+  type CardChange,
+  type CardDetail,
+  type ConfirmationCard,
+  isRecord,
+  nameWords,
+  parseToolName,
+  singular,
+} from '@munim/contracts';
 import { confirmWord, describeTool } from '../answer/tool-words.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
+import {
+  callCurrency,
+  factsFor,
+  idInWords,
+  inMajorUnits,
+  moneyObject,
+  recordFacts,
+  sent,
+  valueInWords,
+} from './call-values.ts';
 import {
   amountAndDate,
   areLines,
   dateInWords,
-  factsOf,
   fieldWords,
   isPartyField,
   labelOf,
-  linesInWords,
   ownIdField,
   partyRole,
-  type RecordFacts,
   show,
 } from './facts.ts';
 import { amountRank, dateRank, readFacts } from './fields.ts';
 import type { Lookups } from './lookup.ts';
-import { partyRefOf, refIn, refOf } from './refs.ts';
-import { isNameShaped, isNumberShaped, isOpaqueId, isParty, keyWords } from './words.ts';
-
-/** One fact of a confirmation card, in words. */
-export interface Detail {
-  label: string;
-  value: string;
-}
-
-/** A field a change sets: as it is now (when it could be read) and as it will be. */
-export interface Change {
-  field: string;
-  before?: string;
-  after: string;
-}
-
-/** A confirmation put to the user (seed 000 §7): its question and the facts the console shows. */
-export interface Card {
-  question: string;
-  /** The record the change acts on, in words. */
-  record?: string;
-  details: Detail[];
-  changes: Change[];
-}
+import { refIn, refOf } from './refs.ts';
+import { isNameShaped, isNumberShaped, isParty, keyWords } from './words.ts';
 
 const UNREQUESTED = '⚠️ You did not ask for this change: it was proposed from something I read, not by you. ';
 /** For the call's own amount, what is paid or applied is the headline, not a part of it. */
@@ -51,133 +44,12 @@ const isHeadlineAmount = (key: string, value: unknown) =>
 const isHeadlineDate = (key: string, value: unknown) =>
   typeof value === 'string' && typeof dateRank(keyWords(key)) === 'number';
 
-/** An amount sent with its currency (FreshBooks' `amount: { amount: "50.00", code: "CAD" }`). */
-function moneyObject(key: string, value: unknown): { amount: number; currency?: string } | undefined {
-  if (!isRecord(value) || Object.keys(value).length > 3) return undefined;
-  const { amount, currency } = readFacts({ [key]: value });
-  return amount === undefined ? undefined : { amount, ...(currency ? { currency } : {}) };
-}
-
-/**
- * The currency of the call's amounts: its own currency field, else that of the record it applies
- * to (a payment against a NZD invoice is in NZD), else the business's.
- */
-function callCurrency(args: Record<string, unknown>, lookups: Lookups): string | undefined {
-  const own = readFacts(args).currency;
-  if (own) return own;
-  const refs = Object.entries(args).flatMap(([k, v]) =>
-    Array.isArray(v) ? v.flatMap((item) => (isRecord(item) ? [refIn(item)] : [])) : [refOf(k, v)],
-  );
-  for (const ref of refs) {
-    const currency = ref ? factsFor(lookups, ref.value, ref.noun)?.currency : undefined;
-    if (currency) return currency;
-  }
-  return undefined;
-}
-
 const snake = (key: string) => nameWords(key).join('_');
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
-
-const idText = (id: unknown) => (typeof id === 'string' || typeof id === 'number' ? String(id) : undefined);
-
-/** The facts of the record an id names, when a read named it. */
-function factsFor(lookups: Lookups, id: unknown, noun?: string): RecordFacts | undefined {
-  const text = idText(id);
-  const looked = text === undefined ? undefined : lookups.get(text);
-  return looked && 'record' in looked ? recordFacts(looked.record, lookups, noun, looked.minor) : undefined;
-}
-
-/** A record's facts, its party named by the lookup of the id it gives for it when it gives no name. */
-function recordFacts(
-  record: Record<string, unknown>,
-  lookups: Lookups,
-  noun?: string,
-  minor?: boolean,
-): RecordFacts {
-  const facts = factsOf(record, noun);
-  if (minor && facts.amount !== undefined) facts.amount = facts.amount / 10 ** fractionDigits(facts.currency);
-  const ref = facts.party ? undefined : partyRefOf(record);
-  const party = ref ? lookups.get(ref.value) : undefined;
-  if (party && 'record' in party) {
-    const named = factsOf(party.record);
-    const name = named.name ?? named.party;
-    if (name) facts.party = name;
-    if (named.role) facts.role ??= named.role;
-  }
-  return facts;
-}
-
-/** Digits after the decimal point of a currency's amounts: 2 for INR and USD, 0 for JPY. */
-function fractionDigits(currency = 'INR'): number {
-  try {
-    return (
-      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
-      2
-    );
-  } catch {
-    return 2;
-  }
-}
-
-/** The call's amounts the schema gives in cents, in whole units for the card (the call itself is sent as it is). */
-function inMajorUnits(
-  args: Record<string, unknown>,
-  minor: ReadonlySet<string> | undefined,
-  currency: string,
-): Record<string, unknown> {
-  if (!minor || minor.size === 0) return args;
-  const scale = 10 ** fractionDigits(currency);
-  const convert = (o: Record<string, unknown>): Record<string, unknown> =>
-    Object.fromEntries(
-      Object.entries(o).map(([k, v]) => [
-        k,
-        typeof v === 'number' && minor.has(k)
-          ? v / scale
-          : Array.isArray(v)
-            ? v.map((item) => (isRecord(item) ? convert(item) : item))
-            : v,
-      ]),
-    );
-  return convert(args);
-}
-
-/** The value the call sends, when a person could recognise it (INV-404, ACC-BANK); never an opaque id. */
-function sent(id: unknown): string | undefined {
-  const text = idText(id)?.trim();
-  return text && !isOpaqueId(text) && !/^\d+$/.test(text) ? text : undefined;
-}
-
-/**
- * What the card says of an id: the record's name, or plainly that the books do not know it (or
- * could not be asked), with the value the call will send when a person can read it.
- */
-function idInWords(lookups: Lookups, id: unknown, noun = ''): string {
-  const facts = factsFor(lookups, id, noun);
-  const label = facts ? labelOf(facts) : undefined;
-  if (label) return label;
-  const text = idText(id);
-  const looked = text === undefined ? undefined : lookups.get(text);
-  const value = sent(id);
-  const what = noun ? noun.replace(/_/g, ' ') : 'record';
-  const why =
-    looked && 'failed' in looked
-      ? `I could not find this ${what} in the books: ${looked.failed}`
-      : looked && 'record' in looked
-        ? `the books name this ${what} no further`
-        : `not checked against the books`;
-  return value ? `${value} (${why})` : why;
-}
 
 /** The key of `record` that is `key` in another naming style, if any. */
 function sameKey(record: Record<string, unknown>, key: string): string | undefined {
   return key in record ? key : Object.keys(record).find((k) => snake(k) === snake(key));
-}
-
-function valueInWords(key: string, value: unknown, fmt: Formats): string {
-  if (Array.isArray(value) && value.every(isRecord) && areLines(value)) return linesInWords(value, fmt);
-  const money = moneyObject(key, value);
-  if (money) return fmt.money(money.amount, money.currency);
-  return show(key, value, fmt);
 }
 
 /** The record a change acts on (its own id among the arguments), named from its read. */
@@ -187,12 +59,12 @@ function ownRecord(
   args: Record<string, unknown>,
   lookups: Lookups,
   fmt: Formats,
-): { subject: string; details: Detail[]; before?: Record<string, unknown>; record?: string } {
+): { subject: string; details: CardDetail[]; before?: Record<string, unknown>; record?: string } {
   // The tool's object as it reads (`sales order`), only its last word singular.
   const nouns = parseToolName(tool).nouns;
   const noun = refOf(own, args[own])?.noun || [...nouns.slice(0, -1), singular(nouns.at(-1) ?? '')].join('_');
   const looked = lookups.get(String(args[own]));
-  const details: Detail[] = [];
+  const details: CardDetail[] = [];
   if (!looked || !('record' in looked)) {
     const reason = looked && 'failed' in looked ? looked.failed : 'no read tool of the books finds it';
     const value = sent(args[own]);
@@ -233,9 +105,9 @@ function otherArgs(
   fmt: Formats,
 ) {
   const out = {
-    details: [] as Detail[],
-    rest: [] as Detail[],
-    changes: [] as Change[],
+    details: [] as CardDetail[],
+    rest: [] as CardDetail[],
+    changes: [] as CardChange[],
     against: [] as string[],
     amount: undefined as string | undefined,
     party: undefined as string | undefined,
@@ -249,7 +121,7 @@ function otherArgs(
   const whole = Object.entries(args).find(([k, v]) => isHeadlineAmount(k, v))?.[1];
   for (const [key, value] of Object.entries(args)) {
     if (key === own?.field || !present(value)) continue;
-    let detail: Detail;
+    let detail: CardDetail;
     const ref = Array.isArray(value) ? undefined : refOf(key, value);
     if (ref) {
       const facts = factsFor(lookups, ref.value, ref.noun);
@@ -346,11 +218,11 @@ function changeOf(
   tool: string,
   key: string,
   value: unknown,
-  detail: Detail,
+  detail: CardDetail,
   before: Record<string, unknown> | undefined,
   lookups: Lookups,
   fmt: Formats,
-): Change | null | undefined {
+): CardChange | null | undefined {
   if (!before)
     return parseToolName(tool).verbClass === 'edit'
       ? { field: detail.label, after: detail.value }
@@ -384,7 +256,7 @@ export function confirmationCard(
     /** Fields whose amounts the server's schema says are in the currency's smallest unit (cents). */
     minorUnits?: ReadonlySet<string>;
   } = {},
-): Card {
+): ConfirmationCard {
   const lookups = opts.lookups ?? new Map();
   const business = opts.formats ?? formatsFor();
   const currency = callCurrency(called, lookups);

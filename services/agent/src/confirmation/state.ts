@@ -1,4 +1,11 @@
-import { McpToolResultSchema, RouteDecisionSchema, ToolContainerSchema, UsageSchema } from '@munim/contracts';
+import {
+  CardChangeSchema,
+  CardDetailSchema,
+  McpToolResultSchema,
+  RouteDecisionSchema,
+  ToolContainerSchema,
+  UsageSchema,
+} from '@munim/contracts';
 import { z } from 'zod';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import { AgentError } from '../run/errors.ts';
@@ -48,10 +55,8 @@ export const LoopStateSchema = z.object({
   /** The record the change acts on, in words. */
   record: z.string().optional(),
   /** The confirmation card's facts and changes in words, shown again when it is asked again. */
-  details: z.array(z.object({ label: z.string(), value: z.string() })).optional(),
-  changes: z
-    .array(z.object({ field: z.string(), before: z.string().optional(), after: z.string() }))
-    .optional(),
+  details: z.array(CardDetailSchema).optional(),
+  changes: z.array(CardChangeSchema).optional(),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
