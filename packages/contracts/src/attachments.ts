@@ -60,8 +60,11 @@ export const AttachmentParamsSchema = z.object({ attachmentId: AttachmentIdSchem
 /** `?exp&sig` of a signed download link (local storage). */
 export const AttachmentLinkQuerySchema = z
   .object({
-    exp: z.coerce.number().int().positive(),
-    sig: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'is not a link signature'),
+    exp: z.coerce.number().int().positive().describe('When the link expires, in seconds since the epoch.'),
+    sig: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'is not a link signature')
+      .describe('The link’s signature: the credential of this download.'),
   })
   .strict();
 

@@ -5,11 +5,18 @@ import { IdSchema, RequestIdSchema } from '../envelope.ts';
 
 /** `?entityId&orgId`: taken from the credentials when auth is on (and must match if given). */
 export const TenantQuerySchema = z
-  .object({ entityId: IdSchema.optional(), orgId: IdSchema.optional() })
+  .object({
+    entityId: IdSchema.optional().describe(
+      'The entity; required without auth, must be the credential’s with it.',
+    ),
+    orgId: IdSchema.optional().describe(
+      'The organisation; required without auth, must be the credential’s with it.',
+    ),
+  })
   .describe('The tenant; required without auth, must match the credentials with it.');
 
 export const ConversationListQuerySchema = TenantQuerySchema.extend({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe('Most conversations to list.'),
 }).strict();
 
 export const ConversationParamsSchema = z.object({ conversationId: IdSchema }).strict();

@@ -6,10 +6,17 @@ import { IdSchema } from '../envelope.ts';
 /** `GET /v1/metrics/health?from=&to=`: a window (default the last 24 hours) of the caller's tenant. */
 export const HealthMetricsQuerySchema = z
   .object({
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-    entityId: IdSchema.optional(),
-    orgId: IdSchema.optional(),
+    from: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('Start of the window (default: the last 24 hours).'),
+    to: z.iso.datetime({ offset: true }).optional().describe('End of the window; default now.'),
+    entityId: IdSchema.optional().describe(
+      'The entity; required without auth, must be the credential’s with it.',
+    ),
+    orgId: IdSchema.optional().describe(
+      'The organisation; required without auth, must be the credential’s with it.',
+    ),
   })
   .strict();
 export type HealthMetricsQuery = z.infer<typeof HealthMetricsQuerySchema>;
