@@ -34,7 +34,8 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   NATS_TLS_KEY_FILE: 'The key of NATS_TLS_CERT_FILE.',
 
   // Shared by several services
-  DATABASE_URL: "PostgreSQL, as this service's own role (see operations.md: per-service database roles).",
+  DATABASE_URL:
+    "PostgreSQL, as this service's own role (see [operations.md](operations.md#upgrades-and-migrations)).",
   OPENAI_BASE_URL: 'Any OpenAI-compatible chat-completions endpoint.',
   OPENAI_API_KEY: 'API key of OPENAI_BASE_URL; never logged.',
   LLM_MODEL: 'Model name at OPENAI_BASE_URL (the deployment name with Azure).',
@@ -193,10 +194,10 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   MCP_SERVER_URL: "The accounting MCP server's Streamable HTTP endpoint; required unless MCP_SERVERS is set.",
   MCP_SERVERS:
     'Several MCP servers: a JSON list, or comma-separated http(s) URLs and `stdio:<command>` entries; ' +
-    'takes precedence over MCP_SERVER_URL. See mcp-servers.md.',
+    'takes precedence over MCP_SERVER_URL. See [mcp-servers.md](mcp-servers.md).',
   TOOL_POLICY_FILE:
     'The tool policy (JSON or YAML): trusted servers, and per tool read or write, confirmation tier and ' +
-    'extra write rules. A bad file stops the executor. See mcp-servers.md.',
+    'extra write rules. A bad file stops the executor. See [mcp-servers.md](mcp-servers.md).',
   MCP_AUTH_TOKEN: 'Bearer token sent to MCP_SERVER_URL; never logged.',
   MCP_READ_TIMEOUT_MS: 'Bound on one read tool call.',
   MCP_WRITE_TIMEOUT_MS: 'Bound on one write tool call.',

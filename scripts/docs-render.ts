@@ -317,6 +317,11 @@ const DURATIONS: [number, string][] = [
   [1_000, 's'],
 ];
 
+const SIZES: [number, string][] = [
+  [1024 * 1024, 'MB'],
+  [1024, 'KB'],
+];
+
 function defaultText(name: string, field: ZodLike): string {
   let schema = field;
   while (schema._zod.def.type === 'optional' && schema._zod.def.innerType) schema = schema._zod.def.innerType;
@@ -327,10 +332,9 @@ function defaultText(name: string, field: ZodLike): string {
     return value.startsWith(ROOT) ? code(`<repository>/${relative(ROOT, value)}`) : code(value);
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
-    const unit = DURATIONS.find(([ms]) => typeof value === 'number' && value >= ms && value % ms === 0);
-    return name.endsWith('_MS') && unit && typeof value === 'number'
-      ? `${code(value)} (${value / unit[0]} ${unit[1]})`
-      : code(value);
+    const units = name.endsWith('_MS') ? DURATIONS : name.endsWith('_BYTES') ? SIZES : [];
+    const unit = units.find(([size]) => typeof value === 'number' && value >= size && value % size === 0);
+    return unit && typeof value === 'number' ? `${code(value)} (${value / unit[0]} ${unit[1]})` : code(value);
   }
   if (Array.isArray(value)) return value.length === 0 ? 'none' : code(value.join(','));
   return 'none';
