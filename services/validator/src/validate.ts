@@ -6,11 +6,12 @@ import {
   type ValidationResult,
 } from '@munim/contracts';
 import { argsHash } from '@munim/kit';
+import type { ValidateFunction } from 'ajv/dist/2019.js';
 import { parseArgs } from './args.ts';
 import { amountIssues } from './checks.ts';
 import { guidanceSentence, questionsFor, sourceOf } from './guidance.ts';
 import { checkJournal } from './journal.ts';
-import { rulesFor, valueAt } from './match.ts';
+import { type CallRules, rulesFor, valueAt } from './match.ts';
 import { deref, propertiesOf, requiredNames } from './required.ts';
 import { confirmationTier } from './rules.ts';
 import { fieldPath, renderValue, type SchemaCompiler, toFieldIssue } from './schema.ts';
@@ -150,68 +151,16 @@ export function validateCall(
     if (Array.isArray(value) && value.length === 0) missing.push(field);
   }
 
-  const compiled = compiler.compile(tool, schema);
-  if (compiled.ok) {
-    if (!compiled.validate(args)) {
-      for (const error of compiled.validate.errors ?? []) {
-        if (error.keyword === 'required') {
-          missing.push(
-            fieldPath(
-              error.instancePath,
-              String((error.params as { missingProperty: unknown }).missingProperty),
-            ),
-          );
-          continue;
-        }
-        const issue = toFieldIssue(error);
-        if (issue) issues.push(issue);
-      }
-    }
-  } else {
+  const checked = compiler.compile(tool, schema);
+  if (checked.ok) schemaErrors(checked.validate, args, missing, issues);
+  else {
     guardrails.push(GUARDRAILS.schemaUnavailable);
     // Fail closed: a write the server's schema cannot check is not sent on the rules alone.
-    if (isWrite) issues.push(uncheckable(tool, compiled.reason));
+    if (isWrite) issues.push(uncheckable(tool, checked.reason));
   }
   blankRequired(schema, schema, args, '', missing);
 
-  let signed: ReadonlySet<string> | undefined;
-  if (rules) {
-    for (const field of rules.nonEmpty) {
-      const value = valueAt(args, field);
-      if (!isBlank(value) && !Array.isArray(value)) {
-        issues.push({
-          field,
-          expected: 'array',
-          received: renderValue(value),
-          code: 'invalid_type',
-          message: `Field '${field}' must be a non-empty array.`,
-        });
-      }
-    }
-    for (const field of rules.positive) {
-      const value = valueAt(args, field);
-      if (typeof value === 'number' && Number.isFinite(value) && value <= 0) {
-        issues.push({
-          field,
-          expected: 'number > 0',
-          received: String(value),
-          code: 'too_small',
-          message: `Field '${field}' must be greater than 0, but received ${value}.`,
-        });
-      }
-    }
-    const lines = rules.journal === undefined ? undefined : valueAt(args, rules.journal);
-    if (rules.journal !== undefined && Array.isArray(lines) && lines.length > 0) {
-      const journal = checkJournal(lines, rules.journal);
-      signed = journal.signed;
-      // A posting type the schema's enum already rejected is not reported twice.
-      issues.push(
-        ...journal.issues.filter(
-          (j) => !issues.some((i) => i.field === j.field && j.field !== rules.journal),
-        ),
-      );
-    }
-  }
+  const signed = rules ? ruleIssues(rules, args, issues) : undefined;
   if (isWrite) amountIssues(schema, args, '', issues, signed);
 
   const missingFields = [...new Set(missing)];
@@ -232,23 +181,11 @@ export function validateCall(
   const blocked = missingFields.length > 0 || uniqueIssues.length > 0;
   if (blocked && isWrite) guardrails.push(GUARDRAILS.writePreflightBlock);
 
-  const sources = new Map<string, string>();
-  const sentences: string[] = [];
-  for (const field of [
-    ...missingFields,
-    ...uniqueIssues.filter((i) => i.code === 'invalid_format').map((i) => i.field),
-  ]) {
-    const source = sourceOf(field, tool);
-    if (
-      !source ||
-      !availableTools.has(source.tool) ||
-      sources.has(`${source.tool}:${source.supplies ?? field}`)
-    )
-      continue;
-    sources.set(`${source.tool}:${source.supplies ?? field}`, source.tool);
-    sentences.push(guidanceSentence(field, source));
-  }
-  const suggestedTools = [...new Set(sources.values())];
+  const { sentences, suggestedTools } = guidance(
+    [...missingFields, ...uniqueIssues.filter((i) => i.code === 'invalid_format').map((i) => i.field)],
+    tool,
+    availableTools,
+  );
 
   let message: string;
   if (!blocked) {
@@ -280,4 +217,89 @@ export function validateCall(
     guardrails,
     ...(missingFields.length > 0 ? { questions: questionsFor(tool, missingFields) } : {}),
   };
+}
+
+/** The schema's errors on `args`: a missing required field into `missing`, every other error into `issues`. */
+function schemaErrors(
+  validate: ValidateFunction,
+  args: Record<string, unknown>,
+  missing: string[],
+  issues: FieldIssue[],
+): void {
+  if (validate(args)) return;
+  for (const error of validate.errors ?? []) {
+    if (error.keyword === 'required') {
+      missing.push(
+        fieldPath(error.instancePath, String((error.params as { missingProperty: unknown }).missingProperty)),
+      );
+      continue;
+    }
+    const issue = toFieldIssue(error);
+    if (issue) issues.push(issue);
+  }
+}
+
+/**
+ * The write rules beyond the schema, into `issues`: arrays where the rules want them, amounts above
+ * zero, a journal with two lines or more that balances. Returns the journal's signed amount fields.
+ */
+function ruleIssues(
+  rules: CallRules,
+  args: Record<string, unknown>,
+  issues: FieldIssue[],
+): ReadonlySet<string> | undefined {
+  for (const field of rules.nonEmpty) {
+    const value = valueAt(args, field);
+    if (!isBlank(value) && !Array.isArray(value)) {
+      issues.push({
+        field,
+        expected: 'array',
+        received: renderValue(value),
+        code: 'invalid_type',
+        message: `Field '${field}' must be a non-empty array.`,
+      });
+    }
+  }
+  for (const field of rules.positive) {
+    const value = valueAt(args, field);
+    if (typeof value === 'number' && Number.isFinite(value) && value <= 0) {
+      issues.push({
+        field,
+        expected: 'number > 0',
+        received: String(value),
+        code: 'too_small',
+        message: `Field '${field}' must be greater than 0, but received ${value}.`,
+      });
+    }
+  }
+  const lines = rules.journal === undefined ? undefined : valueAt(args, rules.journal);
+  if (rules.journal === undefined || !Array.isArray(lines) || lines.length === 0) return undefined;
+  const journal = checkJournal(lines, rules.journal);
+  // A posting type the schema's enum already rejected is not reported twice.
+  issues.push(
+    ...journal.issues.filter((j) => !issues.some((i) => i.field === j.field && j.field !== rules.journal)),
+  );
+  return journal.signed;
+}
+
+/** Where the model can read each of `fields` with a tool it has: one sentence per tool and field it supplies. */
+function guidance(
+  fields: readonly string[],
+  tool: string,
+  availableTools: ReadonlySet<string>,
+): { sentences: string[]; suggestedTools: string[] } {
+  const sources = new Map<string, string>();
+  const sentences: string[] = [];
+  for (const field of fields) {
+    const source = sourceOf(field, tool);
+    if (
+      !source ||
+      !availableTools.has(source.tool) ||
+      sources.has(`${source.tool}:${source.supplies ?? field}`)
+    )
+      continue;
+    sources.set(`${source.tool}:${source.supplies ?? field}`, source.tool);
+    sentences.push(guidanceSentence(field, source));
+  }
+  return { sentences, suggestedTools: [...new Set(sources.values())] };
 }
