@@ -1,13 +1,8 @@
+import { feedbackButtons, makeCards } from './cards.js';
 import { PipelineDebugger } from './debugger.js';
+import { $, el, errorText } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 import { readEvents } from './sse.js';
-
-const $ = (selector) => document.querySelector(selector);
-const el = (tag, props = {}, ...children) => {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
-};
 
 const settings = {
   apiKey: sessionStorage.getItem('munim.apiKey') ?? '',
@@ -32,14 +27,6 @@ function headers(json = false) {
 }
 const tenantQuery = () =>
   new URLSearchParams({ entityId: settings.entityId, orgId: settings.orgId }).toString();
-
-async function errorText(response) {
-  try {
-    return (await response.json()).error?.message ?? response.statusText;
-  } catch {
-    return response.statusText;
-  }
-}
 
 function scrollDown() {
   const chat = $('#chat');
@@ -105,162 +92,13 @@ async function attach(file) {
   }
 }
 
-// ---- cards -------------------------------------------------------------------------------
-
-const cards = {
-  params(spec) {
-    const card = el('section', { className: 'card params' });
-    card.setAttribute('aria-label', spec.operation ?? 'Details');
-    card.append(el('h3', { textContent: spec.operation ?? 'Details' }));
-    const list = el('dl');
-    for (const item of spec.applied ?? [])
-      list.append(el('dt', { textContent: item.label }), el('dd', { textContent: String(item.value) }));
-    const pending = el('dl', { className: 'pending' });
-    for (const item of spec.pending ?? [])
-      pending.append(el('dt', { textContent: item.label }), el('dd', { textContent: item.hint ?? '' }));
-    card.append(list, pending);
-    return card;
-  },
-  clarification(spec) {
-    const options = Array.isArray(spec.options) ? spec.options : [];
-    const type = spec.type === 'dropdown' || spec.type === 'checkbox' ? spec.type : 'radio';
-    const name = `clarify-${Math.random().toString(36).slice(2)}`;
-    const form = el('form', { className: 'card clarification' });
-    const set = el('fieldset', {}, el('legend', { textContent: spec.question ?? 'Please choose' }));
-    if (type === 'dropdown') {
-      const select = el('select', { name });
-      select.setAttribute('aria-label', spec.question ?? 'Choose');
-      for (const option of options)
-        select.append(el('option', { value: option.value, textContent: option.label }));
-      set.append(select);
-    } else {
-      for (const option of options) {
-        const input = el('input', {
-          type: type === 'checkbox' ? 'checkbox' : 'radio',
-          name,
-          value: option.value,
-        });
-        input.dataset.label = option.label;
-        set.append(el('label', {}, input, ` ${option.label}`), el('br'));
-      }
-    }
-    const submit = el('button', { type: 'submit', className: 'primary', textContent: 'Send answer' });
-    form.append(set, submit);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      let labels;
-      if (type === 'dropdown') {
-        const select = form.querySelector('select');
-        labels = [select.selectedOptions[0]?.textContent ?? ''];
-      } else {
-        labels = [...form.querySelectorAll('input:checked')].map((input) => input.dataset.label);
-      }
-      if (labels.length === 0 || running) return;
-      for (const control of form.querySelectorAll('input, select, button')) control.disabled = true;
-      void ask({ query: labels.join(', ') });
-    });
-    return form;
-  },
-};
-
-function mcqCard(mcq) {
-  const card = el('section', { className: 'card mcq' });
-  card.setAttribute('role', 'group');
-  card.setAttribute('aria-label', 'Confirmation needed');
-  if (mcq.unrequested) {
-    card.classList.add('unrequested');
-    card.append(
-      el('p', {
-        className: 'warning',
-        textContent:
-          'You did not ask for this change. It was suggested by something munim read — check it before confirming.',
-      }),
-    );
-  }
-  const changes = mcq.changes ?? [];
-  // The changes are listed below: the question's own lines of them would say it twice.
-  card.append(el('h3', { textContent: changes.length > 0 ? mcq.question.split('\n')[0] : mcq.question }));
-  // Facts in words from the agent; the call's ids and tool name are not for people to read.
-  const facts = mcq.details ?? (mcq.record ? [{ label: 'Record', value: mcq.record }] : []);
-  if (facts.length > 0) {
-    const details = el('dl');
-    for (const { label, value } of facts) {
-      details.append(el('dt', { textContent: label }), el('dd', { textContent: value }));
-    }
-    card.append(details);
-  }
-  if (changes.length > 0) {
-    const list = el('dl', { className: 'changes' });
-    for (const change of changes) {
-      const now = change.before === undefined ? 'set to ' : `${change.before} → `;
-      list.append(
-        el('dt', { textContent: change.field }),
-        el('dd', { textContent: `${now}${change.after}` }),
-      );
-    }
-    card.append(list);
-  }
-  let typed = null;
-  if (mcq.confirm_text) {
-    typed = el('input', { type: 'text', autocomplete: 'off', className: 'typed-input' });
-    card.append(el('label', { className: 'typed' }, `Type "${mcq.confirm_text}" to confirm: `, typed));
-  }
-  const buttons = el('div', { className: 'options' });
-  for (const option of mcq.options) {
-    const button = el('button', {
-      type: 'button',
-      textContent: option.label,
-      className: option.value === 'confirm' ? 'primary' : '',
-    });
-    button.dataset.value = option.value;
-    if (option.value === 'confirm' && typed) {
-      button.disabled = true;
-      typed.addEventListener('input', () => {
-        button.disabled = typed.value.trim() !== mcq.confirm_text;
-      });
-    }
-    button.addEventListener('click', () => {
-      if (running) return;
-      for (const control of card.querySelectorAll('button, input')) control.disabled = true;
-      card.append(
-        el('p', { className: 'done', textContent: option.value === 'confirm' ? 'Confirmed.' : 'Cancelled.' }),
-      );
-      void ask({
-        mcqResponse: {
-          actionId: mcq.actionId,
-          value: option.value,
-          ...(typed && option.value === 'confirm' ? { typedConfirmation: typed.value.trim() } : {}),
-        },
-      });
-    });
-    buttons.append(button);
-  }
-  card.append(buttons);
-  return card;
-}
-
-function feedbackButtons(requestId) {
-  const make = (signal, label, text) => {
-    const button = el('button', { type: 'button', textContent: text });
-    button.setAttribute('aria-label', label);
-    button.setAttribute('aria-pressed', 'false');
-    button.dataset.signal = signal;
-    button.addEventListener('click', async () => {
-      const response = await fetch('/v1/feedback', {
-        method: 'POST',
-        headers: headers(true),
-        body: JSON.stringify({ requestId, signal, entityId: settings.entityId, orgId: settings.orgId }),
-      });
-      if (response.ok) {
-        for (const other of button.parentElement.querySelectorAll('[data-signal]'))
-          other.setAttribute('aria-pressed', 'false');
-        button.setAttribute('aria-pressed', 'true');
-      }
-    });
-    return button;
-  };
-  return [make('thumbs_up', 'Good answer', '▲ Helpful'), make('thumbs_down', 'Bad answer', '▼ Not helpful')];
-}
+const { cards, mcqCard } = makeCards({ busy: () => running !== null, send: (input) => void ask(input) });
+const sendFeedback = (requestId) => (signal) =>
+  fetch('/v1/feedback', {
+    method: 'POST',
+    headers: headers(true),
+    body: JSON.stringify({ requestId, signal, entityId: settings.entityId, orgId: settings.orgId }),
+  });
 
 // ---- asking --------------------------------------------------------------------------------
 
@@ -355,7 +193,7 @@ async function ask(input) {
     if (requestId) {
       const open = el('button', { type: 'button', textContent: 'Debug', className: 'debug' });
       open.addEventListener('click', () => void openDebugger(requestId));
-      meta.append(...feedbackButtons(requestId), open);
+      meta.append(...feedbackButtons(sendFeedback(requestId)), open);
     }
     void loadConversations();
   }
@@ -461,7 +299,9 @@ async function switchTo(id) {
       if (message.requestId) {
         const open = el('button', { type: 'button', textContent: 'Debug', className: 'debug' });
         open.addEventListener('click', () => void openDebugger(message.requestId));
-        article.append(el('div', { className: 'meta' }, ...feedbackButtons(message.requestId), open));
+        article.append(
+          el('div', { className: 'meta' }, ...feedbackButtons(sendFeedback(message.requestId)), open),
+        );
       }
       $('#chat').append(article);
     }

@@ -1,8 +1,8 @@
-import fastifyCors from '@fastify/cors';
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { adminRoutes } from './admin/index.ts';
-import { attachmentContentRoutes, attachmentRoutes } from './attachments/routes.ts';
+import { attachmentContentRoutes } from './attachments/content.ts';
+import { attachmentRoutes } from './attachments/routes.ts';
 import { trustHops } from './client-address.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { createContext, type GatewayContext, type GatewayDeps } from './context.ts';
@@ -13,6 +13,7 @@ import { healthRoutes } from './health/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { bearerAuth, principals } from './plugins/auth.ts';
+import { registerCors } from './plugins/cors.ts';
 import { errors } from './plugins/errors.ts';
 import { hostCheck } from './plugins/host-check.ts';
 import { rateLimit, urlLimit } from './plugins/limits.ts';
@@ -56,24 +57,6 @@ const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   suggestionRoutes,
   mcpRoutes,
 ];
-
-/** Registers CORS for the configured origins (none: no cross-origin access). */
-async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
-  if (origins.length === 0) return;
-  await app.register(fastifyCors, {
-    origin: origins.includes('*') ? '*' : [...origins],
-    methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: [
-      'authorization',
-      'content-type',
-      'last-event-id',
-      'mcp-protocol-version',
-      'mcp-session-id',
-    ],
-    exposedHeaders: ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
-    maxAge: 600,
-  });
-}
 
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {

@@ -2,6 +2,10 @@ import type { Attachments } from '@munim/attachments';
 import type { Tenant } from '../auth.ts';
 import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 
+/** 404 for an attachment that does not exist or is another tenant's. */
+export const attachmentNotFound = (id: string) =>
+  new HttpRefusal(404, httpError('NOT_FOUND', `No attachment ${id}.`, { field: 'attachmentId' }));
+
 /** Attachments need the database; the 503 without one. */
 export const noAttachments = () => noDatabase('Attachments', 'are');
 

@@ -1,13 +1,11 @@
 import {
   ArchiveRefusedError,
   type AttachmentRow,
-  contentDisposition,
   ExtractionBusyError,
   UnsupportedTypeError,
 } from '@munim/attachments';
 import {
   ATTACHMENT_TYPES,
-  AttachmentLinkQuerySchema,
   AttachmentParamsSchema,
   AttachmentSchema,
   AttachmentUploadFieldsSchema,
@@ -24,7 +22,7 @@ import { megabytes, readFileUpload } from '../multipart.ts';
 import { errorResponses, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import { requestTenant } from '../tenant-gate.ts';
-import { noAttachments } from './checks.ts';
+import { attachmentNotFound, noAttachments } from './checks.ts';
 
 const ACCEPTED = Object.entries(ATTACHMENT_TYPES)
   .flatMap(([, type]) => type.extensions.filter((e) => e !== 'text' && e !== 'md'))
@@ -40,9 +38,6 @@ const readUpload = (request: FastifyRequest, maxBytes: number) =>
     missing: 'file: a file is required',
     otherFiles: 'refuse',
   });
-
-const notFound = (id: string) =>
-  new HttpRefusal(404, httpError('NOT_FOUND', `No attachment ${id}.`, { field: 'attachmentId' }));
 
 /** Whether a conversation exists and belongs to another tenant. */
 async function foreignConversation(db: Kysely<Database>, tenant: Tenant, conversationId: string) {
@@ -141,7 +136,7 @@ export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
       if (!attachments) throw noAttachments();
       const { attachmentId } = request.params;
       const row = await attachments.find(attachmentId, tenant);
-      if (!row) throw notFound(attachmentId);
+      if (!row) throw attachmentNotFound(attachmentId);
       return attachments.view(row);
     },
   );
@@ -161,66 +156,8 @@ export const attachmentRoutes: FastifyPluginAsync<GatewayContext> = async (app, 
       const tenant = requestTenant(request, request.query);
       if (!attachments) throw noAttachments();
       const { attachmentId } = request.params;
-      if (!(await attachments.remove(attachmentId, tenant))) throw notFound(attachmentId);
+      if (!(await attachments.remove(attachmentId, tenant))) throw attachmentNotFound(attachmentId);
       return reply.code(204).send();
-    },
-  );
-};
-
-/**
- * `GET /v1/attachments/:id/content?exp&sig`: the bytes behind a signed link. The signature is
- * the credential (so an `<img>` or a download works without headers); registered outside the
- * bearer-authenticated scope for that reason.
- */
-export const attachmentContentRoutes: FastifyPluginAsync<Pick<GatewayContext, 'attachments'>> = async (
-  app,
-  { attachments },
-) => {
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/v1/attachments/:attachmentId/content',
-    {
-      schema: {
-        summary: 'Download an attachment through its signed link (exp and sig from url)',
-        tags: ['attachments'],
-        params: AttachmentParamsSchema,
-        querystring: AttachmentLinkQuerySchema,
-        response: {
-          200: {
-            description: 'The file',
-            content: { 'application/octet-stream': { schema: { type: 'string' } } },
-          },
-          ...errorResponses(400, 403, 404, 503),
-        },
-      },
-    },
-    async (request, reply) => {
-      if (!attachments) throw noAttachments();
-      const id = request.params.attachmentId;
-      const { exp, sig } = request.query;
-      const check = attachments.checkLink(id, exp, sig);
-      if (check !== 'ok') {
-        throw new HttpRefusal(
-          403,
-          httpError(
-            'FORBIDDEN',
-            check === 'expired'
-              ? 'exp: this link has expired; ask for a fresh one (GET /v1/attachments/:id)'
-              : 'sig: this link is not valid',
-            { field: check === 'expired' ? 'exp' : 'sig' },
-          ),
-        );
-      }
-      const row = await attachments.findById(id);
-      if (!row) throw notFound(id);
-      const bytes = await attachments.content(row);
-      const maxAge = Math.max(0, exp - Math.floor(Date.now() / 1000));
-      return reply
-        .type(row.mime_type)
-        .header('content-disposition', contentDisposition(row.filename))
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cache-control', `private, max-age=${maxAge}`)
-        .send(bytes);
     },
   );
 };
