@@ -39,7 +39,7 @@ export const EnvSchema = BaseEnvSchema.extend({
   LLM_MAX_TOKENS_CAPABLE: z.coerce.number().int().positive().default(8192),
   LLM_MAX_TOKENS_CHAT: z.coerce.number().int().positive().default(512),
   MAX_ITERATIONS: z.coerce.number().int().min(1).max(50).default(10),
-  /** Blocked retries of one write tool before the agent asks the user instead (seed 000 §8). */
+  /** Blocked retries of one write tool before the agent asks the user instead of trying again. */
   MAX_WRITE_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   VALIDATE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   // Longer than the executor's write timeout (60 s) plus its idempotency grace, so a retry waits it out.

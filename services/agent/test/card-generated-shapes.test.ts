@@ -1,4 +1,4 @@
-// Issue 26 item 3, tested by generation: records whose fields are spelled in every naming style
+// Confirmation cards tested by generation: records whose fields are spelled in every naming style
 // (snake, camel, Pascal, kebab, upper snake), nested in every way the public APIs nest them (flat,
 // a party object, a QuickBooks-style reference, an Odoo-style [id, name] pair, a money object, a
 // header or totals object), with values in every shape (ISO, Microsoft JSON, compact and Unix

@@ -1,4 +1,4 @@
-// Issue 26 item 3: a new document or payment names its party on any server — whether the call
+// A new document or payment names its party on any server — whether the call
 // names the party by name, by an opaque id (Stripe's `customer: "cus_…"`), by a reference object
 // (QuickBooks' `CustomerRef`) or by a small number (Odoo's `partner_id: 7`, which many tables
 // share) — from what the turn read, or else by a read of the party on the write's server.

@@ -1,4 +1,4 @@
-// Issue 26 item 3: a confirmation names the record (number, party, amount, date) on any server.
+// A confirmation names the record (number, party, amount, date) on any server.
 // Record shapes as the public accounting APIs return them (Xero, QuickBooks Online, Stripe, Zoho
 // Books, Odoo, FreshBooks, Sage Accounting, Tally), wrapped in each API's own list envelope: the
 // turn lists the invoices, then a write points at one by the API's own id field, and the card names

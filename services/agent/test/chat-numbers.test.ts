@@ -1,4 +1,4 @@
-// Issue 27 item 10: many first turns of one tenant at once each get their own chat number, none is
+// Many first turns of one tenant at once each get their own chat number, none is
 // lost, and a turn saved twice (a redelivered request) is stored once.
 import { randomUUID } from 'node:crypto';
 import type { RequestScope } from '@munim/contracts';

@@ -1,4 +1,4 @@
-// Issue 20 item 3: a confirmation names the record and its party in words, read by id through the
+// A confirmation names the record and its party in words, read by id through the
 // validator and executor when the model gave ids only, and never shows an id, even when the read fails.
 import type { ValidationResult } from '@munim/contracts';
 import { describe, expect, it } from 'vitest';
@@ -254,7 +254,7 @@ describe('cards without reads', () => {
   });
 });
 
-describe('a server whose invoices spell the customer `Customer` and the number `InvoiceId` (issue 26)', () => {
+describe('a server whose invoices spell the customer `Customer` and the number `InvoiceId`', () => {
   const listed = {
     invoices: [
       { InvoiceId: 'INV-042', Customer: 'Bolt Ltd', Total: 8000, IssuedOn: '2026-01-08', Status: 'open' },

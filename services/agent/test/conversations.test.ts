@@ -1,4 +1,4 @@
-// Conversations are a tenant's, entity and org together (issue 17 item 7): two orgs sharing an
+// Conversations are a tenant's, entity and org together: two orgs sharing an
 // entity id each number their chats from #MJ-0001 and never write into the other's.
 import { randomUUID } from 'node:crypto';
 import type { RequestScope } from '@munim/contracts';

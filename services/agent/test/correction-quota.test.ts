@@ -1,4 +1,4 @@
-// Issue 27 item 6: before the agent asks the validator for something it may correct with an LLM,
+// Before the agent asks the validator for something it may correct with an LLM,
 // it holds tokens for the corrections in the tenant's quota (what is left, when that is less), so
 // corrections cannot pass the quota, however many run at once; it settles to what the validator
 // reports they spent. On the real PostgreSQL rows every agent shares.

@@ -9,7 +9,7 @@ const rupees = (n: number) =>
 const byType = (plan: Enrichment[]) => Object.fromEntries(plan.map((e) => [e.type, e.lines]));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
-describe('auto-enrichments (seed 003 §7)', () => {
+describe('auto-enrichments: facts computed from the results by code', () => {
   it('formats rupees in lakhs and crores', () => {
     expect(formatInr(1234567)).toBe('₹12,34,567 (12.35 lakh)');
     expect(formatInr(25_000_000)).toBe('₹2,50,00,000 (2.50 crore)');

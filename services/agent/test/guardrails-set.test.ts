@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAnswers, scoreAnswers } from '../eval/reverse-guardrail-score.ts';
 
 /**
- * The reverse guardrail on its labelled answers (issue 20 item 4). The first three sets were
+ * The reverse guardrail on its labelled answers. The first three sets were
  * tuned on; the holdout was written after the rules were frozen and scored once, so its bars are
  * what was measured on first contact, not 100 %.
  */

@@ -21,7 +21,7 @@ describe('output guardrails', () => {
   });
 });
 
-describe('reverse guardrails (seed 000 §8)', () => {
+describe("reverse guardrails: an answer is honest about the turn's writes", () => {
   it('removes a success claim no write backs', () => {
     const r = reverseGuardrails('✅ Payment of ₹5,000 recorded successfully.', [], describeTool);
     expect(r.guardrails).toEqual(['hallucinated_success_stripped']);
@@ -97,7 +97,7 @@ describe('a failed write is never reported as done, whatever its verb', () => {
   });
 });
 
-describe('the reverse guardrail speaks only to writes the turn attempted or claimed (issue 20.4)', () => {
+describe('the reverse guardrail speaks only to writes the turn attempted or claimed', () => {
   const read = (tool: string) => ({ results: [{ tool, success: true }] });
 
   it.each([

@@ -1,4 +1,4 @@
-// Issue 20 item 9: long conversations keep their context. Every message that falls out of the
+// Long conversations keep their context. Every message that falls out of the
 // verbatim window reaches the model in the summary, and making the summary costs the tool loop
 // none of its iterations. The model is the scripted LLM over HTTP; validator, executor and store
 // are played in-process (fake-agent.ts).

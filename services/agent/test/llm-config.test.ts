@@ -241,7 +241,7 @@ describe('model configurations in the agent', () => {
   });
 });
 
-describe('what the agent refuses in a configuration row (issue 17)', () => {
+describe('what the agent refuses in a configuration row', () => {
   const envLlm = () =>
     createLlm({
       baseURL: serverA.baseURL,

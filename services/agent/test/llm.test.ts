@@ -86,7 +86,7 @@ describe('LLM client', () => {
   });
 });
 
-describe('where the model client may go (issue 27 item 8)', () => {
+describe('where the model client may go', () => {
   it('refuses a redirect: the request and its key never reach where it points', async () => {
     server.script({ match: 'redirected question', turns: [{ content: 'should never be asked' }] });
     const before = server.requests.length;

@@ -1,4 +1,4 @@
-// Business context in what users read (issue 20 item 7): money, dates and the financial year as the
+// Business context in what users read: money, dates and the financial year as the
 // tenant's business writes them, in prompts and confirmations as in reports; India by default.
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';

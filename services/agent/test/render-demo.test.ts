@@ -1,4 +1,4 @@
-// The renderers on the demo books' own results, called for real over MCP (issue 20 item 1). Every
+// The renderers on the demo books' own results, called for real over MCP. Every
 // expected figure is worked out here from the books' records — the chart of accounts, the invoice,
 // bill and credit-note lists — not from the report the renderer is given, nor copied from its output.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -3,7 +3,7 @@ import { loadWrites, scoreWrites } from '../eval/requested-score.ts';
 import { asksForChange } from '../src/confirmation/requested.ts';
 
 /**
- * The unrequested-write flag on labelled (message, proposed write) pairs (issue 27 item 2). The
+ * The unrequested-write flag on labelled (message, proposed write) pairs. The
  * first holdout was written with the dev set, before either was first scored, and not tuned on
  * since. The second was written after the rules were frozen and scored once: precision 84.6 %,
  * recall 100 %. Three of its four misses were fixed after (so it is no longer unseen); its bars are

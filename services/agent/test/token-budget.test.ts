@@ -1,4 +1,4 @@
-// Issue 27 item 6: a tenant's model tokens are reserved before each call (the prompt's estimate and
+// A tenant's model tokens are reserved before each call (the prompt's estimate and
 // its max_tokens) and settled after, in the PostgreSQL rows every agent shares, so concurrent calls
 // cannot together pass the quota; an endpoint that reports no usage is counted by estimate; and a
 // usage table that cannot be reached refuses the call unless the deployment chose to admit.

@@ -109,7 +109,7 @@ function plainField(field: string): string {
   );
 }
 
-/** Seed 000 §6.2: after the retries, ask the user for what is missing, in plain words. */
+/** After the retries, ask the user for what is missing, in plain words. */
 export function needsInputMessage(v: ValidationResult): string {
   const fields = v.missingFields.length > 0 ? v.missingFields : v.issues.map((i) => i.field);
   const lines = v.questions?.length

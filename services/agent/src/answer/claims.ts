@@ -1,4 +1,4 @@
-/** What an answer claims was done in the books (seed 000 §8), in English, Hindi and Hinglish. */
+/** What an answer claims was done in the books, in English, Hindi and Hinglish. */
 import { parseToolName, verbClass } from '@munim/contracts';
 import { isRow } from './output-guard.ts';
 

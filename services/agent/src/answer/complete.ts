@@ -20,7 +20,7 @@ function lastList(results: McpToolResult[]) {
   return list ? { tool: list.tool, args: list.input } : undefined;
 }
 
-/** Documents a request created, for follow-ups like "show that invoice" (seed 003 §6.6). */
+/** Documents a request created, for follow-ups like "show that invoice". */
 function createdDocuments(results: McpToolResult[]) {
   return results
     .filter((r) => r.success && r.tool.startsWith('create_') && isRecord(r.result))

@@ -1,4 +1,4 @@
-/** Reverse guardrails (seed 000 §8): what an answer claims, against what the turn's writes did. */
+/** Reverse guardrails: what an answer claims, against what the turn's writes did. */
 import { isWriteResult } from '@munim/contracts';
 import type { WriteOutcome } from '../run/run.ts';
 import { changeWords, claimsIn, ENGLISH_CHANGE, FAILURE, mentions } from './claims.ts';
@@ -24,9 +24,9 @@ export function unknownOutcomeText(
 }
 
 /**
- * Seed 000 §8: a write that succeeded is never reported as failed, a success no write backs is
- * never reported at all, and a write whose outcome is unknown is reported as either only once a
- * read has checked it. It speaks only to writes the turn attempted or the answer claims: an
+ * An answer is honest about the turn's writes: a write that succeeded is never reported as failed,
+ * a success no write backs is never reported at all, and a write whose outcome is unknown is
+ * reported as either only once a read has checked it. It speaks only to writes the turn attempted or the answer claims: an
  * answer about what the books hold ("INV-0042 was sent on 12/03", "✅ Paid") passes untouched.
  */
 export function reverseGuardrails(

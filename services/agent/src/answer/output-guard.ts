@@ -1,4 +1,4 @@
-/** Output guardrails of seed 003 §6.10: what the user sees of an answer (no ids, no card blocks, no technical words). */
+/** Output guardrails: what the user sees of an answer (no ids, no card blocks, no technical words). */
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const CARD_BLOCK = /```card[\s\S]*?(```|$)/g;

@@ -1,5 +1,5 @@
 /**
- * A plain "yes" in the conversation (seed 003 §5.3 rule 5), in English, Hinglish or Hindi; it may
+ * A plain "yes" in the conversation, in English, Hinglish or Hindi; it may
  * confirm a tier-1 action that the last answer proposed, nothing older.
  */
 export const PLAIN_YES =

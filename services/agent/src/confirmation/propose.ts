@@ -12,7 +12,7 @@ import { asksForChange } from './requested.ts';
 import type { LoopState } from './state.ts';
 import { untrustedRead } from './untrusted.ts';
 
-/** Puts a validated write to the user (seed 000 §7) and ends the request awaiting the answer. */
+/** Puts a validated write to the user (docs/security.md, approvals) and ends the request awaiting the answer. */
 export async function propose(
   run: Run,
   data: Asked,

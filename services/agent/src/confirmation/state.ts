@@ -42,7 +42,7 @@ const ChatMessageSchema = z.custom<ChatCompletionMessageParam>(
 export const LoopStateSchema = z.object({
   messages: z.array(ChatMessageSchema),
   offered: z.array(z.string()),
-  /** Containers (seed 001) still collapsed; states stored before containers existed have none. */
+  /** Tool containers still collapsed; states stored before containers existed have none. */
   containers: z.array(ToolContainerSchema).default([]),
   iterations: z.number().int().nonnegative(),
   usage: UsageSchema,

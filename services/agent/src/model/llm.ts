@@ -16,7 +16,7 @@ export interface LlmConfig {
   model: string;
   provider: string;
   timeoutMs: number;
-  /** `azure`: Azure OpenAI's deployments API with the `api-key` header (seed 003 §1.1). */
+  /** `azure`: Azure OpenAI's deployments API with the `api-key` header. */
   apiStyle?: 'openai' | 'azure';
   azureApiVersion?: string;
   /** Role of the instructions message; Azure's newer models want `developer`. */

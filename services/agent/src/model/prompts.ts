@@ -1,7 +1,7 @@
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { formatsFor, fyMonths } from '../render/locale.ts';
 
-/** Persona and product names are configuration, never hard-coded (DESIGN). */
+/** Persona and product names are configuration, never hard-coded: a deployment names its assistant and its books. */
 export interface Persona {
   name: string;
   product: string;
@@ -11,7 +11,7 @@ export interface Persona {
 const today = (b: BusinessContext) =>
   new Intl.DateTimeFormat('en-CA', { timeZone: b.timezone }).format(new Date());
 
-/** How the business writes money and dates, and its financial year (issue 20 item 7). */
+/** How the business writes money and dates, and its financial year, so the model writes figures the way the books do. */
 function formatRules(b: BusinessContext): string {
   const f = formatsFor(b);
   const words = b.numberSystem === 'indian' ? 'lakhs and crores' : 'thousands, millions and billions';
@@ -26,7 +26,7 @@ function businessLine(b: BusinessContext): string {
   return `\nThe books are those of ${who}${kind ? ` ${kind}` : ''} business in ${b.countryName}.`;
 }
 
-/** The unified prompt for every financial query on the LLM path (seed 003 §5.2–5.3). */
+/** The unified prompt for every financial query on the LLM path: how to use the tools, ask before writing, and answer. */
 export function unifiedPrompt(p: Persona, b: BusinessContext = DEFAULT_BUSINESS_CONTEXT): string {
   const tax = b.countryCode === 'IN' ? '18% GST' : `the standard ${b.taxName} rate`;
   return `You are ${p.name}, an AI CFO assistant for ${p.product}. Today is ${today(b)}.${businessLine(b)}
@@ -54,18 +54,18 @@ Absolute rules:
 13. Only help with ${p.product} and accounting; politely decline anything else.`;
 }
 
-/** The fast-path prompt: the data is already fetched; format it, call no tools (seed 003 §5.2). */
+/** The fast-path prompt: the data is already fetched; format it, call no tools. */
 export function fastPathPrompt(p: Persona, b: BusinessContext = DEFAULT_BUSINESS_CONTEXT): string {
   return `You are ${p.name}, an AI CFO assistant for ${p.product}. The data the user asked for has already been fetched and is given below as JSON.${businessLine(b)}
 Present it as a finance professional expects: a report with its sections, subtotals and totals; every record of a list in a markdown table, saying how many there are in all when it is one page of more; statuses and field names in words. ${formatRules(b)} Never show ids or UUIDs. Do not call tools.`;
 }
 
-/** The general-chat prompt: short, friendly, scope-limited (seed 003 §5.2). */
+/** The general-chat prompt: short, friendly, scope-limited to the books and munim. */
 export function generalChatPrompt(p: Persona): string {
   return `You are ${p.name}, an AI CFO assistant for ${p.product}. Reply briefly and warmly. You help with invoices, bills, payments, customers, vendors, reports and GST. Politely decline requests that are not about ${p.product} or accounting.`;
 }
 
-/** The summarizer prompt of seed 003 §6.7. */
+/** The prompt that summarizes the older part of a conversation (see `history`). */
 export const SUMMARY_PROMPT =
   'Summarize this conversation between a user and their AI CFO assistant in at most 300 words. ' +
   'Keep the key financial questions, the actions taken (documents created, changed or sent, with their numbers), ' +

@@ -24,7 +24,7 @@ export function correctionAllowance(text: string, corrections: number): number {
 }
 
 /**
- * The agent's side of the per-tenant model token quota (issue 17 item 10, issue 27 item 6): before
+ * The agent's side of the per-tenant model token quota: before
  * a model call its most tokens (the prompt's estimate and its `max_tokens`) are reserved in the
  * rows every gateway and agent instance shares, in one conditional upsert, so concurrent calls of a
  * tenant cannot together pass the quota; after it, the reservation is settled to what the call
@@ -77,7 +77,7 @@ export class TokenQuota {
   }
 
   /**
-   * Asks the validator for something it may correct with an LLM (issue 27 item 6): holds up to
+   * Asks the validator for something it may correct with an LLM (its corrections count against the tenant's quota too): holds up to
    * `tokens` of the tenant's quota first (what is left, when that is less), tells it how many as
    * `ask`'s argument (it makes no correction they do not cover), then settles to what its reply
    * says the corrections spent. A request that fails keeps the hold: what was spent is not known.

@@ -1,6 +1,6 @@
 import { isRecord } from '@munim/contracts';
 /**
- * Auto-enrichments of seed 003 §7: facts computed from the tool results by code, so the answer's
+ * Auto-enrichments: facts computed from the tool results by code, so the answer's
  * figures never depend on the LLM's arithmetic. Each one must mean something to a finance reader:
  * a trend only across a series of months, quarters or years; a total only of records of one kind,
  * and of the whole list or explicitly of one page; a ranking by a named measure; an alert that
@@ -304,7 +304,7 @@ export function planEnrichments(results: unknown[], formats: Formats = formatsFo
   return [...found.values()];
 }
 
-/** The prompt section of seed 003 §7.2, with the computed facts. */
+/** The prompt section that hands the model the computed facts, to use as they are. */
 export function enrichmentPrompt(enrichments: Enrichment[]): string {
   if (enrichments.length === 0) return '';
   return `AUTO-ENRICHMENTS TO APPLY (computed from the data; use these figures, do not recompute):\n${enrichments

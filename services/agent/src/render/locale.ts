@@ -1,6 +1,6 @@
 import { type BusinessContext, DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 
-/** Money, numbers, dates and periods as the business writes them (issue 20 item 7). */
+/** Money, numbers, dates and periods as the business writes them (its business context). */
 export interface Formats {
   readonly business: BusinessContext;
   /** ₹1,25,000.50 — in `currency` when a record states its own. */

@@ -5,7 +5,7 @@ import { CODE_KEY, codeWords } from './words.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Internal ids never reach the user (seed 003 §6.10): a key naming one, or a value that is one. */
+/** Internal ids never reach the user (they mean nothing to a reader and leak the books' internals): a key naming one, or a value that is one. */
 export function isIdKey(key: string, values: unknown[] = []): boolean {
   if (/(^id$|Id$|ID$|_id$|^uuid$|^guid$|Ref$|_ref$)/.test(key) && !/^(reference|ref)$/i.test(key)) {
     // A reference object with a name (QuickBooks' CustomerRef) is shown by its name.

@@ -3,14 +3,14 @@ import type { ChatCompletionFunctionTool } from '../model/llm.ts';
 import type { Run } from '../run/run.ts';
 import { validate } from './requests.ts';
 
-/** The tools offered to the LLM, and the containers (seed 001) that stand for whole groups of them. */
+/** The tools offered to the LLM, and the containers that stand for whole groups of them (fewer tool definitions in the prompt). */
 export interface Offer {
   offered: Set<string>;
   containers: Map<string, ToolContainer>;
 }
 
 /**
- * What the LLM is offered for the routed tools: seed 001 has the validator collapse many tools
+ * What the LLM is offered for the routed tools: the validator collapses many tools
  * into one container per group; when it cannot be asked, the tools as they are.
  */
 export async function offerFor(run: Run, routed: string[]): Promise<Offer> {

@@ -18,7 +18,7 @@ export type ToolStep =
   | { kind: 'executed'; success: boolean; content: unknown; error?: string };
 
 /**
- * List tools get an explicit first page (seed 003 §2.3 "pagination injection"), so every list
+ * List tools get an explicit first page, so every list
  * answer says which page it is and "show more" can ask for the next one.
  */
 async function withPagination(run: Run, tool: string, args: unknown): Promise<unknown> {

@@ -61,9 +61,9 @@ async function earlierAttachments(run: Run, messages: ConversationMessage[]): Pr
 }
 
 /**
- * The conversation's summary and the messages it does not hold. Seed 003 §6.7 keeps the last
- * messages verbatim (`HISTORY_MESSAGES`, 10) and summarizes the older ones; every message that
- * falls out of that window goes into the summary first, so none is dropped unsaid. Where no
+ * The conversation's summary and the messages it does not hold. The last messages go verbatim
+ * (`HISTORY_MESSAGES`, 10) and the older ones as a summary; every message that falls out of that
+ * window goes into the summary first, so none is dropped unsaid. Where no
  * summary could be made, the messages it would have held are sent as they are.
  */
 async function summarized(

@@ -9,7 +9,7 @@ import type { Run } from '../run/run.ts';
 const llmTokens = lazyCounter('gen_ai.client.token.usage', 'LLM tokens used', '{token}');
 const llmDuration = lazyHistogram('gen_ai.client.operation.duration', 'LLM call time', 's');
 
-/** One LLM call, its usage counted and logged per call site (seed 003 §1.4). */
+/** One LLM call, its usage counted and logged per call site, so the cost of each kind of call can be read apart. */
 export async function llmTurn(
   run: Run,
   section: string,
