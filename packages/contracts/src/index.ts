@@ -1,3 +1,4 @@
+export * from './approval-policy.ts';
 export * from './attachments.ts';
 export * from './catalog.ts';
 export * from './confirmation-card.ts';
@@ -22,3 +23,4 @@ export * from './tool-names.ts';
 export * from './tool-words.ts';
 export * from './tools.ts';
 export * from './values.ts';
+export * from './write-class.ts';
