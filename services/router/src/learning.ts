@@ -26,8 +26,9 @@ export function worthSuggesting(pattern: { occurrences: number; avgFeedbackScore
 }
 
 /**
- * An intent that answers well earns a lower threshold, one that fails a higher: more than 90 % success over 20+ attempts lowers the threshold by a step (not
- * below `min`); under 70 % over 10+ attempts raises it (not above `max`); else the default.
+ * An intent that answers well earns a lower threshold, one that fails a higher: more than 90 %
+ * success over 20+ attempts lowers the threshold by a step (not below `min`); under 70 % over 10+
+ * attempts raises it (not above `max`); else the default.
  */
 export function adaptiveThreshold(outcomes: IntentOutcomes | undefined, rules: ThresholdRules): number {
   const { defaultThreshold, min, max, step } = rules;

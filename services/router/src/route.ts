@@ -56,7 +56,8 @@ export function routeQuery(input: RouteInput): RouteResult {
   let classification = classify(query);
   const entities = extractEntities(query);
 
-  // Conversation-aware cases (a confirmation, the next page, a filter, a short follow-up): they reuse the previous groups.
+  // Conversation-aware cases (a confirmation, the next page, a filter, a short follow-up): they
+  // reuse the previous groups.
   let special: { strategy: string; reasoning: string } | undefined;
   if (conversation.pendingAction && CONFIRMATION.test(text)) {
     special = { strategy: 'confirmation', reasoning: 'confirmation of the pending action' };

@@ -34,7 +34,7 @@ const INDICATORS: readonly string[] = [
   'purvanumaaan',
 ];
 
-/** Which model tier a query needs: the capable one for two complexity words, or one in 30+ words; else the cheap one. */
+/** The model tier a query needs: capable for two complexity words, or one in 30+ words; else cheap. */
 export function selectTier(query: string, category: Category): ModelTier {
   if (category === 'general_chat') return 'cheap';
   const text = ` ${normalize(query)} `;

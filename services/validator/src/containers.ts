@@ -35,7 +35,7 @@ export function makeContainer(name: string, tools: readonly ToolDefinition[], ab
   };
 }
 
-/** One container per tool group ({@link TOOL_GROUPS}) that has tools in the registry (optionally only `groups`). */
+/** One container per tool group ({@link TOOL_GROUPS}) with tools in the registry (optionally only `groups`). */
 export function buildContainers(
   registry: readonly ToolDefinition[],
   groups?: readonly string[],

@@ -22,7 +22,7 @@ export interface ValidatorDeps {
   config: ValidatorConfig;
   /** Where tool definitions come from; the MCP executor's registry (cached) when not given. */
   tools?: ToolCatalog;
-  /** The one LLM correction of arguments or blocks that are still not JSON; skipped when absent (no model configured). */
+  /** The one LLM correction of arguments or blocks still not JSON after repair; skipped when absent. */
   corrector?: JsonCorrector | undefined;
 }
 

@@ -6,7 +6,10 @@ export const EnvSchema = BaseEnvSchema.extend({
   VALIDATOR_TOOLS_TTL_MS: z.coerce.number().int().positive().default(60_000),
   /** Bound on the `toolsList` request to the MCP executor. */
   TOOLS_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Tools offered to the model as one container per group: `always`, `never`, or `auto` (above TOOL_COLLAPSE_THRESHOLD tools). */
+  /**
+   * Tools offered to the model as one container per group: `always`, `never`, or `auto` (above
+   * TOOL_COLLAPSE_THRESHOLD tools).
+   */
   TOOL_COLLAPSE: z.enum(['always', 'auto', 'never']).default('auto'),
   TOOL_COLLAPSE_THRESHOLD: z.coerce.number().int().nonnegative().default(40),
   /** The LLM for the one correction of JSON that repair could not fix; without a model that step is skipped. */

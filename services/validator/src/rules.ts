@@ -105,8 +105,9 @@ export const WRITE_RULES: readonly WriteRuleSpec[] = [
 ];
 
 /**
- * The confirmation tier of a call (see docs/mcp-servers.md, Confirmation tiers): 0 for reads; the registry's classification when
- * it sent one, else the contracts' classification by verb and annotations.
+ * The confirmation tier of a call (see docs/mcp-servers.md, Confirmation tiers): 0 for reads; the
+ * registry's classification when it sent one, else the contracts' classification by verb and
+ * annotations.
  */
 export function confirmationTier(
   definition: Pick<ToolDefinition, 'name' | 'isWrite' | 'annotations' | 'access' | 'description'>,

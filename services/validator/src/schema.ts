@@ -235,8 +235,9 @@ function bounds(parent: Schema, unit: string): string | undefined {
 }
 
 /**
- * One ajv error as a {@link FieldIssue} (field, expected, received, code, message), or undefined for `required` (reported as a missing field)
- * and for combinator summaries that only repeat their branches' errors.
+ * One ajv error as a {@link FieldIssue} (field, expected, received, code, message), or undefined
+ * for `required` (reported as a missing field) and for combinator summaries that only repeat their
+ * branches' errors.
  */
 export function toFieldIssue(error: ErrorObject): FieldIssue | undefined {
   const params = error.params as Record<string, unknown>;

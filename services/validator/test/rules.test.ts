@@ -222,7 +222,7 @@ describe('business rules as data', () => {
       if (!books) continue;
       expect(check(books, {}).missingFields, tool).toEqual(fields);
       expect(check(books, {}).guardrails, tool).toEqual(['write_preflight_block']);
-      // A schema that requires nothing: the rules by meaning do not invent what it leaves out (the schema decides).
+      // A schema that requires nothing: the rules by meaning do not invent what it leaves out.
       const open: ToolDefinition = { name: tool, isWrite: true, inputSchema: { type: 'object' } };
       expect(check(open, {}), tool).toMatchObject({ status: 'passed', missingFields: [] });
     }
