@@ -1,5 +1,7 @@
+import type { LlmConfigInputSchema, LlmConfigUpdateSchema } from '@munim/contracts';
 import { type Database, endpointOrigin, openLlmKey, SecretKeyError, sealLlmKey } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
+import type { z } from 'zod';
 import { iso } from './shared.ts';
 
 export const columns = [
@@ -121,5 +123,78 @@ export async function makeDefault(db: Kysely<Database>, id: number): Promise<Row
       .returning(columns)
       .executeTakeFirst();
     return row as Row | undefined;
+  });
+}
+
+/** A new configuration; its key is sealed to the row's id, so the row comes first, in one transaction. Undefined: the name is taken. */
+export function insertConfig(
+  db: Kysely<Database>,
+  input: z.output<typeof LlmConfigInputSchema>,
+  secretKey: Buffer | null,
+) {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('llm_configs')
+      .values({
+        name: input.name,
+        provider: input.provider,
+        model: input.model,
+        endpoint: input.endpoint,
+        api_style: input.apiStyle,
+        api_key_encrypted: null,
+        temperature: input.temperature ?? null,
+        max_tokens: input.maxTokens ?? null,
+      })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning(columns)
+      .executeTakeFirst();
+    if (!row || input.apiKey === undefined || !secretKey) return row;
+    return trx
+      .updateTable('llm_configs')
+      .set({ api_key_encrypted: sealLlmKey(secretKey, row, input.apiKey) })
+      .where('id', '=', row.id)
+      .returning(columns)
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Applies a change to configuration `id` under a row lock: the updated row, or why it was refused. */
+export function updateConfig(
+  db: Kysely<Database>,
+  id: number,
+  change: z.output<typeof LlmConfigUpdateSchema>,
+  secretKey: Buffer | null,
+): Promise<Row | Refused> {
+  return db.transaction().execute(async (trx): Promise<Row | Refused> => {
+    const current = (await trx
+      .selectFrom('llm_configs')
+      .select(columns)
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst()) as Row | undefined;
+    if (!current) return 'not-found';
+    const next = {
+      id,
+      provider: change.provider ?? current.provider,
+      endpoint: change.endpoint ?? current.endpoint,
+    };
+    const key = keyChange(current, next, change.apiKey, secretKey);
+    if ('refused' in key) return key.refused;
+    return (await trx
+      .updateTable('llm_configs')
+      .set({
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.provider !== undefined ? { provider: change.provider } : {}),
+        ...(change.model !== undefined ? { model: change.model } : {}),
+        ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
+        ...(change.apiStyle !== undefined ? { api_style: change.apiStyle } : {}),
+        ...('store' in key ? { api_key_encrypted: key.store } : {}),
+        ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
+        ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .returning(columns)
+      .executeTakeFirstOrThrow()) as Row;
   });
 }

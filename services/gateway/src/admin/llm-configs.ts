@@ -4,23 +4,42 @@ import {
   LlmConfigParamsSchema,
   LlmConfigUpdateSchema,
 } from '@munim/contracts';
-import { parseSecretKey, sealLlmKey } from '@munim/db';
+import { parseSecretKey } from '@munim/db';
 import { endpointProblem } from '@munim/kit';
 import type { FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
 import type { GatewayContext } from '../context.ts';
 import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import {
   columns,
+  insertConfig,
   isUniqueViolation,
-  keyChange,
   makeDefault,
-  type Refused,
   type Row,
   toConfig,
+  updateConfig,
 } from './llm-config-store.ts';
+
+const noConfigs = () => noDatabase('Model configurations');
+const notFound = (id: number) =>
+  new HttpRefusal(404, httpError('NOT_FOUND', `No model configuration ${id}.`, { field: 'id' }));
+const conflict = () =>
+  new HttpRefusal(
+    409,
+    httpError('CONFLICT', 'A model configuration with this name exists already.', { field: 'name' }),
+  );
+const noKey = () =>
+  new HttpRefusal(
+    503,
+    httpError('SERVICE_UNAVAILABLE', 'API keys cannot be stored: LLM_CONFIG_KEY is not configured.', {
+      field: 'apiKey',
+    }),
+  );
+const badEndpoint = (problem: string) =>
+  new HttpRefusal(400, httpError('BAD_REQUEST', `endpoint: ${problem}`, { field: 'endpoint' }));
+const badKey = (message: string) =>
+  new HttpRefusal(400, httpError('BAD_REQUEST', `apiKey: ${message}`, { field: 'apiKey' }));
 
 /**
  * Model configurations: list, create, update and set the default. API keys are
@@ -38,25 +57,6 @@ export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, c
     ctx.bus.broadcast('llmConfigChanged', data);
     ctx.log.info({ ...data }, 'model configuration changed');
   };
-  const noConfigs = () => noDatabase('Model configurations');
-  const notFound = (id: number) =>
-    new HttpRefusal(404, httpError('NOT_FOUND', `No model configuration ${id}.`, { field: 'id' }));
-  const conflict = () =>
-    new HttpRefusal(
-      409,
-      httpError('CONFLICT', 'A model configuration with this name exists already.', { field: 'name' }),
-    );
-  const noKey = () =>
-    new HttpRefusal(
-      503,
-      httpError('SERVICE_UNAVAILABLE', 'API keys cannot be stored: LLM_CONFIG_KEY is not configured.', {
-        field: 'apiKey',
-      }),
-    );
-  const badEndpoint = (problem: string) =>
-    new HttpRefusal(400, httpError('BAD_REQUEST', `endpoint: ${problem}`, { field: 'endpoint' }));
-  const badKey = (message: string) =>
-    new HttpRefusal(400, httpError('BAD_REQUEST', `apiKey: ${message}`, { field: 'apiKey' }));
   const checkEndpoint = async (endpoint: string) => {
     const problem = await endpointProblem(endpoint, ctx.config.LLM_ENDPOINT_ALLOWLIST);
     if (problem) throw badEndpoint(problem);
@@ -77,31 +77,7 @@ export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, c
       const input = request.body;
       if (input.apiKey !== undefined && !secretKey) throw noKey();
       await checkEndpoint(input.endpoint);
-      // The key is sealed to the row's id, so the row comes first, in the same transaction.
-      const inserted = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .insertInto('llm_configs')
-          .values({
-            name: input.name,
-            provider: input.provider,
-            model: input.model,
-            endpoint: input.endpoint,
-            api_style: input.apiStyle,
-            api_key_encrypted: null,
-            temperature: input.temperature ?? null,
-            max_tokens: input.maxTokens ?? null,
-          })
-          .onConflict((oc) => oc.column('name').doNothing())
-          .returning(columns)
-          .executeTakeFirst();
-        if (!row || input.apiKey === undefined || !secretKey) return row;
-        return trx
-          .updateTable('llm_configs')
-          .set({ api_key_encrypted: sealLlmKey(secretKey, row, input.apiKey) })
-          .where('id', '=', row.id)
-          .returning(columns)
-          .executeTakeFirstOrThrow();
-      });
+      const inserted = await insertConfig(db, input, secretKey);
       if (!inserted) throw conflict();
       // A concurrent default change wins the partial unique index: the row stays, not as the default.
       const row = input.isDefault
@@ -124,44 +100,10 @@ export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, c
       if (typeof change.apiKey === 'string' && !secretKey) throw noKey();
       if (change.endpoint !== undefined) await checkEndpoint(change.endpoint);
       const { id } = request.params;
-      const row = await db
-        .transaction()
-        .execute(async (trx): Promise<Row | Refused> => {
-          const current = (await trx
-            .selectFrom('llm_configs')
-            .select(columns)
-            .where('id', '=', id)
-            .forUpdate()
-            .executeTakeFirst()) as Row | undefined;
-          if (!current) return 'not-found';
-          const next = {
-            id,
-            provider: change.provider ?? current.provider,
-            endpoint: change.endpoint ?? current.endpoint,
-          };
-          const key = keyChange(current, next, change.apiKey, secretKey);
-          if ('refused' in key) return key.refused;
-          return (await trx
-            .updateTable('llm_configs')
-            .set({
-              ...(change.name !== undefined ? { name: change.name } : {}),
-              ...(change.provider !== undefined ? { provider: change.provider } : {}),
-              ...(change.model !== undefined ? { model: change.model } : {}),
-              ...(change.endpoint !== undefined ? { endpoint: change.endpoint } : {}),
-              ...(change.apiStyle !== undefined ? { api_style: change.apiStyle } : {}),
-              ...('store' in key ? { api_key_encrypted: key.store } : {}),
-              ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
-              ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
-              updated_at: sql<Date>`now()`,
-            })
-            .where('id', '=', id)
-            .returning(columns)
-            .executeTakeFirstOrThrow()) as Row;
-        })
-        .catch((error: unknown) => {
-          if (isUniqueViolation(error)) throw conflict();
-          throw error;
-        });
+      const row = await updateConfig(db, id, change, secretKey).catch((error: unknown) => {
+        if (isUniqueViolation(error)) throw conflict();
+        throw error;
+      });
       if (row === 'not-found') throw notFound(id);
       if (row === 'no-secret-key') throw noKey();
       if (row === 'key-required') {
