@@ -1,79 +1,21 @@
 // Layers of src, lowest first (render < model < run < tool-step < answer < confirmation < turn < app): see README.md.
-import type { MessageContext, RunningConsumer } from '@munim/bus';
-import { type Message, type QueryRouted, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import type { RunningConsumer } from '@munim/bus';
 import { endRequestOnGiveUp } from '@munim/kit';
-import { supersede } from './confirmation/events.ts';
-import { type AgentContext, type AgentDeps, agentContext } from './run/context.ts';
-import { AgentError, toUserError } from './run/errors.ts';
-import { Run } from './run/run.ts';
-import { ConversationForbiddenError } from './run/store.ts';
-import { runFastPath } from './turn/fast-path.ts';
-import { runLlmPath } from './turn/llm-path.ts';
-import { answerPlainYes, finishApproved, resume } from './turn/resume.ts';
+import { type AgentDeps, agentContext } from './run/context.ts';
+import { handleQuery } from './turn/query.ts';
 
 export type { AgentConfig, AgentDeps } from './run/context.ts';
 export { AgentError } from './run/errors.ts';
 
-/** Whether a request has ended: its last stored event is its `complete` or `error`. */
-async function ended(ctx: AgentContext, requestId: string): Promise<boolean> {
-  const last = await ctx.bus.lastEvent(requestId).catch((error: unknown) => {
-    ctx.log.warn({ err: error, requestId }, 'could not look up how far the request got');
-    return null;
-  });
-  return last !== null && TERMINAL_EVENT_TYPES.includes(last.message.data.type);
-}
-
 /** The agent: fast-path pipelines and the LLM tool-calling loop, every call through validator and executor. */
 export async function buildAgent(deps: AgentDeps) {
   const agent = agentContext(deps);
-  const { bus, log, store, config } = agent;
+  const { bus, config } = agent;
   let consumer: RunningConsumer | undefined;
-
-  const handle = async (message: Message<QueryRouted>, ctx: MessageContext) => {
-    const run = new Run(agent, message, ctx.traceparent, ctx.deliveryCount);
-    const data = message.data;
-    try {
-      // Again, though it ended (its instance died after the end, before acknowledging it): done.
-      if (ctx.deliveryCount > 1 && (await ended(agent, run.scope.requestId))) {
-        log.warn({ requestId: run.scope.requestId }, 'redelivered request had ended already');
-        return;
-      }
-      const approved = await store.approvedBy(run.scope);
-      if (approved) {
-        log.warn(
-          { requestId: run.scope.requestId, actionId: approved.actionId },
-          'finishing a confirmed write',
-        );
-        await finishApproved(run, approved);
-        return;
-      }
-      if (data.mcqResponse) {
-        const pending = await store.findPending(run.scope, data.mcqResponse.actionId);
-        if (!pending) {
-          throw new AgentError(
-            'NOT_FOUND',
-            'There is no pending confirmation with that id in this conversation.',
-          );
-        }
-        await resume(run, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
-        return;
-      }
-      if (await answerPlainYes(run, data)) return;
-      await supersede(run);
-      if (data.route.path === 'fast') await runFastPath(run, data);
-      else await runLlmPath(run, data);
-    } catch (error) {
-      const { code, message: text } = toUserError(error);
-      if (!(error instanceof AgentError) && !(error instanceof ConversationForbiddenError)) {
-        log.error({ err: error, requestId: message.requestId }, 'request failed');
-      }
-      await run.emit({ type: 'error', payload: { code, message: text } });
-    }
-  };
 
   return {
     async start() {
-      consumer = await bus.consume('queryRouted', handle, {
+      consumer = await bus.consume('queryRouted', (message, ctx) => handleQuery(agent, message, ctx), {
         durable: 'agent',
         concurrency: config.concurrency,
         ackWaitMs: config.ackWaitMs ?? 60_000,

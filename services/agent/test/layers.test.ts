@@ -70,7 +70,7 @@ function groupCycles(graph: Map<string, string[]>): string[] {
 describe('the layers of the agent', () => {
   it('reads the imports of every module, type-only and re-exports included', () => {
     const graph = importGraph();
-    expect(graph.get('app.ts')).toContain('turn/resume.ts');
+    expect(graph.get('app.ts')).toContain('turn/query.ts');
     expect(graph.get('run/run.ts')).toContain('run/context.ts');
     expect(graph.get('answer/guardrails.ts')).toContain('run/run.ts');
     expect(graph.size).toBeGreaterThan(60);
