@@ -44,7 +44,7 @@ const TOOLS = [
 ];
 
 /** What a machine without some of them is told, in one line; undefined when none is missing. */
-export async function missingTools(): Promise<string | undefined> {
+async function missingTools(): Promise<string | undefined> {
   const missing = [];
   for (const tool of TOOLS) if (!(await tool.found())) missing.push(tool);
   if (missing.length === 0) return undefined;
