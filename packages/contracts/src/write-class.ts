@@ -1,5 +1,5 @@
 import { parseToolName, singular, verbClass } from './tool-names.ts';
-import { DESTRUCTIVE_VERBS, VERB_NOUNS } from './tool-words.ts';
+import { DESTRUCTIVE_VERBS, EDIT_VERBS, VERB_NOUNS } from './tool-words.ts';
 
 /** What kind of change a write makes to the books, as approval policies name it. */
 export const WRITE_CLASSES = [
@@ -95,29 +95,8 @@ const DOCUMENT_WORDS = new Set([
   'item',
   'product',
 ]);
-/** Verbs that change an existing record without making or removing one. */
-const EDIT_WORDS = new Set([
-  'update',
-  'edit',
-  'modify',
-  'change',
-  'amend',
-  'patch',
-  'set',
-  'rename',
-  'replace',
-  'upsert',
-  'assign',
-  'reassign',
-  'unassign',
-  'reschedule',
-  'adjust',
-  'correct',
-  'mark',
-  'flag',
-  'tag',
-  'untag',
-]);
+/** Verbs that change an existing record without making or removing one (a send is a class of its own). */
+const EDIT_WORDS: ReadonlySet<string> = new Set([...EDIT_VERBS].filter((v) => !SEND_VERBS.has(v)));
 
 /**
  * The class of a write tool, read from its name in any naming style (and its description when

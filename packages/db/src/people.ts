@@ -81,6 +81,29 @@ function checkRoles(roles: readonly EntityRole[]) {
 
 const UNIQUE_VIOLATION = '23505';
 
+async function grantRoles(
+  trx: Kysely<Database>,
+  orgId: string,
+  userId: string,
+  roles: readonly EntityRole[],
+  by: string,
+): Promise<void> {
+  if (roles.length === 0) return;
+  await trx
+    .insertInto('user_roles')
+    .values(
+      roles.map((r) => ({
+        user_id: userId,
+        org_id: orgId,
+        entity_id: r.entityId,
+        role: r.role,
+        granted_by: by,
+      })),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
 /** The people of each org: users, their roles per entity and their API keys (kept only as hashes). */
 export class People {
   readonly #db: Kysely<Database>;
@@ -111,20 +134,7 @@ export class People {
             created_by: by,
           })
           .execute();
-        if (input.roles.length > 0)
-          await trx
-            .insertInto('user_roles')
-            .values(
-              input.roles.map((r) => ({
-                user_id: userId,
-                org_id: orgId,
-                entity_id: r.entityId,
-                role: r.role,
-                granted_by: by,
-              })),
-            )
-            .onConflict((oc) => oc.doNothing())
-            .execute();
+        await grantRoles(trx, orgId, userId, input.roles, by);
       });
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION)
@@ -152,20 +162,7 @@ export class People {
     await this.#exists(orgId, userId);
     await this.#db.transaction().execute(async (trx) => {
       await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('org_id', '=', orgId).execute();
-      if (roles.length > 0)
-        await trx
-          .insertInto('user_roles')
-          .values(
-            roles.map((r) => ({
-              user_id: userId,
-              org_id: orgId,
-              entity_id: r.entityId,
-              role: r.role,
-              granted_by: by,
-            })),
-          )
-          .onConflict((oc) => oc.doNothing())
-          .execute();
+      await grantRoles(trx, orgId, userId, roles, by);
     });
     return (await this.get(orgId, userId)) as Person;
   }

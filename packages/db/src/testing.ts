@@ -192,15 +192,22 @@ export async function createMigratedTestDatabase(): Promise<TestDatabase> {
   return testDatabaseNamed(name);
 }
 
-/** `service`'s own login on a migrated test database, as deployed: its role, with its password set. */
+/** Each service's own login on a migrated test database, as deployed: its role, with its password set. */
+export async function serviceLoginUrls(
+  database: Pick<TestDatabase, 'url'>,
+): Promise<Record<DbService, string>> {
+  const owner = createDb(database.url, { max: 1 });
+  try {
+    return await localServiceLogins(owner, database.url);
+  } finally {
+    await owner.destroy();
+  }
+}
+
+/** `service`'s own login on a migrated test database. */
 export async function serviceLoginUrl(
   database: Pick<TestDatabase, 'url'>,
   service: DbService,
 ): Promise<string> {
-  const owner = createDb(database.url, { max: 1 });
-  try {
-    return (await localServiceLogins(owner, database.url))[service];
-  } finally {
-    await owner.destroy();
-  }
+  return (await serviceLoginUrls(database))[service];
 }

@@ -16,11 +16,10 @@ import {
   createDb,
   type Database,
   GENESIS_HASH,
-  localServiceLogins,
   readAudit,
   verifyAuditChain,
 } from '../src/index.ts';
-import { createMigratedTestDatabase, type TestDatabase } from '../src/testing.ts';
+import { createMigratedTestDatabase, serviceLoginUrls, type TestDatabase } from '../src/testing.ts';
 
 /**
  * The audit trail on a real PostgreSQL: written by the services' own roles, concurrently, it stays
@@ -37,8 +36,7 @@ let dir: string;
 
 beforeAll(async () => {
   database = await createMigratedTestDatabase();
-  const ownerDb = createDb(database.url, { max: 1 });
-  const urls = await localServiceLogins(ownerDb, database.url).finally(() => ownerDb.destroy());
+  const urls = await serviceLoginUrls(database);
   for (const service of ['agent', 'gateway', 'mcp-executor'] as const)
     writers.push(createDb(urls[service], { max: 3 }));
   owner = new pg.Pool({ connectionString: database.url, max: 2 });

@@ -1,15 +1,8 @@
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDb,
-  type Database,
-  hashApiKey,
-  localServiceLogins,
-  People,
-  PeopleError,
-} from '../src/index.ts';
-import { createMigratedTestDatabase, type TestDatabase } from '../src/testing.ts';
+import { createDb, type Database, hashApiKey, People, PeopleError } from '../src/index.ts';
+import { createMigratedTestDatabase, serviceLoginUrls, type TestDatabase } from '../src/testing.ts';
 
 /**
  * People on a real PostgreSQL, as the gateway's own role keeps them: users per org with roles per
@@ -22,8 +15,7 @@ let people: People;
 
 beforeAll(async () => {
   database = await createMigratedTestDatabase();
-  const ownerDb = createDb(database.url, { max: 1 });
-  const urls = await localServiceLogins(ownerDb, database.url).finally(() => ownerDb.destroy());
+  const urls = await serviceLoginUrls(database);
   gateway = createDb(urls.gateway, { max: 2 });
   owner = new pg.Pool({ connectionString: database.url, max: 1 });
   people = new People(gateway);

@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDb,
-  DB_SERVICES,
-  type DbService,
-  localServiceLogins,
-  SERVICE_GRANTS,
-  SERVICE_ROLES,
-  TABLE_NAMES,
-} from '../src/index.ts';
-import { createMigratedTestDatabase, type TestDatabase } from '../src/testing.ts';
+import { DB_SERVICES, type DbService, SERVICE_GRANTS, SERVICE_ROLES, TABLE_NAMES } from '../src/index.ts';
+import { createMigratedTestDatabase, serviceLoginUrls, type TestDatabase } from '../src/testing.ts';
 
 /**
  * Least privilege on a real PostgreSQL: every service's role tries every statement of every kind
@@ -26,8 +18,7 @@ const as = {} as Record<DbService, pg.Pool>;
 
 beforeAll(async () => {
   database = await createMigratedTestDatabase();
-  const ownerDb = createDb(database.url, { max: 1 });
-  const urls = await localServiceLogins(ownerDb, database.url).finally(() => ownerDb.destroy());
+  const urls = await serviceLoginUrls(database);
   owner = new pg.Pool({ connectionString: database.url, max: 2 });
   for (const service of DB_SERVICES) as[service] = new pg.Pool({ connectionString: urls[service], max: 1 });
 });
