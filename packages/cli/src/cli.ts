@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import type { EventPayload } from '@munim/contracts';
 import { createParser } from 'eventsource-parser';
 
 /** Somewhere the CLI writes text: a terminal, a pipe. */
@@ -119,14 +120,8 @@ async function stream(
   for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
 }
 
-interface Mcq {
-  actionId: string;
-  question: string;
-  options: { label: string; value: string }[];
-  pending_tool: string;
-  pending_args: Record<string, unknown>;
-  confirm_text?: string;
-}
+/** A confirmation card, as the gateway streams it. */
+type Mcq = EventPayload<'mcq'>;
 
 /** Asks one question on stderr and reads one line of stdin ('' once stdin has ended). */
 type Prompt = (question: string) => Promise<string>;
