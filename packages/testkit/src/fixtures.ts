@@ -8,7 +8,8 @@ import { test as base } from 'vitest';
  * asks for it and removed after the file's last test:
  * - `nats`: a slice of the real NATS (a unique subject and stream prefix); `nats.bus(service)`;
  * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
- * - `db`: a kysely connection to it.
+ * - `db`: a kysely connection to it, of `dbPoolSize` connections (4; a file that runs many queries at
+ *   once sets more with `test.override('dbPoolSize', { scope: 'file' }, 20)`).
  */
 export const test = base
   .extend(
@@ -29,8 +30,9 @@ export const test = base
       return database;
     },
   )
-  .extend('db', { scope: 'file' }, async ({ database }, { onCleanup }) => {
-    const db = createDb(database.url, { max: 4 });
+  .extend('dbPoolSize', { scope: 'file' }, 4)
+  .extend('db', { scope: 'file' }, async ({ database, dbPoolSize }, { onCleanup }) => {
+    const db = createDb(database.url, { max: dbPoolSize });
     onCleanup(() => db.destroy());
     return db;
   });

@@ -1,26 +1,23 @@
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ServiceName } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { buildLogger, type LoggerApp } from '../src/app.ts';
 import { countStored, publishFlow, scopeOf, storedIds, writeFlow } from './support/flows.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const buses = new Map<ServiceName, Bus>();
 const busOf = (service: ServiceName) => buses.get(service)!;
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let app: LoggerApp | undefined;
 let batches: number[] = [];
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 4 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const)
     buses.set(service, await nats.bus(service));
 });
@@ -28,12 +25,6 @@ beforeAll(async () => {
 afterEach(async () => {
   await app?.stop();
   app = undefined;
-});
-
-afterAll(async () => {
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 async function startLogger(lingerMs: number) {
@@ -47,7 +38,7 @@ async function startLogger(lingerMs: number) {
   await app.start();
 }
 
-it('writes events that arrive one by one within the linger in one transaction, in order', async () => {
+test('writes events that arrive one by one within the linger in one transaction, in order', async () => {
   // Long enough that a flow published one event at a time, each awaited, ends within it.
   await startLogger(1_500);
   const scope = scopeOf();
@@ -57,7 +48,7 @@ it('writes events that arrive one by one within the linger in one transaction, i
   expect((await storedIds(db, [scope.requestId])).get(scope.requestId)).toEqual(ids);
 });
 
-it('writes a full batch at once, and what is left when it stops, without waiting out the linger', async () => {
+test('writes a full batch at once, and what is left when it stops, without waiting out the linger', async () => {
   // A linger no test would wait out: only a full batch, or the stop, ends it.
   await startLogger(600_000);
   const scopes = Array.from({ length: 12 }, () => scopeOf());
@@ -72,7 +63,7 @@ it('writes a full batch at once, and what is left when it stops, without waiting
   expect(batches).toEqual([100, 20]);
 });
 
-it('stores each event of a message that carries several, in order, and nothing of a forged one', async () => {
+test('stores each event of a message that carries several, in order, and nothing of a forged one', async () => {
   await startLogger(0);
   const scope = scopeOf();
   const flow = writeFlow(scope);

@@ -1,24 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, Message } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
-import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { sql } from 'kysely';
+import { describe, expect } from 'vitest';
 import { previousQueries } from '../src/implicit-feedback.ts';
-
-let testDb: TestDatabase;
-let db: Kysely<Database>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 2 });
-  await migrateToLatest(db);
-});
-
-afterAll(async () => {
-  await db?.destroy();
-  await testDb?.drop();
-});
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
 
@@ -42,7 +27,9 @@ const nextQuery = (conversationId: string, ts: Date): Message<AgentEvent> => ({
 });
 
 describe('the previous query of a conversation (implicit feedback lookup)', () => {
-  it("is found through the conversation index on a table without statistics, among one tenant's long history", async () => {
+  test("is found through the conversation index on a table without statistics, among one tenant's long history", async ({
+    db,
+  }) => {
     // One tenant, 600 queries in other conversations; the table is never analyzed (with this few rows
     // and no statistics, the planner took the tenant's index when the tenant checks could use it).
     await db

@@ -1,27 +1,24 @@
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ServiceName } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { type BatchResult, buildLogger, deleteOldEvents, type LoggerApp } from '../src/app.ts';
 import { countStored, publishFlow, scopeOf, storedIds, writeFlow } from './support/flows.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const log = createLogger('logger', 'silent');
 const buses = new Map<ServiceName, Bus>();
 const bus = (service: ServiceName) => buses.get(service)!;
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 const batches: { size: number; requests: number; inserted: number }[] = [];
 let app: LoggerApp | undefined;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 6 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const) {
     buses.set(service, await nats.bus(service));
   }
@@ -29,9 +26,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 async function startLogger() {
@@ -54,7 +48,7 @@ async function startLogger() {
 }
 
 describe('batched ingest', () => {
-  it('writes a backlog in batches that span requests, each request in stream order', async () => {
+  test('writes a backlog in batches that span requests, each request in stream order', async () => {
     const published = new Map<string, string[]>();
     await Promise.all(
       Array.from({ length: 30 }, async () => {
@@ -80,7 +74,7 @@ describe('batched ingest', () => {
     expect(statuses.map((s) => s.status)).toEqual(Array(30).fill('answered'));
   });
 
-  it('records implicit feedback on the previous answer of the conversation, once', async () => {
+  test('records implicit feedback on the previous answer of the conversation, once', async () => {
     const conversation = `conv-fb-${Date.now()}`;
     const first = scopeOf(conversation);
     await publishFlow(bus, first, writeFlow(first, 'show overdue invoices for Acme Corp').slice(0, 2));
@@ -127,7 +121,7 @@ describe('batched ingest', () => {
     });
   });
 
-  it('deletes events older than the retention and keeps the newer ones', async () => {
+  test('deletes events older than the retention and keeps the newer ones', async () => {
     const s = scopeOf();
     const ids = await publishFlow(bus, s, writeFlow(s).slice(0, 3));
     await expect.poll(() => countStored(db, [s.requestId])).toBe(3);

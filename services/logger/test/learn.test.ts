@@ -1,8 +1,8 @@
 import { createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { test } from '@munim/testkit';
 import { type Kysely, sql } from 'kysely';
 import { pino } from 'pino';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect } from 'vitest';
 import { learnFeedback, requestScore, type ScoredFeedback, startLearner } from '../src/learn.ts';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
@@ -20,7 +20,7 @@ const implicit = (id: number, score: number | null): ScoredFeedback => ({
 });
 
 describe('the feedback score of a request', () => {
-  it('is the latest thumbs, whatever the behaviour around it', () => {
+  test('is the latest thumbs, whatever the behaviour around it', () => {
     expect(requestScore([explicit(1, -1), explicit(2, 1)])).toBe(1);
     expect(requestScore([explicit(2, 1), explicit(1, -1, 3)])).toBe(-1);
     // Stored in the same instant: the later row is the later word.
@@ -29,7 +29,7 @@ describe('the feedback score of a request', () => {
     expect(requestScore([explicit(1, -1), explicit(2, -1)])).toBe(-1);
   });
 
-  it('is the lowest implicit signal without a thumbs, and null without feedback', () => {
+  test('is the lowest implicit signal without a thumbs, and null without feedback', () => {
     expect(requestScore([implicit(1, 1), implicit(2, -1), implicit(3, 2)])).toBe(-1);
     expect(requestScore([implicit(1, 2), implicit(2, 1)])).toBe(1);
     expect(requestScore([implicit(1, null)])).toBeNull();
@@ -37,17 +37,10 @@ describe('the feedback score of a request', () => {
   });
 });
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 
-beforeAll(async () => {
-  testDb = await createMigratedTestDatabase();
-  db = createDb(testDb.url, { max: 4 });
-});
-
-afterAll(async () => {
-  await db?.destroy();
-  await testDb?.drop();
+test.beforeAll(({ db: fixture }) => {
+  db = fixture;
 });
 
 const tenant = { entity_id: 'ent-1', org_id: 'org-1' };
@@ -106,7 +99,7 @@ const unlearnt = async () =>
   (await db.selectFrom('feedback_log').select('id').where('learned_at', 'is', null).execute()).length;
 
 describe('learning feedback into the routing stats', () => {
-  it('learns feedback about nothing it counted (no request, an unknown one, no score) without effect', async () => {
+  test('learns feedback about nothing it counted (no request, an unknown one, no score) without effect', async () => {
     await feedback(null, 'thumbs_down', -1);
     await feedback('unknown', 'thumbs_down', -1);
     await feedback('ok', 'thumbs_down', null);
@@ -121,7 +114,7 @@ describe('learning feedback into the routing stats', () => {
     });
   });
 
-  it('keeps a failed answer a failure whatever its feedback, and counts its score', async () => {
+  test('keeps a failed answer a failure whatever its feedback, and counts its score', async () => {
     await feedback('failed', 'thumbs_up', 1);
     expect(await learnFeedback(db)).toMatchObject({ changed: 1 });
     expect(await stats()).toEqual({
@@ -132,7 +125,7 @@ describe('learning feedback into the routing stats', () => {
     });
   });
 
-  it('never moves more successes than the bucket holds (its counts reset since)', async () => {
+  test('never moves more successes than the bucket holds (its counts reset since)', async () => {
     await db
       .updateTable('intent_routing_stats')
       .set({ total_attempts: 0, successful_attempts: 0, failed_attempts: 0 })
@@ -147,7 +140,7 @@ describe('learning feedback into the routing stats', () => {
     });
   });
 
-  it('leaves feedback about a request still running for later', async () => {
+  test('leaves feedback about a request still running for later', async () => {
     await db
       .insertInto('router_routes')
       .values({
@@ -171,7 +164,7 @@ describe('learning feedback into the routing stats', () => {
     expect(await unlearnt()).toBe(0);
   });
 
-  it('stands aside while another instance learns', async () => {
+  test('stands aside while another instance learns', async () => {
     await feedback('ok', 'thumbs_down', -1);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
@@ -192,7 +185,7 @@ describe('learning feedback into the routing stats', () => {
     expect(await stats()).toMatchObject({ successful_attempts: 8, failed_attempts: 2 });
   });
 
-  it('keeps trying, with a warning, while the database cannot be reached', async () => {
+  test('keeps trying, with a warning, while the database cannot be reached', async () => {
     const lines: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
     const unreachable = createDb('postgres://munim@127.0.0.1:1/none', { max: 1 });

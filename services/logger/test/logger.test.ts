@@ -1,33 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Bus, newTraceparent, traceIdOf } from '@munim/bus';
-import { natsUrl } from '@munim/bus/testing';
+import { randomUUID } from 'node:crypto';
+import { type Bus, newTraceparent, traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message, RequestScope, ServiceName } from '@munim/contracts';
-import { createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger, serveHealth } from '@munim/kit';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildLogger, LOGGER_DURABLE, type LoggerApp } from '../src/app.ts';
 import { storeBatch, storeEvent } from '../src/store.ts';
 
-const prefix = `t${randomBytes(4).toString('hex')}`;
 const log = createLogger('logger', 'silent');
-const connections: NatsConnection[] = [];
 const apps: LoggerApp[] = [];
 const buses = new Map<ServiceName, Bus>();
-let testDb: TestDatabase;
+let nats: TestNats;
 let db: Kysely<Database>;
 let loggerBus: Bus;
 
-async function newBus(service: ServiceName): Promise<Bus> {
-  const nc = await connect({ servers: natsUrl() });
-  connections.push(nc);
-  return Bus.create({ nc, prefix, service });
-}
+// Two logger instances and 200 events in flight at once.
+test.override('dbPoolSize', { scope: 'file' }, 20);
 
 async function startLogger(): Promise<{ app: LoggerApp; bus: Bus }> {
-  const bus = await newBus('logger');
+  const bus = await nats.bus('logger');
   const app = await buildLogger({ bus, log, db, config: { concurrency: 8 } });
   await app.start();
   apps.push(app);
@@ -74,27 +67,18 @@ async function routingLogOf(requestId: string) {
     .executeTakeFirst();
 }
 
-beforeAll(async () => {
-  testDb = await createMigratedTestDatabase();
-  db = createDb(testDb.url, { max: 20 });
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const) {
-    buses.set(service, await newBus(service));
+    buses.set(service, await nats.bus(service));
   }
-  await as('gateway').ensureStreams();
   ({ bus: loggerBus } = await startLogger());
   serveHealth(loggerBus, apps[0]!.health);
 });
 
 afterAll(async () => {
   for (const app of apps) await app.stop();
-  for (const key of ['work', 'events'] as const) {
-    await as('gateway')
-      .jsm.streams.delete(as('gateway').streamName(key))
-      .catch(() => undefined);
-  }
-  for (const nc of connections) await nc.drain();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 /** A write flow: blocked, self-corrected, executed. */
@@ -223,7 +207,7 @@ describe('logger', () => {
   let published: { seq: number; message: Message<AgentEvent> }[] = [];
   const traceparent = newTraceparent();
 
-  it('stores every event of the write flow once and folds it into query_routing_logs', async () => {
+  test('stores every event of the write flow once and folds it into query_routing_logs', async () => {
     published = await publishFlow(scope, writeFlow(scope), traceparent);
     await expect
       .poll(async () => (await routingLogOf(scope.requestId))?.status, { timeout: 10_000 })
@@ -294,7 +278,7 @@ describe('logger', () => {
     expect(blocked.map((b) => b.request_id)).toContain(scope.requestId);
   });
 
-  it('ignores a redelivered event: same envelope id, new JetStream message', async () => {
+  test('ignores a redelivered event: same envelope id, new JetStream message', async () => {
     const before = await routingLogOf(scope.requestId);
     const blocked = published[3]!.message;
     const complete = published.at(-1)!.message;
@@ -314,7 +298,7 @@ describe('logger', () => {
     expect(after?.updated_at).toEqual(before?.updated_at);
   });
 
-  it('stores text PostgreSQL would refuse (NUL, lone surrogates) instead of failing forever', async () => {
+  test('stores text PostgreSQL would refuse (NUL, lone surrogates) instead of failing forever', async () => {
     const s = newScope();
     await as('agent').emit(s, { type: 'understanding_started', payload: { query: 'nul\u0000here' } });
     await as('mcp-executor').emit(s, {
@@ -334,7 +318,7 @@ describe('logger', () => {
     });
   });
 
-  it('stores a message whose bytes are not valid UTF-8 as its decoded text', async () => {
+  test('stores a message whose bytes are not valid UTF-8 as its decoded text', async () => {
     const s = newScope();
     const gateway = as('gateway');
     const json = JSON.stringify({
@@ -363,7 +347,7 @@ describe('logger', () => {
     });
   });
 
-  it('records an error event as the outcome', async () => {
+  test('records an error event as the outcome', async () => {
     const s = newScope();
     const { message: first } = await as('gateway').emit(s, {
       type: 'connected',
@@ -383,7 +367,7 @@ describe('logger', () => {
     });
   });
 
-  it('answers its health probe with a postgres check', async () => {
+  test('answers its health probe with a postgres check', async () => {
     const reply = await as('gateway').request(
       'healthPing',
       newScope(),
@@ -396,7 +380,7 @@ describe('logger', () => {
     expect(reply).toMatchObject({ service: 'logger', ok: true, checks: { nats: true, postgres: true } });
   });
 
-  it('with two instances on the durable, stores each of 200 events (each sent twice) exactly once', async () => {
+  test('with two instances on the durable, stores each of 200 events (each sent twice) exactly once', async () => {
     await startLogger();
     const scopes = Array.from({ length: 20 }, newScope);
     const flows = scopes.map((s) => {
@@ -451,7 +435,7 @@ describe('logger', () => {
     }
   });
 
-  it('folds events that arrive out of stream order as if they came in order', async () => {
+  test('folds events that arrive out of stream order as if they came in order', async () => {
     const scope = newScope();
     const messages = streamedFlow(scope, 1_000_000);
     for (const { seq, message } of [...messages].reverse()) {
@@ -464,7 +448,7 @@ describe('logger', () => {
     expect(row?.latency_ms).toBe((messages.length - 1) * 1000);
   });
 
-  it('moves an event to its earlier copy in the stream and refolds, when a later copy was stored first', async () => {
+  test('moves an event to its earlier copy in the stream and refolds, when a later copy was stored first', async () => {
     const scope = newScope();
     const messages = streamedFlow(scope, 2_000_000);
     const blocked = messages.findIndex((m) => m.message.data.type === 'write_validation');
@@ -497,7 +481,7 @@ describe('logger', () => {
     expect(Number(n)).toBe(messages.length);
   });
 
-  it('does not store a malformed event and keeps going', async () => {
+  test('does not store a malformed event and keeps going', async () => {
     const s = newScope();
     const badId = `bad-${randomUUID()}`;
     const gateway = as('gateway');

@@ -1,18 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { RequestScope, ServiceName } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, serviceLoginUrl, type TestDatabase } from '@munim/db/testing';
+import { createDb, type Database } from '@munim/db';
+import { serviceLoginUrl } from '@munim/db/testing';
 import { createLogger } from '@munim/kit';
+import { type TestDatabase, type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildLogger, LOGGER_DURABLE, type LoggerApp } from '../src/app.ts';
 import { countStored, publishFlow, scopeOf, storedIds, writeFlow } from './support/flows.ts';
 import { startProxy, type TcpProxy } from './support/proxy.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const log = createLogger('logger', 'silent');
 const buses = new Map<ServiceName, Bus>();
 const bus = (service: ServiceName) => buses.get(service)!;
@@ -21,10 +21,10 @@ let db: Kysely<Database>;
 let proxy: TcpProxy;
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 4 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, database, db: fileDb }) => {
+  nats = fileNats;
+  testDb = database;
+  db = fileDb;
   for (const service of ['gateway', 'router', 'agent', 'validator', 'mcp-executor'] as const) {
     buses.set(service, await nats.bus(service));
   }
@@ -34,9 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await proxy?.close();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 async function consumerInfo() {
@@ -87,7 +84,7 @@ async function expectAllStored(published: Map<string, string[]>) {
 }
 
 describe('logger outages', () => {
-  it('holds every event while PostgreSQL is unreachable and stores them all when it is back', async () => {
+  test('holds every event while PostgreSQL is unreachable and stores them all when it is back', async () => {
     const url = new URL(testDb.url);
     url.port = String(proxy.port);
     const viaProxy = createDb(url.toString(), { max: 6, connectionTimeoutMs: 1000 });
@@ -129,7 +126,7 @@ describe('logger outages', () => {
     }
   }, 60_000);
 
-  it('loses nothing when the logger process is killed with kill -9 under load', async () => {
+  test('loses nothing when the logger process is killed with kill -9 under load', async () => {
     const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
     // As deployed: the logger's own role (it refuses a superuser login).
     const loggerUrl = await serviceLoginUrl(testDb, 'logger');
