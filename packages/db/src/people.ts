@@ -115,7 +115,12 @@ export class People {
   /** Adds a user with its roles; `by` is who did it. */
   async create(
     orgId: string,
-    input: { name: string; email?: string | null; phone?: string | null; roles: EntityRole[] },
+    input: {
+      name: string;
+      email?: string | null | undefined;
+      phone?: string | null | undefined;
+      roles: EntityRole[];
+    },
     by: string,
   ): Promise<Person> {
     check(input);

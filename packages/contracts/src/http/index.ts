@@ -3,6 +3,7 @@ export * from './admin-analytics.ts';
 export * from './admin-intents.ts';
 export * from './admin-llm-configs.ts';
 export * from './admin-tools.ts';
+export * from './admin-users.ts';
 export * from './attachments.ts';
 export * from './conversations.ts';
 export * from './errors.ts';

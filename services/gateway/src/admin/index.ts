@@ -10,6 +10,7 @@ import { suggestedIntentRoutes } from './suggested-intents.ts';
 import { adminSuggestionRoutes } from './suggestions.ts';
 import { toolPinRoutes } from './tool-pins.ts';
 import { toolRoutes } from './tools.ts';
+import { userRoutes } from './users.ts';
 
 /** What to do to get admin access, for the 403 of a caller without it. */
 function adminRefusal(config: GatewayContext['config']): string {
@@ -43,4 +44,5 @@ export const adminRoutes: FastifyPluginAsync<GatewayContext> = async (admin, ctx
   await admin.register(llmConfigRoutes, ctx);
   await admin.register(toolRoutes, ctx);
   await admin.register(toolPinRoutes, ctx);
+  await admin.register(userRoutes, ctx);
 };
