@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { recordEvents, TestNats } from '@munim/bus/testing';
+import { recordEvents } from '@munim/bus/testing';
 import type { AgentEvent, QueryRouted, RequestScope } from '@munim/contracts';
-import { createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger, type ToolCatalog } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 // The logger applies the feedback the router's counts are corrected by: both run here, as deployed.
 import { buildLogger, LOGGER_DURABLE, type LoggerApp } from '../../logger/src/app.ts';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
@@ -15,7 +15,7 @@ import { DEFAULT_TTLS } from '../src/cache.ts';
 import { NO_CONVERSATION } from '../src/route.ts';
 import { RouterStore } from '../src/store.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const registry = demoRegistry();
 const tools: ToolCatalog = {
   list: async () => registry,
@@ -27,7 +27,6 @@ const tools: ToolCatalog = {
 const scripted = new Map<string, (routed: QueryRouted) => AgentEvent | Promise<AgentEvent>>();
 const routed = new Map<string, QueryRouted>();
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let gateway: Bus;
 let routerBus: Bus;
@@ -60,9 +59,9 @@ function answered(data: QueryRouted): AgentEvent {
   };
 }
 
-beforeAll(async () => {
-  testDb = await createMigratedTestDatabase();
-  db = createDb(testDb.url, { max: 8 });
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   gateway = await nats.bus('gateway');
   routerBus = await nats.bus('router');
   const agent = await nats.bus('agent');
@@ -106,9 +105,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await logger?.stop();
   await router?.stop();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 const tenantOf = (entityId: string, orgId = 'org-1') => ({ entityId, orgId });
@@ -198,7 +194,7 @@ const classified = (events: AgentEvent[]) =>
     ?.payload;
 
 describe('explicit feedback moves the threshold of the intent that answered', () => {
-  it('counts a thumbed-down fast-path answer as a failure: the score falls and the lowered threshold goes back up', async () => {
+  test('counts a thumbed-down fast-path answer as a failure: the score falls and the lowered threshold goes back up', async () => {
     const tenant = tenantOf('ent-thumbs');
     const query = 'show profit and loss';
     // One earlier failure of the same intent at the same confidence: 19 of 20 succeeded.
@@ -256,7 +252,7 @@ describe('explicit feedback moves the threshold of the intent that answered', ()
     expect(router.thresholdFor(intent)).toBe(0.8);
   });
 
-  it('waits for the outcome of an answer thumbed down before the router counted it', async () => {
+  test('waits for the outcome of an answer thumbed down before the router counted it', async () => {
     const query = 'show balance sheet';
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
@@ -293,7 +289,7 @@ describe('explicit feedback moves the threshold of the intent that answered', ()
 });
 
 describe('implicit feedback', () => {
-  it('counts a fast-path answer the user asked again in other words as a failure', async () => {
+  test('counts a fast-path answer the user asked again in other words as a failure', async () => {
     const tenant = tenantOf('ent-rephrase');
     const conversation = `conv-${randomUUID()}`;
     const first = scopeOf(tenant, conversation);
@@ -320,7 +316,7 @@ describe('implicit feedback', () => {
     expect(stats.total_attempts).toBe(2);
   });
 
-  it('counts an answer followed by “that’s wrong” as a failure', async () => {
+  test('counts an answer followed by “that’s wrong” as a failure', async () => {
     const tenant = tenantOf('ent-correction');
     const conversation = `conv-${randomUUID()}`;
     const first = scopeOf(tenant, conversation);
@@ -341,7 +337,7 @@ describe('implicit feedback', () => {
     });
   });
 
-  it('moves the feedback score of an LLM-path pattern, and a pattern users reject is not suggested as an intent', async () => {
+  test('moves the feedback score of an LLM-path pattern, and a pattern users reject is not suggested as an intent', async () => {
     const query = 'which customer has grown the fastest this year';
     const scopes: RequestScope[] = [];
     for (let i = 0; i < 9; i++) {
@@ -374,7 +370,7 @@ describe('implicit feedback', () => {
 });
 
 describe('feedback is counted once, and only for its own tenant', () => {
-  it('ignores feedback in another tenant’s name, explicit or implicit', async () => {
+  test('ignores feedback in another tenant’s name, explicit or implicit', async () => {
     const mine = tenantOf('ent-shared', 'org-a');
     const theirs = tenantOf('ent-shared', 'org-b');
     const conversation = `conv-${randomUUID()}`;
@@ -410,7 +406,7 @@ describe('feedback is counted once, and only for its own tenant', () => {
     });
   });
 
-  it('counts feedback delivered twice once: a retried thumbs, a redelivered event, a second learning', async () => {
+  test('counts feedback delivered twice once: a retried thumbs, a redelivered event, a second learning', async () => {
     const tenant = tenantOf('ent-twice');
     const conversation = `conv-${randomUUID()}`;
     const first = scopeOf(tenant, conversation);
@@ -473,7 +469,7 @@ describe('feedback is counted once, and only for its own tenant', () => {
 // Last in the file: nats-server 2.9 ignores a TERM with a reason, so the malformed message stays
 // pending on the durables until its ack wait, and `counted()` would wait for it.
 describe('a malformed event', () => {
-  it('is terminated with an error event and teaches nothing; the feedback after it is still learnt', async () => {
+  test('is terminated with an error event and teaches nothing; the feedback after it is still learnt', async () => {
     const tenant = tenantOf('ent-malformed');
     const conversation = `conv-${randomUUID()}`;
     const first = scopeOf(tenant, conversation);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { recordEvents, TestNats } from '@munim/bus/testing';
+import { recordEvents } from '@munim/bus/testing';
 import { type AgentEvent, MAX_QUERY_LENGTH, type RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger, type ToolCatalog } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
 import { buildRouter } from '../src/app.ts';
 import { DEFAULT_TTLS } from '../src/cache.ts';
@@ -26,7 +26,7 @@ vi.mock('../src/text.ts', async (importOriginal) => {
   };
 });
 
-const nats = new TestNats();
+let nats: TestNats;
 const registry = demoRegistry();
 const tools: ToolCatalog = {
   list: async () => registry,
@@ -34,15 +34,13 @@ const tools: ToolCatalog = {
   invalidate: () => {},
 };
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let gateway: Bus;
 let app: Awaited<ReturnType<typeof buildRouter>>;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 4 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   gateway = await nats.bus('gateway');
   const agent = await nats.bus('agent');
   // A stand-in agent that ends every routed request at once, so what is measured is the router.
@@ -78,9 +76,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 const scopeOf = (entityId: string): RequestScope => ({
@@ -113,7 +108,7 @@ const LONG = (() => {
 })();
 
 describe('long queries over NATS', () => {
-  it('routes ten queries of digits at the length limit in linear work, and another tenant is answered meanwhile', async () => {
+  test('routes ten queries of digits at the length limit in linear work, and another tenant is answered meanwhile', async () => {
     expect(LONG.length).toBeLessThanOrEqual(MAX_QUERY_LENGTH);
     await ask(scopeOf('warm-up'), 'show overdue invoices');
     work.chars = 0;

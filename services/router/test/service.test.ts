@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { recordEvents, TestNats } from '@munim/bus/testing';
+import { recordEvents } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, QueryRouted, RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { createDb, type Database } from '@munim/db';
 import { createLogger, type ToolCatalog } from '@munim/kit';
+import { type TestDatabase, type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
 import { buildRouter } from '../src/app.ts';
 import { DEFAULT_TTLS } from '../src/cache.ts';
@@ -14,7 +14,7 @@ import { type ConversationSource, dbConversationSource } from '../src/conversati
 import { type ConversationContext, NO_CONVERSATION } from '../src/route.ts';
 import { INVALIDATION_MARKER, RouterStore } from '../src/store.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const registry = demoRegistry();
 const tools: ToolCatalog = {
   list: async () => registry,
@@ -85,10 +85,10 @@ function testRouter(load: () => Promise<ReturnType<typeof seededIntents>>, concu
   });
 }
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 6 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, database, db: fileDb }) => {
+  nats = fileNats;
+  testDb = database;
+  db = fileDb;
   gateway = await nats.bus('gateway');
   routerBus = await nats.bus('router');
   const agent = await nats.bus('agent');
@@ -110,9 +110,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 const scopeOf = (entityId: string, conversationId = `conv-${randomUUID()}`): RequestScope => ({
@@ -157,7 +154,7 @@ const classified = (events: AgentEvent[]) => events.find((e) => e.type === 'rout
 const last = (events: AgentEvent[]) => events.at(-1);
 
 describe('response cache', () => {
-  it('serves a repeated read from the cache: no routed message, no tool, the cached answer', async () => {
+  test('serves a repeated read from the cache: no routed message, no tool, the cached answer', async () => {
     const first = await ask(scopeOf('ent-cache'), 'show all invoices');
     expect(first.map((e) => e.type)).toEqual([
       'connected',
@@ -210,7 +207,7 @@ describe('response cache', () => {
     expect(classified(other)).toMatchObject({ path: 'fast' });
   });
 
-  it('never caches a write, and a successful write drops the entity’s cached answers', async () => {
+  test('never caches a write, and a successful write drops the entity’s cached answers', async () => {
     await ask(scopeOf('ent-write'), 'show all bills');
     await ask(scopeOf('ent-bystander'), 'show all bills');
     await learnt();
@@ -235,7 +232,7 @@ describe('response cache', () => {
     expect(routed.has(scope.requestId)).toBe(true);
   });
 
-  it('does not cache a read that was answered before a write of the same books finished', async () => {
+  test('does not cache a read that was answered before a write of the same books finished', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -265,7 +262,7 @@ describe('response cache', () => {
     expect(await cacheRows('ent-race')).toHaveLength(1);
   });
 
-  it('does not cache answers that were not plain answered reads', async () => {
+  test('does not cache answers that were not plain answered reads', async () => {
     const query = 'create an invoice for Acme Corp';
     scripted.set(query, (data) => answered(data, { status: 'awaiting_confirmation', mcpToolResults: [] }));
     await ask(scopeOf('ent-pending'), query);
@@ -278,7 +275,7 @@ describe('response cache', () => {
 });
 
 describe('conversation-aware routing with history', () => {
-  it('routes a confirmation with a pending action to the agent on the LLM path, never from the cache', async () => {
+  test('routes a confirmation with a pending action to the agent on the LLM path, never from the cache', async () => {
     const conversationId = `conv-${randomUUID()}`;
     conversations.set(conversationId, { previousGroups: ['invoices'], pendingAction: true, turns: 1 });
     const scope = scopeOf('ent-conv', conversationId);
@@ -287,7 +284,7 @@ describe('conversation-aware routing with history', () => {
     expect(routed.get(scope.requestId)?.route).toMatchObject({ strategy: 'confirmation', path: 'llm' });
   });
 
-  it('reuses the previous groups for a short follow-up and pagination, and caches neither', async () => {
+  test('reuses the previous groups for a short follow-up and pagination, and caches neither', async () => {
     const conversationId = `conv-${randomUUID()}`;
     conversations.set(conversationId, { previousGroups: ['bills'], pendingAction: false, turns: 2 });
     for (const [query, strategy] of [
@@ -308,7 +305,7 @@ describe('conversation-aware routing with history', () => {
 });
 
 describe('learning from outcomes', () => {
-  it('counts fast-path successes and failures per intent and confidence bucket', async () => {
+  test('counts fast-path successes and failures per intent and confidence bucket', async () => {
     const okScope = scopeOf('ent-rl-1');
     const ok = await ask(okScope, 'show profit and loss');
     expect(classified(ok)).toMatchObject({ path: 'fast' });
@@ -330,7 +327,7 @@ describe('learning from outcomes', () => {
     expect(rows.map((r) => Number(r.confidence_bucket))).toContain(0.95);
   });
 
-  it('adapts the threshold of an intent from its stats', async () => {
+  test('adapts the threshold of an intent from its stats', async () => {
     await db
       .insertInto('intent_routing_stats')
       .values([
@@ -356,7 +353,7 @@ describe('learning from outcomes', () => {
     expect(app.thresholdFor('unknown')).toBe(0.85);
   });
 
-  it('logs LLM-path patterns and suggests an intent at 10 occurrences', async () => {
+  test('logs LLM-path patterns and suggests an intent at 10 occurrences', async () => {
     const query = 'which customer has grown the fastest this year';
     for (let i = 0; i < 10; i++) {
       const events = await ask(scopeOf(`ent-pattern-${i}`), query);
@@ -381,7 +378,7 @@ describe('learning from outcomes', () => {
 });
 
 describe('conversation source over the agent’s tables', () => {
-  it('reads the last turns and a pending action of the caller’s conversation only', async () => {
+  test('reads the last turns and a pending action of the caller’s conversation only', async () => {
     const id = `conv-${randomUUID()}`;
     const messages = [
       { role: 'user', content: 'show my bills', requestId: 'r1' },
@@ -457,13 +454,13 @@ describe('conversation source over the agent’s tables', () => {
 });
 
 describe('intent changes', () => {
-  it('reloads the intents at once when an admin change is announced', async () => {
+  test('reloads the intents at once when an admin change is announced', async () => {
     const before = intentLoads;
     gateway.broadcast('intentsChanged', { reason: 'created', intentIds: ['intent_x'] });
     await expect.poll(() => intentLoads).toBeGreaterThan(before);
   });
 
-  it('drops the cached answers once the new intents are in use, and caches no answer routed before', async () => {
+  test('drops the cached answers once the new intents are in use, and caches no answer routed before', async () => {
     await ask(scopeOf('ent-edit'), 'show all invoices');
     await learnt();
     expect(await cacheRows('ent-edit')).toHaveLength(1);
@@ -501,7 +498,7 @@ describe('intent changes', () => {
     expect(await cacheRows('ent-edit')).toHaveLength(1);
   });
 
-  it('refreshes one at a time, so a slow older read never replaces a newer set', async () => {
+  test('refreshes one at a time, so a slow older read never replaces a newer set', async () => {
     const pending: ((intents: ReturnType<typeof seededIntents>) => void)[] = [];
     const other = await testRouter(() => new Promise((resolve) => pending.push(resolve)), 1);
     const timed = other.refresh(); // read the table before an admin change
@@ -514,7 +511,7 @@ describe('intent changes', () => {
     expect(other.matcher.size).toBe(seededIntents().length);
   });
 
-  it('ignores a malformed announcement', async () => {
+  test('ignores a malformed announcement', async () => {
     const before = intentLoads;
     gateway.nc.publish(gateway.subject('intentsChanged'), JSON.stringify({ data: { reason: 1 } }));
     gateway.broadcast('intentsChanged', { reason: 'updated', intentIds: [] });

@@ -2,20 +2,20 @@
 // and its locks are keyed by entity and org together.
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { recordEvents, TestNats } from '@munim/bus/testing';
+import { recordEvents } from '@munim/bus/testing';
 import type { AgentEvent, QueryRouted, RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger, type ToolCatalog } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
 import { buildRouter } from '../src/app.ts';
 import { type CachedAnswer, cacheKey, DEFAULT_TTLS } from '../src/cache.ts';
 import { NO_CONVERSATION } from '../src/route.ts';
 import { RouterStore, type Tenant } from '../src/store.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const registry = demoRegistry();
 const tools: ToolCatalog = {
   list: async () => registry,
@@ -25,7 +25,6 @@ const tools: ToolCatalog = {
 /** Queries the stand-in agent answers with a successful write instead of a read. */
 const writes = new Set<string>();
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let store: RouterStore;
 let gateway: Bus;
@@ -61,10 +60,9 @@ function answer(message: { orgId: string; data: QueryRouted }): AgentEvent {
   };
 }
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 6 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   store = new RouterStore(db);
   gateway = await nats.bus('gateway');
   routerBus = await nats.bus('router');
@@ -98,9 +96,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await nats.cleanup();
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 /** Two tenants with one entity id, fresh for each test. */
@@ -145,7 +140,7 @@ async function learnt(): Promise<void> {
 }
 
 describe('the response cache of two orgs sharing an entity id', () => {
-  it('never serves org B the answer org A’s question left in the cache', async () => {
+  test('never serves org B the answer org A’s question left in the cache', async () => {
     const [a, b] = tenants();
     expect(await ask(a, 'show all invoices')).toMatchObject({ path: 'fast', response: 'books of org-a' });
     await learnt();
@@ -158,7 +153,7 @@ describe('the response cache of two orgs sharing an entity id', () => {
     expect(await ask(a, 'Show all invoices!')).toMatchObject({ path: 'cached', response: 'books of org-a' });
   });
 
-  it('drops only the writing org’s answers after a write', async () => {
+  test('drops only the writing org’s answers after a write', async () => {
     const [a, b] = tenants();
     await ask(a, 'show all bills');
     await ask(b, 'show all bills');
@@ -195,7 +190,7 @@ describe('RouterStore keys by tenant', () => {
       ttlMs: 60_000,
     });
 
-  it('looks up, writes and invalidates one tenant’s answers, and marks only its staleness', async () => {
+  test('looks up, writes and invalidates one tenant’s answers, and marks only its staleness', async () => {
     const [a, b] = tenants();
     const key = cacheKey('show all customers', 'fast');
     await write(a, key);
@@ -211,7 +206,7 @@ describe('RouterStore keys by tenant', () => {
     expect(await store.lastInvalidation(b)).toBeUndefined();
   });
 
-  it('locks one tenant’s cache without holding up the other org of its entity', async () => {
+  test('locks one tenant’s cache without holding up the other org of its entity', async () => {
     const [a, b] = tenants();
     let releaseA = () => {};
     const holdA = new Promise<void>((resolve) => {
