@@ -95,8 +95,10 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Without auth: the `Host` names, besides loopback ones and HOST, that browsers may use; any other is ' +
     'refused (against DNS rebinding).',
   GATEWAY_API_KEYS:
-    'Comma-separated `key:entityId:orgId` triples, keys of at least 24 characters. Set, every request ' +
-    'needs `Authorization: Bearer <key>` and acts only for that tenant. Unset: no auth, loopback only.',
+    'Comma-separated `key:entityId:orgId[:userId[:role+role…]]` entries, keys of at least 24 characters. ' +
+    'Set, every request needs `Authorization: Bearer <key>` and acts only for that tenant, as that user with ' +
+    'those roles (viewer, maker, approver, admin, owner, automation; a user named without roles is a viewer, ' +
+    'a key without a user is the tenant’s owner). Unset: no auth, loopback only.',
   AUTH_FAILURE_MAX:
     'Wrong keys or tokens one address may send per AUTH_FAILURE_WINDOW_MS before it is locked out.',
   AUTH_FAILURE_WINDOW_MS:

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { IdSchema } from '@munim/contracts';
+import { IdSchema, type PersonRole } from '@munim/contracts';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { ApiKey } from './env.ts';
 
@@ -17,6 +17,8 @@ export interface Principal {
   admin: boolean;
   /** `key:<digest prefix>` or `jwt:<issuer>:<subject or tenant>`; never the secret itself. */
   id: string;
+  /** The person a tenant credential acts as, when it names one, and their roles for its entity. */
+  user?: { userId: string | null; roles: PersonRole[] };
 }
 
 /** Who is an administrator: holders of these keys, and tokens with this role. */
@@ -85,6 +87,7 @@ export class Authenticator {
           tenant: { entityId: k.entityId, orgId: k.orgId },
           id: `key:${hashed.subarray(0, 8).toString('hex')}`,
           admin: false,
+          user: { userId: k.userId ?? null, roles: k.roles },
         },
       };
     });

@@ -1,5 +1,5 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
-import { IdSchema } from '@munim/contracts';
+import { IdSchema, PERSON_ROLES, type PersonRole } from '@munim/contracts';
 import { parseSecretKey } from '@munim/db';
 import {
   BaseEnvSchema,
@@ -16,17 +16,21 @@ import { z } from 'zod';
 /** Shortest accepted API or admin key: long enough that guessing one is hopeless. */
 export const MIN_KEY_LENGTH = 24;
 
-/** One configured API key and the tenant it may act for. */
+/** One configured API key, the tenant it may act for, and the person it acts as. */
 export interface ApiKey {
   key: string;
   entityId: string;
   orgId: string;
+  /** The user it acts as; a key without one is its tenant's owner. */
+  userId?: string;
+  /** That user's roles for the entity; a user named without roles only reads (viewer). */
+  roles: PersonRole[];
 }
 
 /**
- * `GATEWAY_API_KEYS`: comma-separated `key:entityId:orgId` triples, each key at least
- * {@link MIN_KEY_LENGTH} characters. Error messages name the entry by position only, so a key never
- * appears in a log or on stderr.
+ * `GATEWAY_API_KEYS`: comma-separated `key:entityId:orgId[:userId[:role+role…]]` entries, each key
+ * at least {@link MIN_KEY_LENGTH} characters. Error messages name the entry by position only, so a
+ * key never appears in a log or on stderr.
  */
 export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
   const keys: ApiKey[] = [];
@@ -36,9 +40,32 @@ export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
     .filter(Boolean);
   for (const [index, entry] of entries.entries()) {
     const parts = entry.split(':').map((part) => part.trim());
-    const [key, entityId, orgId] = parts;
-    if (parts.length !== 3 || !key || !entityId || !orgId) {
-      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} is not a key:entityId:orgId triple` });
+    const [key, entityId, orgId, userId, roleList] = parts;
+    if (
+      parts.length < 3 ||
+      parts.length > 5 ||
+      !key ||
+      !entityId ||
+      !orgId ||
+      (parts.length >= 4 && !userId)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${index + 1} is not key:entityId:orgId, optionally followed by :userId and :role+role…`,
+      });
+      continue;
+    }
+    const roles = roleList === undefined ? [] : roleList.split('+').map((r) => r.trim());
+    const unknown = roles.find((r) => !(PERSON_ROLES as readonly string[]).includes(r));
+    if (unknown !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${index + 1} names the role "${unknown}", which is not one of ${PERSON_ROLES.join(', ')}`,
+      });
+      continue;
+    }
+    if (userId !== undefined && !IdSchema.safeParse(userId).success) {
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1} has an invalid userId` });
       continue;
     }
     if (key.length < MIN_KEY_LENGTH) {
@@ -56,7 +83,14 @@ export const ApiKeysSchema = z.string().transform((value, ctx): ApiKey[] => {
       ctx.addIssue({ code: 'custom', message: `entry ${index + 1} repeats an earlier key` });
       continue;
     }
-    keys.push({ key, entityId, orgId });
+    keys.push({
+      key,
+      entityId,
+      orgId,
+      ...(userId === undefined
+        ? { roles: ['owner'] }
+        : { userId, roles: roles.length > 0 ? (roles as PersonRole[]) : ['viewer'] }),
+    });
   }
   return keys;
 });

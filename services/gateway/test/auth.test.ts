@@ -128,19 +128,37 @@ describe('API keys', () => {
 });
 
 describe('GATEWAY_API_KEYS parsing', () => {
-  it('parses key:entityId:orgId triples', () => {
+  it('parses key:entityId:orgId triples, each its tenant’s owner', () => {
     const k1 = 'k1-0123456789abcdefghijklm';
     const k2 = 'k2-0123456789abcdefghijklm';
     expect(loadEnv({ GATEWAY_API_KEYS: `${k1}:e1:o1,${k2}:e2:o2` }).GATEWAY_API_KEYS).toEqual([
-      { key: k1, entityId: 'e1', orgId: 'o1' },
-      { key: k2, entityId: 'e2', orgId: 'o2' },
+      { key: k1, entityId: 'e1', orgId: 'o1', roles: ['owner'] },
+      { key: k2, entityId: 'e2', orgId: 'o2', roles: ['owner'] },
     ]);
     expect(loadEnv({}).GATEWAY_API_KEYS).toEqual([]);
   });
 
+  it('parses the user a key acts as, and that user’s roles (none named: a viewer)', () => {
+    const k1 = 'k1-0123456789abcdefghijklm';
+    const k2 = 'k2-0123456789abcdefghijklm';
+    const k3 = 'k3-0123456789abcdefghijklm';
+    expect(
+      loadEnv({
+        GATEWAY_API_KEYS: `${k1}:e1:o1:priya:maker+approver, ${k2}:e1:o1:bot:automation,${k3}:e1:o1:ravi`,
+      }).GATEWAY_API_KEYS,
+    ).toEqual([
+      { key: k1, entityId: 'e1', orgId: 'o1', userId: 'priya', roles: ['maker', 'approver'] },
+      { key: k2, entityId: 'e1', orgId: 'o1', userId: 'bot', roles: ['automation'] },
+      { key: k3, entityId: 'e1', orgId: 'o1', userId: 'ravi', roles: ['viewer'] },
+    ]);
+  });
+
   it.each([
     ['sekrit-1-0123456789abcdefgh:e1'],
-    ['sekrit-1-0123456789abcdefgh:e1:o1:x'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1:x:boss'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1:x:maker:more'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1::maker'],
+    ['sekrit-1-0123456789abcdefgh:e1:o1:u 1:maker'],
     ['sekrit-1-0123456789abcdefgh::o1'],
     ['sekrit-1-0123456789abcdefgh:e 1:o1'],
     ['sekrit-1-0123456789abcdefgh:e1:o1,sekrit-1-0123456789abcdefgh:e2:o2'],
