@@ -2,27 +2,21 @@
 // lost, and a turn saved twice (a redelivered request) is stored once.
 import { randomUUID } from 'node:crypto';
 import type { RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AgentStore } from '../src/run/store.ts';
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let store: AgentStore;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  // Enough connections that the first turns really run side by side in PostgreSQL.
-  db = createDb(testDb.url, { max: 24 });
-  await migrateToLatest(db);
-  store = new AgentStore(db);
-});
+// Enough connections that the first turns really run side by side in PostgreSQL.
+test.override('dbPoolSize', { scope: 'file' }, 24);
 
-afterAll(async () => {
-  await db?.destroy();
-  await testDb?.drop();
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
+  store = new AgentStore(db);
 });
 
 const tenantOf = () => ({
@@ -63,7 +57,7 @@ function generator(seed: number) {
 }
 
 describe('chat numbers under concurrent first turns', () => {
-  it('numbers 40 first turns of one tenant sent at once 1..40, losing none', async () => {
+  test('numbers 40 first turns of one tenant sent at once 1..40, losing none', async () => {
     const tenant = tenantOf();
     const scopes = Array.from({ length: 40 }, () => scopeOf(tenant));
     const saved = await Promise.allSettled(
@@ -76,7 +70,7 @@ describe('chat numbers under concurrent first turns', () => {
     expect(rows.every((r) => r.message_count === 2 && r.messages.length === 2)).toBe(true);
   });
 
-  it('keeps every turn of generated mixes of tenants, new chats and follow-ups sent at once', async () => {
+  test('keeps every turn of generated mixes of tenants, new chats and follow-ups sent at once', async () => {
     for (const seed of [1, 7, 42, 1234, 99991]) {
       const next = generator(seed);
       const tenants = Array.from({ length: 1 + next(3) }, tenantOf);
@@ -127,7 +121,7 @@ describe('chat numbers under concurrent first turns', () => {
     }
   });
 
-  it('stores a turn once when its request saves it again (a redelivery after the save)', async () => {
+  test('stores a turn once when its request saves it again (a redelivery after the save)', async () => {
     const tenant = tenantOf();
     const scope = scopeOf(tenant);
     const turn = turnOf(scope, 'show all invoices');
@@ -147,7 +141,7 @@ describe('chat numbers under concurrent first turns', () => {
 });
 
 describe('a turn saved while its database connection dies', () => {
-  it('is saved on a new connection, not dropped', async () => {
+  test('is saved on a new connection, not dropped', async () => {
     const tenant = tenantOf();
     const scope = scopeOf(tenant);
     // Hold the tenant's numbering lock, so the save waits on a connection the test can then cut.

@@ -2,26 +2,18 @@
 // entity id each number their chats from #MJ-0001 and never write into the other's.
 import { randomUUID } from 'node:crypto';
 import type { RequestScope } from '@munim/contracts';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AgentStore, ConversationForbiddenError } from '../src/run/store.ts';
 
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let store: AgentStore;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 6 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   store = new AgentStore(db);
-});
-
-afterAll(async () => {
-  await db?.destroy();
-  await testDb?.drop();
 });
 
 /** A request of one org of a fresh shared entity, in `conversationId` (default: a new one). */
@@ -51,7 +43,7 @@ const rowOf = (id: string) =>
     .executeTakeFirstOrThrow();
 
 describe('conversations of two orgs sharing an entity id', () => {
-  it('numbers each org’s chats from 1', async () => {
+  test('numbers each org’s chats from 1', async () => {
     const [a, b] = scopes();
     const [a1, a2, b1, b2] = [a(), a(), b(), b()];
     for (const scope of [a1, a2, b1, b2]) await store.appendTurn(scope, turn('show all invoices'));
@@ -61,7 +53,7 @@ describe('conversations of two orgs sharing an entity id', () => {
     expect((await rowOf(b2.conversationId)).chat_number).toBe(2);
   });
 
-  it('gives a new chat the next number when another of its tenant took the same one first', async () => {
+  test('gives a new chat the next number when another of its tenant took the same one first', async () => {
     const [a] = scopes();
     const scope = a();
     // Another new chat of the tenant holds #1, not yet committed: this one computes #1 too, waits, and collides.
@@ -77,7 +69,7 @@ describe('conversations of two orgs sharing an entity id', () => {
     expect((await rowOf(scope.conversationId)).chat_number).toBe(2);
   });
 
-  it('never adds to, summarises or shows the other org’s conversation', async () => {
+  test('never adds to, summarises or shows the other org’s conversation', async () => {
     const [a, b] = scopes();
     const mine = a();
     await store.appendTurn(mine, turn('show all bills'));

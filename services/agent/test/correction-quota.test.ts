@@ -3,25 +3,19 @@
 // corrections cannot pass the quota, however many run at once; it settles to what the validator
 // reports they spent. On the real PostgreSQL rows every agent shares.
 import { createDb, TenantUsage } from '@munim/db';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import type { Logger } from '@munim/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { describe, expect } from 'vitest';
 import { correctionAllowance, TokenQuota } from '../src/model/quota.ts';
 
 const WINDOW_MS = 86_400_000;
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as unknown as Logger;
-let database: TestDatabase;
 let db: ReturnType<typeof createDb>;
 let usage: TenantUsage;
 
-beforeAll(async () => {
-  database = await createMigratedTestDatabase();
-  db = createDb(database.url);
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   usage = new TenantUsage(db, { windowMs: WINDOW_MS });
-});
-afterAll(async () => {
-  await db?.destroy();
-  await database?.drop();
 });
 
 /** A validator's reply whose corrections spent `tokens` (none made: undefined). */
@@ -31,7 +25,7 @@ const spent = (tokens: number | undefined) =>
     : { correctionUsage: { input_tokens: tokens - 1, output_tokens: 1, total_tokens: tokens } };
 
 describe('tokens held for the validator’s LLM corrections', () => {
-  it('holds the allowance, then counts what the corrections spent', async () => {
+  test('holds the allowance, then counts what the corrections spent', async () => {
     const tenant = { entityId: 'ent-corrections', orgId: 'org-plenty' };
     const quota = new TokenQuota(usage, 100_000, silent);
     let held: number | undefined;
@@ -44,7 +38,7 @@ describe('tokens held for the validator’s LLM corrections', () => {
     expect(await usage.count(tenant, 'tokens')).toBe(1_234);
   });
 
-  it('holds only what is left of the quota, and nothing when it is used up', async () => {
+  test('holds only what is left of the quota, and nothing when it is used up', async () => {
     const tenant = { entityId: 'ent-corrections', orgId: 'org-nearly-spent' };
     const quota = new TokenQuota(usage, 10_000, silent);
     await usage.add(tenant, 'tokens', 9_500);
@@ -62,7 +56,7 @@ describe('tokens held for the validator’s LLM corrections', () => {
     expect(await usage.count(tenant, 'tokens')).toBe(10_000);
   });
 
-  it('keeps concurrent corrections of one tenant within the quota', async () => {
+  test('keeps concurrent corrections of one tenant within the quota', async () => {
     const tenant = { entityId: 'ent-corrections', orgId: 'org-concurrent' };
     const quota = new TokenQuota(usage, 10_000, silent);
     const offered: number[] = [];
@@ -81,7 +75,7 @@ describe('tokens held for the validator’s LLM corrections', () => {
     expect(await usage.count(tenant, 'tokens')).toBeLessThanOrEqual(10_000);
   });
 
-  it('keeps the hold when the validator did not answer: what it spent is not known', async () => {
+  test('keeps the hold when the validator did not answer: what it spent is not known', async () => {
     const tenant = { entityId: 'ent-corrections', orgId: 'org-no-answer' };
     const quota = new TokenQuota(usage, 100_000, silent);
     const asked = quota.forCorrections(tenant, 5_000, async () => {
@@ -91,7 +85,7 @@ describe('tokens held for the validator’s LLM corrections', () => {
     expect(await usage.count(tenant, 'tokens')).toBe(5_000);
   });
 
-  it('allows no correction when the usage table cannot be reached, or any when told to admit', async () => {
+  test('allows no correction when the usage table cannot be reached, or any when told to admit', async () => {
     const unreachable = createDb('postgres://nobody@127.0.0.1:1/none');
     try {
       const down = new TenantUsage(unreachable, { windowMs: WINDOW_MS });
@@ -109,7 +103,7 @@ describe('tokens held for the validator’s LLM corrections', () => {
     }
   });
 
-  it('holds nothing for a text that has nothing to correct', () => {
+  test('holds nothing for a text that has nothing to correct', () => {
     expect(correctionAllowance('no blocks here', 0)).toBe(0);
     expect(correctionAllowance('abcd'.repeat(100), 2)).toBe(100 + 2 * correctionAllowance('', 1));
   });

@@ -1,39 +1,29 @@
 import { randomBytes } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
-import {
-  createDb,
-  type Database,
-  encryptSecret,
-  type LlmConfigsTable,
-  migrateToLatest,
-  sealLlmKey,
-} from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import { type Database, encryptSecret, type LlmConfigsTable, sealLlmKey } from '@munim/db';
 import { createLogger, EndpointAllowlistSchema, type Logger } from '@munim/kit';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
+import { type TestNats, test } from '@munim/testkit';
 import { type Insertable, type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { createLlm } from '../src/model/llm.ts';
 import { createModelSource } from '../src/model/llm-config.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 const secretKey = randomBytes(32);
 const log = createLogger('agent', 'silent');
 const settings = { timeoutMs: 5_000, maxRetries: 0 };
 // The scripted servers listen on loopback, which only an allow-list opens.
 const allowlist = EndpointAllowlistSchema.parse('127.0.0.1');
-let database: TestDatabase;
 let db: Kysely<Database>;
 let agentBus: Bus;
 let gatewayBus: Bus;
 let serverA: ScriptedLlm;
 let serverB: ScriptedLlm;
 
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDb(database.url, { max: 3 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   agentBus = await nats.bus('agent');
   gatewayBus = await nats.bus('gateway');
   serverA = await startScriptedLlm({ apiKey: 'key-a' });
@@ -46,14 +36,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await serverA?.close();
-    await serverB?.close();
-    await nats.cleanup();
-  } finally {
-    await db?.destroy();
-    await database?.drop();
-  }
+  await serverA?.close();
+  await serverB?.close();
 });
 
 /** Inserts a configuration with its key sealed to the new row, as the gateway does. */
@@ -89,7 +73,7 @@ const ask = (llm: { turn: ReturnType<typeof createLlm>['turn'] }) =>
   llm.turn({ messages: [{ role: 'user', content: 'hello' }], maxTokens: 100 });
 
 describe('model configurations in the agent', () => {
-  it('has no model when neither the database nor the environment has one', async () => {
+  test('has no model when neither the database nor the environment has one', async () => {
     const source = await createModelSource({
       db,
       bus: agentBus,
@@ -102,7 +86,7 @@ describe('model configurations in the agent', () => {
     expect(source.llm).toBeNull();
   });
 
-  it('uses the default row (decrypting its key), switches on llmConfigChanged, and falls back to the environment', async () => {
+  test('uses the default row (decrypting its key), switches on llmConfigChanged, and falls back to the environment', async () => {
     const envLlm = createLlm({
       baseURL: serverA.baseURL,
       apiKey: 'key-a',
@@ -176,7 +160,7 @@ describe('model configurations in the agent', () => {
     }
   });
 
-  it('uses the environment model when the default row has a key but no decryption key is set', async () => {
+  test('uses the environment model when the default row has a key but no decryption key is set', async () => {
     await db.updateTable('llm_configs').set({ is_default: true }).where('name', '=', 'b').execute();
     const envLlm = createLlm({
       baseURL: serverA.baseURL,
@@ -197,7 +181,7 @@ describe('model configurations in the agent', () => {
     expect(source.llm?.label).toBe('env/env-model');
   });
 
-  it('notices a change whose announcement it missed at its next check, and not its own usage totals', async () => {
+  test('notices a change whose announcement it missed at its next check, and not its own usage totals', async () => {
     await db.updateTable('llm_configs').set({ is_default: false }).execute();
     await db
       .updateTable('llm_configs')
@@ -272,7 +256,7 @@ describe('what the agent refuses in a configuration row', () => {
       ...extra,
     });
 
-  it.each([
+  test.each([
     ['cloud metadata (link-local)', 'http://169.254.169.254/latest/v1'],
     ['a private address', 'http://10.0.0.7:8000/v1'],
     ['carrier-grade NAT', 'http://100.64.1.2/v1'],
@@ -294,7 +278,7 @@ describe('what the agent refuses in a configuration row', () => {
     },
   );
 
-  it('resolves a host name before use and refuses it when any address is not public', async () => {
+  test('resolves a host name before use and refuses it when any address is not public', async () => {
     await plant({ provider: 'scripted', model: 'planted-model', endpoint: 'https://models.example/v1' });
     const { log, warnings } = capturingLog();
     const resolve = vi.fn(async () => ['8.8.4.4', '169.254.169.254']);
@@ -307,7 +291,7 @@ describe('what the agent refuses in a configuration row', () => {
     expect(publicOnly.llm?.label).toBe('scripted/planted-model');
   });
 
-  it('refuses a loopback endpoint unless LLM_ENDPOINT_ALLOWLIST allows it', async () => {
+  test('refuses a loopback endpoint unless LLM_ENDPOINT_ALLOWLIST allows it', async () => {
     await plant({ provider: 'scripted', model: 'b-model', endpoint: serverB.baseURL }, 'key-b');
     const { log, warnings } = capturingLog();
     const closed = await source(log, { allowlist: undefined });
@@ -317,7 +301,7 @@ describe('what the agent refuses in a configuration row', () => {
     expect(open.llm?.label).toBe('scripted/b-model');
   });
 
-  it('does not decrypt a key copied from another row, nor a key stored without associated data', async () => {
+  test('does not decrypt a key copied from another row, nor a key stored without associated data', async () => {
     const donor = await insertConfig(
       db,
       {

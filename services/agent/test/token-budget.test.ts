@@ -3,9 +3,9 @@
 // cannot together pass the quota; an endpoint that reports no usage is counted by estimate; and a
 // usage table that cannot be reached refuses the call unless the deployment chose to admit.
 import { createDb, TenantUsage } from '@munim/db';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { estimateTokens, type Logger, QUOTA_STORE_UNREACHABLE_MESSAGE } from '@munim/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { describe, expect } from 'vitest';
 import type { Llm, LlmTurn } from '../src/model/llm.ts';
 import { TokenQuota } from '../src/model/quota.ts';
 import { AgentError } from '../src/run/errors.ts';
@@ -14,16 +14,10 @@ import { fakeAgent } from './fake-agent.ts';
 
 const WINDOW_MS = 3_600_000;
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as unknown as Logger;
-let database: TestDatabase;
 let db: ReturnType<typeof createDb>;
 
-beforeAll(async () => {
-  database = await createMigratedTestDatabase();
-  db = createDb(database.url);
-});
-afterAll(async () => {
-  await db?.destroy();
-  await database?.drop();
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
 });
 
 /** A model that answers after `delayMs`, reporting `usage` (or none, as some servers do). */
@@ -57,7 +51,7 @@ function runWith(llm: Llm, quota: TokenQuota, tenant: { entityId: string; orgId:
 const ask = (maxTokens: number) => ({ messages: [{ role: 'user' as const, content: 'hi' }], maxTokens });
 
 describe('model tokens reserved before a call and settled after', () => {
-  it('keeps concurrent calls of one tenant within the quota (12 at once, each could spend 400)', async () => {
+  test('keeps concurrent calls of one tenant within the quota (12 at once, each could spend 400)', async () => {
     const usage = new TenantUsage(db, { windowMs: WINDOW_MS });
     const quota = new TokenQuota(usage, 1000, silent);
     const tenant = { entityId: 'ent-budget', orgId: 'org-concurrent' };
@@ -79,7 +73,7 @@ describe('model tokens reserved before a call and settled after', () => {
     expect(await usage.count(tenant, 'tokens')).toBeLessThanOrEqual(1000);
   });
 
-  it('never lets generated bursts of calls pass the quota, and counts exactly what was spent', async () => {
+  test('never lets generated bursts of calls pass the quota, and counts exactly what was spent', async () => {
     const usage = new TenantUsage(db, { windowMs: WINDOW_MS });
     for (let round = 0; round < 8; round++) {
       const limit = 500 + ((round * 7919) % 4000);
@@ -102,7 +96,7 @@ describe('model tokens reserved before a call and settled after', () => {
     }
   });
 
-  it('counts a call whose endpoint reported no usage by the tokenizer estimate', async () => {
+  test('counts a call whose endpoint reported no usage by the tokenizer estimate', async () => {
     const usage = new TenantUsage(db, { windowMs: WINDOW_MS });
     const tenant = { entityId: 'ent-budget', orgId: 'org-no-usage' };
     const answer = 'The overdue total is ₹4,20,000 across 12 invoices. '.repeat(40);
@@ -117,7 +111,7 @@ describe('model tokens reserved before a call and settled after', () => {
     expect(estimateTokens(answer)).toBeGreaterThan(answer.length / 4);
   });
 
-  it('refuses the call when the usage table cannot be reached, or lets it through when told to admit', async () => {
+  test('refuses the call when the usage table cannot be reached, or lets it through when told to admit', async () => {
     const unreachable = createDb('postgres://nobody@127.0.0.1:1/none');
     try {
       const usage = new TenantUsage(unreachable, { windowMs: WINDOW_MS });
@@ -146,7 +140,7 @@ describe('model tokens reserved before a call and settled after', () => {
 });
 
 describe('the tokenizer estimate', () => {
-  it('is a quarter token per ASCII character and a token per other character, rounded up', () => {
+  test('is a quarter token per ASCII character and a token per other character, rounded up', () => {
     expect(estimateTokens('')).toBe(0);
     expect(estimateTokens('abcd')).toBe(1);
     expect(estimateTokens('abcde')).toBe(2);
