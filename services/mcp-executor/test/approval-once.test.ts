@@ -5,11 +5,13 @@
 // the takeover of a write whose agent died.
 import { Writable } from 'node:stream';
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, RequestScope } from '@munim/contracts';
+import type { Database } from '@munim/db';
+import { type TestNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   buildMcpExecutor,
   hashArgs,
@@ -18,7 +20,7 @@ import {
   PgApprovals,
   ToolPolicy,
 } from '../src/app.ts';
-import { approve, newScope, type SdkTool, startSdkServer, testDatabase, waitFor } from './helpers.ts';
+import { approve, newScope, type SdkTool, startSdkServer, waitFor } from './helpers.ts';
 
 /** Every line the executor logs, parsed, so a refusal can be seen in the security log. */
 const lines: Record<string, unknown>[] = [];
@@ -49,20 +51,21 @@ const tools: SdkTool[] = [
   },
 ];
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let db: Kysely<Database>;
 let sdk: Awaited<ReturnType<typeof startSdkServer>>;
 let app: McpExecutor;
 let bus: Bus;
-const nats = new TestNats();
+let nats: TestNats;
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   sdk = await startSdkServer(tools);
   bus = await nats.bus('agent');
   app = await buildMcpExecutor({
     bus: await nats.bus('mcp-executor'),
     log,
-    db: database.db,
+    db,
     config: {
       serverUrl: sdk.url,
       readTimeoutMs: 5_000,
@@ -79,8 +82,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await sdk?.close();
-  await nats.cleanup();
-  await database?.drop();
 });
 
 let contacts = 0;
@@ -95,8 +96,8 @@ async function approvedWrite(scope = newScope()) {
     isWrite: true,
     argsHash: hashArgs(args),
   };
-  const approvalId = await approve(database.db, { scope, ...data });
-  await database.db
+  const approvalId = await approve(db, { scope, ...data });
+  await db
     .updateTable('pending_actions')
     .set({ approved_by_request: scope.requestId })
     .where('action_id', '=', approvalId)
@@ -111,7 +112,7 @@ const other = () => newScope().requestId;
 const reasonOf = (callId: string) => refusals(callId).at(-1)?.reason;
 
 describe('an approval already used by a call', () => {
-  it('is refused when the same call id comes under another request id: the write runs once', async () => {
+  test('is refused when the same call id comes under another request id: the write runs once', async () => {
     const { scope, data, runs } = await approvedWrite();
     expect(await execute(scope, data)).toMatchObject({ success: true, outcome: 'succeeded' });
     const replay = await execute({ ...scope, requestId: other() }, data);
@@ -124,7 +125,7 @@ describe('an approval already used by a call', () => {
     });
   });
 
-  it.each([
+  test.each([
     [
       'the same call id under another request id',
       (s: RequestScope) => ({ ...s, requestId: other() }),
@@ -175,7 +176,7 @@ describe('an approval already used by a call', () => {
     },
   );
 
-  it('binds exactly one (tenant, request, call): generated look-alikes are all refused', async () => {
+  test('binds exactly one (tenant, request, call): generated look-alikes are all refused', async () => {
     const { scope, data, runs } = await approvedWrite();
     expect(await execute(scope, data)).toMatchObject({ success: true });
     // Each part kept or changed; every combination but "all kept" names the approval wrongly.
@@ -198,7 +199,7 @@ describe('an approval already used by a call', () => {
 });
 
 describe('an approval not yet used', () => {
-  it('is refused to a request other than the one that carried it, which may still use it', async () => {
+  test('is refused to a request other than the one that carried it, which may still use it', async () => {
     const { scope, data, runs } = await approvedWrite();
     const stranger = await execute({ ...scope, requestId: other() }, data);
     expect(stranger).toMatchObject({ success: false, error: { code: 'WRITE_NOT_APPROVED' } });
@@ -210,13 +211,13 @@ describe('an approval not yet used', () => {
 });
 
 describe('requests racing for one approval', () => {
-  it('one wins; the others, under other requests or calls, are refused; the write runs once', async () => {
+  test('one wins; the others, under other requests or calls, are refused; the write runs once', async () => {
     delayMs = 200;
     try {
       const { scope, data, runs } = await approvedWrite();
       // approved_by_request is unset, as for an approval whose carrier is unknown: any request may
       // be first, and only one is.
-      await database.db
+      await db
         .updateTable('pending_actions')
         .set({ approved_by_request: null })
         .where('action_id', '=', data.approvalId ?? '')
@@ -231,7 +232,7 @@ describe('requests racing for one approval', () => {
       expect(won[0]).toMatchObject({ outcome: 'succeeded' });
       expect(replies.filter((r) => r.error?.code === 'WRITE_NOT_APPROVED')).toHaveLength(11);
       expect(runs()).toBe(1);
-      const row = await database.db
+      const row = await db
         .selectFrom('pending_actions')
         .select(['executed_request_id', 'executed_call_id'])
         .where('action_id', '=', data.approvalId ?? '')
@@ -246,7 +247,7 @@ describe('requests racing for one approval', () => {
     }
   });
 
-  it('copies of the exact call all get its one outcome: the write runs once', async () => {
+  test('copies of the exact call all get its one outcome: the write runs once', async () => {
     delayMs = 200;
     try {
       const { scope, data, runs } = await approvedWrite();
@@ -261,7 +262,7 @@ describe('requests racing for one approval', () => {
 });
 
 describe('a write whose agent died, taken over', () => {
-  it('while the write is in flight: the takeover waits for its outcome; another request is refused', async () => {
+  test('while the write is in flight: the takeover waits for its outcome; another request is refused', async () => {
     delayMs = 1_500;
     try {
       const { scope, data, runs } = await approvedWrite();
@@ -277,10 +278,10 @@ describe('a write whose agent died, taken over', () => {
     }
   });
 
-  it('after the agent marked the action executed: the takeover is answered from the store, not refused', async () => {
+  test('after the agent marked the action executed: the takeover is answered from the store, not refused', async () => {
     const { scope, data, runs } = await approvedWrite();
     expect(await execute(scope, data)).toMatchObject({ success: true });
-    await database.db
+    await db
       .updateTable('pending_actions')
       .set({ status: 'executed', decided_at: new Date() })
       .where('action_id', '=', data.approvalId ?? '')
@@ -292,7 +293,7 @@ describe('a write whose agent died, taken over', () => {
     expect(runs()).toBe(1);
   });
 
-  it('after its executor died mid-write too: the outcome is unknown, never sent again', async () => {
+  test('after its executor died mid-write too: the outcome is unknown, never sent again', async () => {
     const { scope, data, runs } = await approvedWrite();
     // The dead executor used the approval and claimed the call, then vanished before answering.
     const claim = {
@@ -302,10 +303,10 @@ describe('a write whose agent died, taken over', () => {
       entityId: scope.entityId,
       orgId: scope.orgId,
     };
-    expect(await new PgApprovals(database.db).use({ ...claim, argsHash: hashArgs(data.args) })).toEqual({
+    expect(await new PgApprovals(db).use({ ...claim, argsHash: hashArgs(data.args) })).toEqual({
       ok: true,
     });
-    const dead = new IdempotencyStore({ db: database.db, owner: 'dead-executor' });
+    const dead = new IdempotencyStore({ db, owner: 'dead-executor' });
     expect(
       await dead.claim(
         { requestId: scope.requestId, callId: data.callId, tool: data.tool, argsHash: hashArgs(data.args) },
@@ -323,16 +324,16 @@ describe('a write whose agent died, taken over', () => {
     expect(runs()).toBe(0);
   });
 
-  it('past the idempotency store retention: even the exact call is refused, never sent again', async () => {
+  test('past the idempotency store retention: even the exact call is refused, never sent again', async () => {
     const { scope, data, runs } = await approvedWrite();
     expect(await execute(scope, data)).toMatchObject({ success: true });
     // A day on, the store has purged the call's outcome, and the action was never settled.
-    await database.db
+    await db
       .updateTable('pending_actions')
       .set({ executed_at: sql<Date>`now() - interval '25 hours'` })
       .where('action_id', '=', data.approvalId ?? '')
       .execute();
-    await database.db.deleteFrom('tool_idempotency').where('request_id', '=', scope.requestId).execute();
+    await db.deleteFrom('tool_idempotency').where('request_id', '=', scope.requestId).execute();
     expect(await execute(scope, data)).toMatchObject({
       success: false,
       error: { code: 'WRITE_NOT_APPROVED' },

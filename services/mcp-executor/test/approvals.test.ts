@@ -5,18 +5,12 @@
 import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, RequestScope } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, hashArgs, type McpExecutor, ToolPolicy } from '../src/app.ts';
-import {
-  approve,
-  log,
-  newScope,
-  recordEvents,
-  type SdkTool,
-  startSdkServer,
-  testDatabase,
-  waitFor,
-} from './helpers.ts';
+import { approve, log, newScope, recordEvents, type SdkTool, startSdkServer, waitFor } from './helpers.ts';
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }] });
 const bare = (name: string) => ({ name, inputSchema: { type: 'object' as const, properties: {} } });
@@ -28,13 +22,13 @@ const tools: SdkTool[] = [
 // The operator exempts one write from confirmation; the others need the user's approval.
 const policy = ToolPolicy.parse('tools:\n  - { match: sync-ledger, tier: 0 }\n');
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let db: Kysely<Database>;
 let sdk: Awaited<ReturnType<typeof startSdkServer>>;
 let app: McpExecutor;
 let bus: Bus;
-const nats = new TestNats();
+let nats: TestNats;
 
-async function executor(db: typeof database.db): Promise<McpExecutor> {
+async function executor(db: Kysely<Database>): Promise<McpExecutor> {
   const built = await buildMcpExecutor({
     bus: await nats.bus('mcp-executor'),
     log,
@@ -52,18 +46,17 @@ async function executor(db: typeof database.db): Promise<McpExecutor> {
   return built;
 }
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   sdk = await startSdkServer(tools);
   bus = await nats.bus('agent');
-  app = await executor(database.db);
+  app = await executor(db);
 });
 
 afterAll(async () => {
   await app?.stop();
   await sdk?.close();
-  await nats.cleanup();
-  await database?.drop();
 });
 
 const args = { contactId: 'C-7' };
@@ -79,36 +72,35 @@ const execute = (scope: RequestScope, data: ExecuteRequest) =>
 const sent = (tool = 'delete-contact') => sdk.calls.filter((name) => name === tool).length;
 
 describe('a write without proof of approval runs nothing', () => {
-  it.each([
+  test.each([
     ['no approval at all', async () => undefined],
     ['an approval id nobody issued', async () => 'forged-approval-id'],
     [
       "another org's approval for the same entity",
       async (scope: RequestScope) =>
-        approve(database.db, { scope: { ...scope, orgId: `${scope.orgId}-other` }, ...call(scope) }),
+        approve(db, { scope: { ...scope, orgId: `${scope.orgId}-other` }, ...call(scope) }),
     ],
     [
       'an approval of other arguments',
-      async (scope: RequestScope) =>
-        approve(database.db, { scope, ...call(scope), args: { contactId: 'C-8' } }),
+      async (scope: RequestScope) => approve(db, { scope, ...call(scope), args: { contactId: 'C-8' } }),
     ],
     [
       'an approval of another tool',
-      async (scope: RequestScope) => approve(database.db, { scope, ...call(scope), tool: 'archive-contact' }),
+      async (scope: RequestScope) => approve(db, { scope, ...call(scope), tool: 'archive-contact' }),
     ],
     [
       'a proposal the user has not confirmed',
       async (scope: RequestScope) =>
-        approve(database.db, { scope, ...call(scope) }, { status: 'pending', approvedAt: null }),
+        approve(db, { scope, ...call(scope) }, { status: 'pending', approvedAt: null }),
     ],
     [
       'a cancelled proposal',
-      async (scope: RequestScope) => approve(database.db, { scope, ...call(scope) }, { status: 'cancelled' }),
+      async (scope: RequestScope) => approve(db, { scope, ...call(scope) }, { status: 'cancelled' }),
     ],
     [
       'an expired approval',
       async (scope: RequestScope) =>
-        approve(database.db, { scope, ...call(scope) }, { expiresAt: new Date(Date.now() - 1_000) }),
+        approve(db, { scope, ...call(scope) }, { expiresAt: new Date(Date.now() - 1_000) }),
     ],
   ])('refuses %s: WRITE_NOT_APPROVED, nothing sent, a security event', async (_case, approval) => {
     const scope = newScope();
@@ -128,10 +120,10 @@ describe('a write without proof of approval runs nothing', () => {
 });
 
 describe('an approved write', () => {
-  it('runs once for its call; a retry of that call is answered from the store; no other call may use it', async () => {
+  test('runs once for its call; a retry of that call is answered from the store; no other call may use it', async () => {
     const scope = newScope();
     const before = sent();
-    const approvalId = await approve(database.db, { scope, ...call(scope) });
+    const approvalId = await approve(db, { scope, ...call(scope) });
     const first = await execute(scope, { ...call(scope), approvalId });
     expect(first).toMatchObject({ success: true, outcome: 'succeeded', result: 'deleted C-7' });
     const retry = await execute(scope, { ...call(scope), approvalId });
@@ -139,7 +131,7 @@ describe('an approved write', () => {
     const other = await execute(scope, { ...call(scope, 'delete-contact', 2), approvalId });
     expect(other).toMatchObject({ success: false, error: { code: 'WRITE_NOT_APPROVED' } });
     expect(sent()).toBe(before + 1);
-    const row = await database.db
+    const row = await db
       .selectFrom('pending_actions')
       .select('executed_call_id')
       .where('action_id', '=', approvalId)
@@ -147,7 +139,7 @@ describe('an approved write', () => {
     expect(row.executed_call_id).toBe(`${scope.requestId}:1`);
   });
 
-  it('needs none for a read, or for a write the operator exempts (tier 0)', async () => {
+  test('needs none for a read, or for a write the operator exempts (tier 0)', async () => {
     const scope = newScope();
     expect(await execute(scope, { ...call(scope, 'list-contacts'), isWrite: false })).toMatchObject({
       success: true,
@@ -165,7 +157,7 @@ describe('an approved write', () => {
 });
 
 describe('an executor without a database', () => {
-  it('can prove no approval, so it runs only exempt writes', async () => {
+  test('can prove no approval, so it runs only exempt writes', async () => {
     const own = new TestNats();
     const alone = await buildMcpExecutor({
       bus: await own.bus('mcp-executor'),
@@ -184,7 +176,7 @@ describe('an executor without a database', () => {
       const agent = await own.bus('agent');
       const scope = newScope();
       const before = sent();
-      const approvalId = await approve(database.db, { scope, ...call(scope) });
+      const approvalId = await approve(db, { scope, ...call(scope) });
       const reply = await agent.request(
         'toolExecute',
         scope,

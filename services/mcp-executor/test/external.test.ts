@@ -9,9 +9,12 @@ import { dirname, join } from 'node:path';
 import type { Bus } from '@munim/bus';
 import { TestNats } from '@munim/bus/testing';
 import type { ExecutionResult } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig, ToolPolicy } from '../src/app.ts';
-import { approve, freePort, log, newScope, recordEvents, testDatabase, waitFor } from './helpers.ts';
+import { approve, freePort, log, newScope, recordEvents, waitFor } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
 const binOf = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
@@ -19,17 +22,16 @@ const EVERYTHING = binOf('@modelcontextprotocol/server-everything');
 const MEMORY = binOf('@modelcontextprotocol/server-memory');
 
 const cleanups: (() => Promise<void>)[] = [];
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let db: Kysely<Database>;
 let scratch: string;
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   scratch = await mkdtemp(join(tmpdir(), 'munim-mcp-'));
 });
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await database.drop();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -61,7 +63,7 @@ async function startExecutor(config: Partial<McpExecutorConfig>): Promise<{ app:
   const app = await buildMcpExecutor({
     bus: await nats.bus('mcp-executor'),
     log,
-    db: database.db,
+    db,
     config: {
       readTimeoutMs: 10_000,
       writeTimeoutMs: 10_000,
@@ -93,7 +95,7 @@ const TRUST_ALL = ToolPolicy.parse(
 const EVERYTHING_TOOLS = ['echo', 'get-sum', 'get-structured-content', 'trigger-long-running-operation'];
 
 describe('server-everything over Streamable HTTP', () => {
-  it('is unavailable while down at start, then lists, echoes, sums, reports errors and times out', async () => {
+  test('is unavailable while down at start, then lists, echoes, sums, reports errors and times out', async () => {
     const port = await freePort();
     const { app, bus } = await startExecutor({
       serverUrl: `http://127.0.0.1:${port}/mcp`,
@@ -144,7 +146,7 @@ describe('server-everything over Streamable HTTP', () => {
     });
   });
 
-  it('retries a read on a new session when the server restarted mid-session', async () => {
+  test('retries a read on a new session when the server restarted mid-session', async () => {
     const port = await freePort();
     let server = await startEverythingHttp(port);
     const { app, bus } = await startExecutor({ serverUrl: server.url, policy: TRUST_ALL });
@@ -166,7 +168,7 @@ describe('server-everything over Streamable HTTP', () => {
 });
 
 describe('stdio servers', () => {
-  it('runs server-everything and server-memory side by side: reads, writes once, and reads the writes back', async () => {
+  test('runs server-everything and server-memory side by side: reads, writes once, and reads the writes back', async () => {
     const memoryFile = join(scratch, 'memory.jsonl');
     const { app, bus } = await startExecutor({
       servers: [
@@ -188,7 +190,7 @@ describe('stdio servers', () => {
     // No accounting group fits these tools: their rows say so with a null group.
     await expect
       .poll(async () => {
-        const rows = await database.db
+        const rows = await db
           .selectFrom('tool_registry')
           .select(['tool_name', 'tool_group', 'is_write'])
           .where('tool_name', 'in', ['echo', 'get-sum', 'create_entities', 'read_graph'])
@@ -233,7 +235,7 @@ describe('stdio servers', () => {
 });
 
 describe('servers nobody here wrote, untrusted (their annotations are hints)', () => {
-  it("classifies server-everything's and server-memory's tools by their verbs, ignoring an untrusted readOnlyHint", async () => {
+  test("classifies server-everything's and server-memory's tools by their verbs, ignoring an untrusted readOnlyHint", async () => {
     const memoryFile = join(scratch, 'memory-untrusted.jsonl');
     const { app, bus } = await startExecutor({
       servers: [
@@ -270,7 +272,7 @@ describe('servers nobody here wrote, untrusted (their annotations are hints)', (
       success: false,
       error: { code: 'WRITE_NOT_APPROVED' },
     });
-    const approvalId = await approve(database.db, { scope, ...call });
+    const approvalId = await approve(db, { scope, ...call });
     const approved = { ...call, approvalId };
     expect(await bus.request('toolExecute', scope, approved, { timeoutMs: 10_000 })).toMatchObject({
       success: true,
@@ -283,7 +285,7 @@ describe('servers nobody here wrote, untrusted (their annotations are hints)', (
     await expect
       .poll(async () =>
         (
-          await database.db
+          await db
             .selectFrom('tool_registry')
             .select(['tool_name', 'server_name', 'is_write', 'access_reason', 'confirm_tier'])
             .where('tool_name', 'in', ['echo', 'get-sum', 'open_nodes'])

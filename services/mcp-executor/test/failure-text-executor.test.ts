@@ -1,7 +1,9 @@
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, RequestScope } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '@munim/db';
+import { type TestNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor } from '../src/app.ts';
 import { hashArgs } from '../src/idempotency.ts';
 import {
@@ -10,7 +12,6 @@ import {
   recordEvents,
   type SdkTool,
   startSdkServer,
-  testDatabase,
   WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
@@ -24,20 +25,21 @@ const tools: SdkTool[] = [
   { tool: bare('get-job-status'), run: () => textAnswer('{"status":"failed"}') },
 ];
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let db: Kysely<Database>;
 let sdk: Awaited<ReturnType<typeof startSdkServer>>;
 let app: McpExecutor;
 let bus: Bus;
-const nats = new TestNats();
+let nats: TestNats;
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   sdk = await startSdkServer(tools);
   bus = await nats.bus('agent');
   app = await buildMcpExecutor({
     bus: await nats.bus('mcp-executor'),
     log,
-    db: database.db,
+    db,
     config: {
       policy: WRITES_EXEMPT,
       serverUrl: sdk.url,
@@ -55,8 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await sdk?.close();
-  await nats.cleanup();
-  await database?.drop();
 });
 
 const call = (scope: RequestScope, tool: string, isWrite: boolean): ExecuteRequest => ({
@@ -71,7 +71,7 @@ const execute = (scope: RequestScope, data: ExecuteRequest) =>
 const sentTo = (tool: string) => sdk.calls.filter((name) => name === tool).length;
 
 describe('a write answered with an error text but no isError', () => {
-  it('fails with TOOL_FAILED, is settled failed, and is not sent again', async () => {
+  test('fails with TOOL_FAILED, is settled failed, and is not sent again', async () => {
     expect(app.registry.get('create-invoice')?.isWrite).toBe(true);
     const scope = newScope();
     const recorder = recordEvents(bus, scope.requestId);
@@ -92,7 +92,7 @@ describe('a write answered with an error text but no isError', () => {
       error: 'Error creating invoice: contact C-9 not found',
     });
 
-    const row = await database.db
+    const row = await db
       .selectFrom('tool_idempotency')
       .select(['state'])
       .where('request_id', '=', scope.requestId)
@@ -110,7 +110,7 @@ describe('a write answered with an error text but no isError', () => {
     expect(sentTo('create-invoice')).toBe(1);
   });
 
-  it('leaves a write whose record merely says "Error" a success', async () => {
+  test('leaves a write whose record merely says "Error" a success', async () => {
     const scope = newScope();
     const reply = await execute(scope, call(scope, 'create-journal', true));
     expect(reply).toMatchObject({
@@ -122,7 +122,7 @@ describe('a write answered with an error text but no isError', () => {
 });
 
 describe('a read answered with failure-like data', () => {
-  it('stays a success: a job status of "failed" is data, not an error', async () => {
+  test('stays a success: a job status of "failed" is data, not an error', async () => {
     expect(app.registry.get('get-job-status')?.isWrite).toBe(false);
     const scope = newScope();
     const reply = await execute(scope, call(scope, 'get-job-status', false));

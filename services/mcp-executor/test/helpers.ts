@@ -10,8 +10,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestScope } from '@munim/contracts';
-import { createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
 import { createLogger } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import { hashArgs, ToolPolicy } from '../src/app.ts';
@@ -116,20 +115,6 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-}
-
-/** A fresh, migrated database for one test file; `drop` closes it and removes it. */
-export async function testDatabase(): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
-  const database = await createMigratedTestDatabase();
-  const db = createDb(database.url, { max: 4 });
-  return {
-    db,
-    url: database.url,
-    async drop() {
-      await db.destroy();
-      await database.drop();
-    },
-  };
 }
 
 /**

@@ -8,8 +8,9 @@ import type { ExecuteRequest, Message, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { serviceLoginUrl } from '@munim/db/testing';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
+import { type TestDatabase, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import { hashArgs, IdempotencyStore, idempotencyKey } from '../src/idempotency.ts';
 import {
@@ -20,25 +21,25 @@ import {
   readTool,
   recordEvents,
   startSdkServer,
-  testDatabase,
   WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let database: TestDatabase;
 let db: Kysely<Database>;
 let books: DemoBooks;
 let booksUrl: string;
 let closeBooks: () => Promise<void>;
-const nats = new TestNats();
+let nats: TestNats;
 let bus: Bus;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats: fileNats, database: fileDatabase, db: fileDb }) => {
+  nats = fileNats;
+  database = fileDatabase;
+  db = fileDb;
   books = createDemoBooks({ asOf: new Date('2025-06-30T00:00:00Z') });
   const listening = await books.listen();
   booksUrl = listening.url;
@@ -53,9 +54,7 @@ beforeEach(() => {
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await nats.cleanup();
   await closeBooks();
-  await database.drop();
 });
 
 async function startExecutor(
@@ -115,7 +114,7 @@ describe('idempotency store', () => {
     argsHash,
   });
 
-  it('gives a call to one claimer and its stored outcome to every later one', async () => {
+  test('gives a call to one claimer and its stored outcome to every later one', async () => {
     const id = identity();
     const first = await store().claim(id, 5_000);
     expect(first).toEqual({ kind: 'claimed', key: idempotencyKey(id.requestId, id.callId, id.argsHash) });
@@ -129,7 +128,7 @@ describe('idempotency store', () => {
     expect(await store().claim({ ...id, argsHash: 'other' }, 5_000)).toMatchObject({ kind: 'conflict' });
   });
 
-  it('waits for a call in flight, and turns an abandoned one into unknown', async () => {
+  test('waits for a call in flight, and turns an abandoned one into unknown', async () => {
     const id = identity();
     const { key } = await store().claim(id, 5_000);
     let settled = false;
@@ -158,7 +157,7 @@ describe('idempotency store', () => {
     expect(await store().state(claimed.key)).toBe('unknown');
   });
 
-  it('lets a released call be claimed again and purges expired keys', async () => {
+  test('lets a released call be claimed again and purges expired keys', async () => {
     const id = identity();
     const { key } = await store().claim(id, 5_000);
     await store().release(key);
@@ -180,7 +179,7 @@ describe('exactly-once writes', () => {
     app = await startExecutor({}, { instanceId: 'first' });
   });
 
-  it('answers a repeated call from the store, refuses other arguments, and sends the key in _meta', async () => {
+  test('answers a repeated call from the store, refuses other arguments, and sends the key in _meta', async () => {
     const scope = newScope();
     const data = call(scope, 'create_customer', { Name: 'Repeat Ltd' });
     const first = await request(scope, data);
@@ -227,7 +226,7 @@ describe('exactly-once writes', () => {
     ]);
   });
 
-  it('reports a write whose response was lost after commit as unknown and never sends it again', async () => {
+  test('reports a write whose response was lost after commit as unknown and never sends it again', async () => {
     books.setFaults({ dropResponseFor: 'create_customer', dropTimes: 1 });
     const scope = newScope();
     const data = call(scope, 'create_customer', { Name: 'Lost Answer Ltd' });
@@ -245,7 +244,7 @@ describe('exactly-once writes', () => {
     expect(customersNamed('Lost Answer Ltd')).toHaveLength(1);
   });
 
-  it('runs a call raced by two executor instances once', async () => {
+  test('runs a call raced by two executor instances once', async () => {
     const second = await startExecutor({}, { instanceId: 'second' });
     books.setFaults({ delayMs: { create_customer: 300 } });
     const scope = newScope();
@@ -273,7 +272,7 @@ describe('exactly-once writes', () => {
 });
 
 describe('write retry', () => {
-  it('retries a write once when the failure proves it never reached the server (restarted server)', async () => {
+  test('retries a write once when the failure proves it never reached the server (restarted server)', async () => {
     const restartable = createDemoBooks({ asOf: new Date('2025-06-30T00:00:00Z') });
     const port = await freePort();
     let listening = await restartable.listen(port);
@@ -322,7 +321,7 @@ describe('an executor process killed after sending a write', () => {
     await own.cleanup();
   });
 
-  it('leaves the write run once; the next executor reports it as unknown instead of re-sending', async () => {
+  test('leaves the write run once; the next executor reports it as unknown instead of re-sending', async () => {
     const ownBus = await own.bus('agent');
     const output: string[] = [];
     child = spawn(process.execPath, [MAIN], {
@@ -355,7 +354,7 @@ describe('an executor process killed after sending a write', () => {
     const scope = newScope();
     const bare = call(scope, 'create_customer', { Name: 'Killed Sender Ltd' });
     // A process started as in production: the write runs on the user's approval of this call.
-    const approvalId = await approve(database.db, { scope, ...bare });
+    const approvalId = await approve(db, { scope, ...bare });
     const data = { ...bare, approvalId };
     const lost = request(scope, data, 3_000, ownBus).catch((error: unknown) => error);
     await waitFor(() => writesOf('create_customer').length === 1, 5_000);

@@ -1,30 +1,31 @@
 // Tool definitions are pinned, so a server cannot change a tool under its approval: a tool whose wire definition changes
 // between listings is not offered and not called until an operator accepts the change, across
 // restarts and instances, on real PostgreSQL and NATS with an MCP server written with the SDK.
-import { TestNats } from '@munim/bus/testing';
 import type { ToolList } from '@munim/contracts';
+import type { Database } from '@munim/db';
+import { type TestNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor } from '../src/app.ts';
 import { definitionHash, MemoryPins, PgPins, type PinStore, wireDefinition } from '../src/pins.ts';
 import { ToolPolicy } from '../src/policy.ts';
 import { ServerPool } from '../src/pool.ts';
 import type { ListedTool } from '../src/registry.ts';
-import { newScope, readTool, type SdkTool, startSdkServer, testDatabase } from './helpers.ts';
+import { newScope, readTool, type SdkTool, startSdkServer } from './helpers.ts';
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
-const nats = new TestNats();
+let db: Kysely<Database>;
+let nats: TestNats;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
 });
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await nats.cleanup();
-  await database.drop();
 });
 
 const listed = (name: string, extra: Partial<ListedTool> = {}): ListedTool => ({
@@ -43,7 +44,7 @@ function random(seed: number) {
 }
 
 describe('wire definitions', () => {
-  it('hash the same whatever order a server writes keys in, and differently when any part changes', () => {
+  test('hash the same whatever order a server writes keys in, and differently when any part changes', () => {
     const next = random(2026);
     const word = () => Math.floor(next() * 36 ** 4).toString(36);
     for (let i = 0; i < 300; i += 1) {
@@ -90,10 +91,10 @@ describe('wire definitions', () => {
 });
 
 describe.each([
-  ['PostgreSQL', () => new PgPins(database.db)],
+  ['PostgreSQL', () => new PgPins(db)],
   ['memory', () => new MemoryPins()],
 ])('pins in %s', (_, make) => {
-  it('pin the first listing, withhold a change, pin an addition, and take a revert back', async () => {
+  test('pin the first listing, withhold a change, pin an addition, and take a revert back', async () => {
     const pins = make();
     const server = `books-${Math.random().toString(36).slice(2, 8)}`;
     const first = await pins.record(server, [listed('list_invoices'), listed('create_invoice')]);
@@ -131,9 +132,9 @@ describe.each([
 });
 
 describe('pins shared by several executor instances', () => {
-  it('agree when instances record the same first listing at once, and see each other’s changes', async () => {
+  test('agree when instances record the same first listing at once, and see each other’s changes', async () => {
     const server = 'shared-books';
-    const instances = [new PgPins(database.db), new PgPins(database.db), new PgPins(database.db)];
+    const instances = [new PgPins(db), new PgPins(db), new PgPins(db)];
     const tools = Array.from({ length: 20 }, (_, i) => listed(`get_thing_${i}`));
     const verdicts = await Promise.all(instances.map((pins) => pins.record(server, tools)));
     for (const verdict of verdicts) {
@@ -144,13 +145,13 @@ describe('pins shared by several executor instances', () => {
     const seen = await instances[2]?.record(server, changedTools);
     expect(seen?.get('get_thing_3')?.state).toBe('changed');
     const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from tool_pins where server_name = ${server}`.execute(database.db);
+      select count(*)::int as n from tool_pins where server_name = ${server}`.execute(db);
     expect(rows[0]?.n).toBe(20);
   });
 });
 
 describe('an executor with pinned tools', () => {
-  it('withholds a changed tool from the registry and refuses its calls until the change is accepted', async () => {
+  test('withholds a changed tool from the registry and refuses its calls until the change is accepted', async () => {
     const lines: Record<string, unknown>[] = [];
     const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
     const ran: string[] = [];
@@ -170,7 +171,7 @@ describe('an executor with pinned tools', () => {
       const app = await buildMcpExecutor({
         bus: await nats.bus('mcp-executor'),
         log: captured,
-        db: database.db,
+        db,
         config: {
           servers: [{ name: 'pinned-books', url: server.url }],
           readTimeoutMs: 5_000,
@@ -233,7 +234,7 @@ describe('an executor with pinned tools', () => {
     expect(await offered()).toEqual(['get_contact', 'void_invoice']);
 
     // An operator refuses (what the gateway's admin API writes): still withheld, and the refusal says so.
-    await database.db
+    await db
       .updateTable('tool_pins')
       .set((eb) => ({
         refused_hash: eb.ref('listed_hash'),
@@ -250,7 +251,7 @@ describe('an executor with pinned tools', () => {
     expect(await offered()).toEqual(['get_contact', 'void_invoice']);
 
     // An operator accepts (what the gateway's admin API writes) and says so on the bus.
-    await database.db
+    await db
       .updateTable('tool_pins')
       .set((eb) => ({
         pinned_hash: eb.ref('listed_hash'),
@@ -273,7 +274,7 @@ describe('an executor with pinned tools', () => {
 });
 
 describe('one server under two names', () => {
-  it('keeps a pin per name: accepting a change under one name leaves it withheld under the other', async () => {
+  test('keeps a pin per name: accepting a change under one name leaves it withheld under the other', async () => {
     const server = await startSdkServer([
       { tool: readTool('list_bills', { description: 'Lists bills' }), run: () => ({ content: [] }) },
     ]);
@@ -281,7 +282,7 @@ describe('one server under two names', () => {
     const app = await buildMcpExecutor({
       bus: await nats.bus('mcp-executor'),
       log: pino({ level: 'silent' }),
-      db: database.db,
+      db,
       config: {
         servers: [
           { name: 'bills-in', url: server.url },
@@ -307,7 +308,7 @@ describe('one server under two names', () => {
     });
     await expect.poll(offered, { timeout: 5_000 }).toEqual([]);
 
-    await database.db
+    await db
       .updateTable('tool_pins')
       .set((eb) => ({
         pinned_hash: eb.ref('listed_hash'),
@@ -340,7 +341,7 @@ describe('one server under two names', () => {
 });
 
 describe('pins that cannot be checked', () => {
-  it('leave the tools as they were, keep the session, and withhold the change once they can be', async () => {
+  test('leave the tools as they were, keep the session, and withhold the change once they can be', async () => {
     const server = await startSdkServer([
       { tool: readTool('list_journals', { description: 'Lists journals' }), run: () => ({ content: [] }) },
     ]);
@@ -392,7 +393,7 @@ describe('pins that cannot be checked', () => {
 });
 
 describe('a change noticed during a reload', () => {
-  it('is not lost: an ask during a reload gets one more reload after it', async () => {
+  test('is not lost: an ask during a reload gets one more reload after it', async () => {
     const server = await startSdkServer([
       {
         tool: readTool('list_credit_notes', { description: 'Lists credit notes' }),

@@ -5,27 +5,28 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestNats } from '@munim/bus/testing';
 import { DESTRUCTIVE_VERBS } from '@munim/contracts';
+import type { Database } from '@munim/db';
+import { type TestNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, hashArgs, ToolPolicy } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
-import { newScope, type SdkTool, startSdkServer, testDatabase } from './helpers.ts';
+import { newScope, type SdkTool, startSdkServer } from './helpers.ts';
 
 let dir: string;
-let database: Awaited<ReturnType<typeof testDatabase>>;
-const nats = new TestNats();
+let db: Kysely<Database>;
+let nats: TestNats;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
   dir = await mkdtemp(join(tmpdir(), 'munim-policy-destructive-'));
-  database = await testDatabase();
 });
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await nats.cleanup();
-  await database?.drop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -44,7 +45,7 @@ async function start(policy: string) {
 }
 
 describe('at start', () => {
-  it.each([
+  test.each([
     ['an exact destructive name', '- { match: delete_invoice, tier: 0 }', /tools\[0\].*"delete_invoice"/],
     [
       'a glob of a destructive verb',
@@ -68,7 +69,7 @@ describe('at start', () => {
     expect(load).toThrow(/allowUnconfirmedDestructive: true/);
   });
 
-  it.each([
+  test.each([
     ['a create', '- { match: create_payment, tier: 0 }'],
     ['the creates', '- { match: "create_*", tier: 0 }'],
     ['the creates of one server, as writes', '- { match: "create_*", server: erp, access: write, tier: 0 }'],
@@ -87,7 +88,7 @@ describe('at start', () => {
     expect((await start(`tools:\n  ${entries}\n`))().TOOL_POLICY_FILE).toBeInstanceOf(ToolPolicy);
   });
 
-  it('refuses tier 0 for every destructive verb, by exact name and by glob, unless the entry allows it', async () => {
+  test('refuses tier 0 for every destructive verb, by exact name and by glob, unless the entry allows it', async () => {
     for (const verb of DESTRUCTIVE_VERBS) {
       for (const match of [`${verb}_bill`, `${verb}-*`, `*.${verb}`]) {
         const refused = await start(`tools:\n  - { match: "${match}", tier: 0 }\n`);
@@ -100,7 +101,7 @@ describe('at start', () => {
     }
   });
 
-  it('takes allowUnconfirmedDestructive only on an entry that gives tier 0', () => {
+  test('takes allowUnconfirmedDestructive only on an entry that gives tier 0', () => {
     expect(() =>
       ToolPolicy.parse('tools:\n  - { match: "delete_*", tier: 3, allowUnconfirmedDestructive: true }\n'),
     ).toThrow(
@@ -122,7 +123,7 @@ describe('at a listing', () => {
       ].join('\n'),
     );
 
-  it('keeps a destructive tool at its tier, whatever its annotations or name say, unless the entry allows it', () => {
+  test('keeps a destructive tool at its tier, whatever its annotations or name say, unless the entry allows it', () => {
     const policy = listingPolicy();
     const classify = (name: string, annotations?: Record<string, unknown>) =>
       policy.classify(name, annotations, { server: 'books' });
@@ -147,7 +148,7 @@ describe('at a listing', () => {
     });
   });
 
-  it('refuses tier 0 to a destructive tool a later listing brings, logs an error, and asks for approval', async () => {
+  test('refuses tier 0 to a destructive tool a later listing brings, logs an error, and asks for approval', async () => {
     const lines: Record<string, unknown>[] = [];
     const ran: string[] = [];
     const tool = (name: string): SdkTool => ({
@@ -162,7 +163,7 @@ describe('at a listing', () => {
     const app = await buildMcpExecutor({
       bus: await nats.bus('mcp-executor'),
       log: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }),
-      db: database.db,
+      db,
       config: {
         servers: [{ name: 'books', url: server.url }],
         readTimeoutMs: 5_000,
@@ -212,7 +213,7 @@ describe('at a listing', () => {
     expect(ran).toEqual(['create_invoice']);
 
     // What `GET /v1/admin/tools` shows: the deciding entry, and the refusal.
-    const rows = await database.db
+    const rows = await db
       .selectFrom('tool_registry')
       .select(['tool_name', 'confirm_tier', 'access_detail'])
       .where('tool_name', 'in', ['create_bill', 'create_and_void_invoice'])

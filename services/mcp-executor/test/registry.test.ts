@@ -1,25 +1,26 @@
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import { catalog, type Message, messageSchema, type ToolsChanged } from '@munim/contracts';
+import type { Database } from '@munim/db';
 import { createDemoBooks } from '@munim/demo-books';
 import { groupsOfToolName, primaryToolGroup } from '@munim/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor } from '../src/app.ts';
 import { diffTools } from '../src/registry-store.ts';
-import { log, newScope, readTool, startSdkServer, testDatabase } from './helpers.ts';
+import { log, newScope, readTool, startSdkServer } from './helpers.ts';
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
-const nats = new TestNats();
+let db: Kysely<Database>;
+let nats: TestNats;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  database = await testDatabase();
+test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
+  nats = fileNats;
+  db = fileDb;
 });
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await nats.cleanup();
-  await database.drop();
 });
 
 /** Every toolsChanged notice published on the test prefix, parsed with its schema. */
@@ -33,10 +34,10 @@ function recordChanges(bus: Bus): ToolsChanged[] {
   return seen;
 }
 
-const registryRows = () => database.db.selectFrom('tool_registry').selectAll().orderBy('tool_name').execute();
+const registryRows = () => db.selectFrom('tool_registry').selectAll().orderBy('tool_name').execute();
 
 describe('tool registry', () => {
-  it('diffs listings by name and definition', () => {
+  test('diffs listings by name and definition', () => {
     const a = { name: 'a', inputSchema: {}, isWrite: false };
     const b = { name: 'b', inputSchema: {}, isWrite: false };
     expect(
@@ -55,7 +56,7 @@ describe('tool registry', () => {
     expect(diffTools([a], [a])).toEqual({ added: [], removed: [], changed: [] });
   });
 
-  it('stores the listing, announces changes on list_changed and on the refresh interval, counts usage', async () => {
+  test('stores the listing, announces changes on list_changed and on the refresh interval, counts usage', async () => {
     const server = await startSdkServer([
       {
         tool: readTool('get_things', { description: 'Lists things', annotations: { readOnlyHint: true } }),
@@ -72,7 +73,7 @@ describe('tool registry', () => {
     const app = await buildMcpExecutor({
       bus: await nats.bus('mcp-executor'),
       log,
-      db: database.db,
+      db,
       config: {
         serverUrl: server.url,
         readTimeoutMs: 5_000,
@@ -142,13 +143,13 @@ describe('tool registry', () => {
       .toBe(3);
   });
 
-  it('files each tool under its group of the shared table, by the name the server gave it', async () => {
+  test('files each tool under its group of the shared table, by the name the server gave it', async () => {
     const books = await createDemoBooks().listen();
     cleanups.push(books.close);
     const app = await buildMcpExecutor({
       bus: await nats.bus('mcp-executor'),
       log,
-      db: database.db,
+      db,
       config: {
         // The second server lists the same tools: they come out as `accounting__<name>`, and the
         // prefix's "account" stem must not outweigh the tool's own.
@@ -224,7 +225,7 @@ describe('tool registry', () => {
 });
 
 describe('primaryToolGroup', () => {
-  it('picks the longest stem, the table order on a tie, and null when no stem fits', () => {
+  test('picks the longest stem, the table order on a tie, and null when no stem fits', () => {
     expect(primaryToolGroup('get_expense_breakdown')).toBe('reports_pnl');
     expect(primaryToolGroup('list_expenses')).toBe('expenses');
     expect(primaryToolGroup('list_contacts')).toBe('customers');

@@ -3,15 +3,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentEvent, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect } from 'vitest';
 import { z } from 'zod';
 import { PgApprovals } from '../src/approvals.ts';
 import { ToolCaller } from '../src/call.ts';
 import { McpConnection } from '../src/connection.ts';
 import { hashArgs, IdempotencyStore, idempotencyKey } from '../src/idempotency.ts';
 import { IDEMPOTENCY_META_KEY, WriteProtocol } from '../src/write-protocol.ts';
-import { approve, log, newScope, testDatabase, waitFor } from './helpers.ts';
+import { approve, log, newScope, waitFor } from './helpers.ts';
 
 const WRITE_TIMEOUT_MS = 600;
 
@@ -63,15 +64,13 @@ class Books {
   }
 }
 
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let books: Books;
 let connection: McpConnection;
 let caller: ToolCaller;
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   books = new Books();
   connection = new McpConnection({
     transport: () => books.transport(),
@@ -98,7 +97,6 @@ beforeEach(() => {
 
 afterAll(async () => {
   await connection?.stop();
-  await database?.drop();
 });
 
 /** One executor instance's write protocol; several share the database as instances do. */
@@ -153,7 +151,7 @@ const stateOf = (ask: Ask) =>
   );
 
 describe('write protocol', () => {
-  it('sends a write once with its idempotency key and answers a repeat with the first outcome', async () => {
+  test('sends a write once with its idempotency key and answers a repeat with the first outcome', async () => {
     const ask: Ask = { scope: newScope(), tool: 'create_note', args: { text: 'paid' } };
     const protocol = instance('a');
 
@@ -172,7 +170,7 @@ describe('write protocol', () => {
     expect(await stateOf(ask)).toBe('succeeded');
   });
 
-  it('sends a write once when two instances are asked for it at the same time', async () => {
+  test('sends a write once when two instances are asked for it at the same time', async () => {
     const ask: Ask = { scope: newScope(), tool: 'create_note', args: { text: 'twice', delayMs: 200 } };
 
     const [a, b] = await Promise.all([write(instance('a'), ask), write(instance('b'), ask)]);
@@ -184,7 +182,7 @@ describe('write protocol', () => {
     expect(await stateOf(ask)).toBe('succeeded');
   });
 
-  it('refuses a write without the approval of exactly that call before anything reaches the server', async () => {
+  test('refuses a write without the approval of exactly that call before anything reaches the server', async () => {
     const scope = newScope();
     const ask: Ask = { scope, tool: 'create_note', args: { text: 'unasked' }, exempt: false };
     const protocol = instance('a');
@@ -206,7 +204,7 @@ describe('write protocol', () => {
     expect(books.count('create_note')).toBe(1);
   });
 
-  it('settles as failed a write answered with a plain-text failure, and does not send it again', async () => {
+  test('settles as failed a write answered with a plain-text failure, and does not send it again', async () => {
     const ask: Ask = { scope: newScope(), tool: 'reject_note', args: { text: 'bad' } };
     const protocol = instance('a');
 
@@ -223,7 +221,7 @@ describe('write protocol', () => {
     expect(books.count('reject_note')).toBe(1);
   });
 
-  it('does not send again a write whose server died before answering', async () => {
+  test('does not send again a write whose server died before answering', async () => {
     const ask: Ask = { scope: newScope(), tool: 'crash_note', args: { text: 'lost' } };
     const protocol = instance('a');
 
@@ -244,7 +242,7 @@ describe('write protocol', () => {
     expect(books.count('crash_note')).toBe(1);
   });
 
-  it('does not send again a write that timed out, nor one asked for while it was in flight', async () => {
+  test('does not send again a write that timed out, nor one asked for while it was in flight', async () => {
     const ask: Ask = { scope: newScope(), tool: 'stall_note', args: { text: 'slow' } };
 
     const first = write(instance('a'), ask);
