@@ -4,10 +4,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { TestNats } from '@munim/bus/testing';
 import { serveHealth } from '@munim/kit';
+import { type TestNats, test } from '@munim/testkit';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor } from '../src/app.ts';
 import { newScope, recordEvents, WRITES_EXEMPT, waitFor } from './helpers.ts';
 
@@ -37,16 +37,16 @@ const HOLD_MS = 1_500;
 const SECRET = 'stdio-secret-value';
 
 let scratch: string;
-const nats = new TestNats();
+let nats: TestNats;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats: fileNats }) => {
+  nats = fileNats;
   scratch = await mkdtemp(join(tmpdir(), 'munim-stdio-'));
 });
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  await nats.cleanup();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -67,7 +67,7 @@ async function childPid(app: McpExecutor): Promise<number> {
 }
 
 describe('a stdio server that exits', () => {
-  it('turns health false at once, reconnects by itself, serves the next call, and stops without respawning', async () => {
+  test('turns health false at once, reconnects by itself, serves the next call, and stops without respawning', async () => {
     const wrapper = join(scratch, 'wrapper.mjs');
     const starts = join(scratch, 'starts');
     await writeFile(wrapper, WRAPPER);

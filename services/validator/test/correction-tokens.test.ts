@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildValidator, createLlmCorrector, type Validator } from '../src/app.ts';
-import { demoBooksDefinitions, log, newScope, testBus } from './helpers.ts';
+import { demoBooksDefinitions, log, newScope } from './helpers.ts';
 
 const MAX_TOKENS = 1024;
 const ACCOUNT = randomUUID();
@@ -16,12 +17,11 @@ const payment = { AccountId: ACCOUNT, Amount: 5000, Applications: [{ InvoiceId: 
 
 let llm: ScriptedLlm;
 let bus: Bus;
-let cleanup: () => Promise<void>;
 let validator: Validator;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
   llm = await startScriptedLlm({ model: 'fixer' });
-  ({ bus, cleanup } = await testBus('validator'));
+  bus = await nats.bus('validator');
   bus.serve('toolsList', async () => ({ tools: demoBooksDefinitions() }));
   validator = await buildValidator({
     bus,
@@ -39,7 +39,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await validator.stop();
-  await cleanup();
   await llm.close();
 });
 
@@ -59,7 +58,7 @@ function paymentInWords(marker: string) {
 }
 
 describe('the tokens of an LLM correction of arguments', () => {
-  it('makes the correction with its max_tokens and reports what it spent, within what was held', async () => {
+  test('makes the correction with its max_tokens and reports what it spent, within what was held', async () => {
     const marker = randomUUID();
     const result = await bus.request(
       'toolValidate',
@@ -77,7 +76,7 @@ describe('the tokens of an LLM correction of arguments', () => {
     expect(usage?.total_tokens).toBe((usage?.input_tokens ?? 0) + (usage?.output_tokens ?? 0));
   });
 
-  it('does not make a correction that the tokens held cannot cover, and reports nothing spent', async () => {
+  test('does not make a correction that the tokens held cannot cover, and reports nothing spent', async () => {
     const marker = randomUUID();
     const result = await bus.request(
       'toolValidate',
@@ -93,7 +92,7 @@ describe('the tokens of an LLM correction of arguments', () => {
     expect(result.correctionUsage).toBeUndefined();
   });
 
-  it('reports no usage for arguments that needed no correction', async () => {
+  test('reports no usage for arguments that needed no correction', async () => {
     const result = await bus.request(
       'toolValidate',
       newScope(),
@@ -106,7 +105,7 @@ describe('the tokens of an LLM correction of arguments', () => {
 });
 
 describe('the tokens of the LLM corrections of answer blocks', () => {
-  it('makes only the corrections the tokens held cover, and reports what they spent together', async () => {
+  test('makes only the corrections the tokens held cover, and reports what they spent together', async () => {
     const marker = randomUUID();
     llm.script({
       match: marker,

@@ -4,7 +4,7 @@ import { createLogger } from '@munim/kit';
 
 export const log = createLogger('test', 'silent');
 
-export { newScope, recordEvents, testBus } from '@munim/bus/testing';
+export { newScope, recordEvents } from '@munim/bus/testing';
 
 /** The demo books' tools as the MCP executor's registry reports them. */
 export function demoBooksDefinitions(): ToolDefinition[] {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { contentText, type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildValidator, createLlmCorrector, type Validator } from '../src/app.ts';
-import { demoBooksDefinitions, log, newScope, recordEvents, testBus } from './helpers.ts';
+import { demoBooksDefinitions, log, newScope, recordEvents } from './helpers.ts';
 
 const SYSTEM = { conversationId: 'system', entityId: 'system', orgId: 'system' };
 
@@ -14,12 +15,11 @@ let registry = demoBooksDefinitions();
 
 let llm: ScriptedLlm;
 let bus: Bus;
-let cleanup: () => Promise<void>;
 let validator: Validator;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
   llm = await startScriptedLlm({ model: 'fixer' });
-  ({ bus, cleanup } = await testBus('validator'));
+  bus = await nats.bus('validator');
   bus.serve('toolsList', async () => ({ tools: registry }));
   validator = await buildValidator({
     bus,
@@ -37,7 +37,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await validator.stop();
-  await cleanup();
   await llm.close();
 });
 
@@ -45,7 +44,7 @@ const lastUser = (body: { messages: { role: string; content?: unknown }[] }) =>
   contentText(body.messages.findLast((m) => m.role === 'user')?.content as never);
 
 describe('containers over the bus', () => {
-  it('offers containers per group when asked to collapse, and the tools as they are when not', async () => {
+  test('offers containers per group when asked to collapse, and the tools as they are when not', async () => {
     const scope = newScope();
     const collapsed = await bus.request(
       'toolsContainers',
@@ -81,7 +80,7 @@ describe('containers over the bus', () => {
     ]);
   });
 
-  it('answers a container call: expand with no arguments, the container invocation error with arguments', async () => {
+  test('answers a container call: expand with no arguments, the container invocation error with arguments', async () => {
     const scope = newScope();
     const recorder = recordEvents(bus, scope.requestId);
     const expand = await bus.request(
@@ -136,7 +135,7 @@ describe('containers over the bus', () => {
 });
 
 describe('one JSON correction by the LLM', () => {
-  it('corrects arguments that jsonrepair cannot make an object, once, at temperature 0.1, then validates them', async () => {
+  test('corrects arguments that jsonrepair cannot make an object, once, at temperature 0.1, then validates them', async () => {
     llm.script({
       name: 'fix-args',
       match: 'set of arguments for the tool create_payment',
@@ -164,7 +163,7 @@ describe('one JSON correction by the LLM', () => {
     expect(prompt).toContain(`the Amount is 5000 for invoice ${INVOICE}`);
   });
 
-  it('blocks when the correction is still wrong, naming what is wrong', async () => {
+  test('blocks when the correction is still wrong, naming what is wrong', async () => {
     llm.script({
       name: 'bad-fix',
       match: 'set of arguments for the tool void_invoice',
@@ -181,7 +180,7 @@ describe('one JSON correction by the LLM', () => {
     expect(result.issues[0]).toMatchObject({ field: 'InvoiceId', code: 'invalid_format' });
   });
 
-  it('does not ask the LLM for arguments that parse or that jsonrepair fixes', async () => {
+  test('does not ask the LLM for arguments that parse or that jsonrepair fixes', async () => {
     const before = llm.requests.length;
     const repaired = await bus.request(
       'toolValidate',
@@ -193,7 +192,7 @@ describe('one JSON correction by the LLM', () => {
     expect(llm.requests.length).toBe(before);
   });
 
-  it('repairs the blocks of an answer over the bus, with the LLM for a block that breaks its schema', async () => {
+  test('repairs the blocks of an answer over the bus, with the LLM for a block that breaks its schema', async () => {
     llm.script({
       name: 'fix-block',
       match: '`clarification` block',
@@ -225,7 +224,7 @@ describe('one JSON correction by the LLM', () => {
 });
 
 describe('registry changes', () => {
-  it('refetches and recompiles when the executor announces a changed registry', async () => {
+  test('refetches and recompiles when the executor announces a changed registry', async () => {
     const call = () =>
       bus.request(
         'toolValidate',

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import type { AgentEvent, ToolDefinition, ValidateRequest, ValidationResult } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildValidator, type Validator } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
-import { demoBooksDefinitions, log, newScope, recordEvents, testBus } from './helpers.ts';
+import { demoBooksDefinitions, log, newScope, recordEvents } from './helpers.ts';
 
 const ACCOUNT = randomUUID();
 const INVOICE = randomUUID();
@@ -45,11 +46,10 @@ const extraTools: ToolDefinition[] = [
 let served: ToolDefinition[] = [...demoBooksDefinitions(), ...extraTools];
 let listRequests = 0;
 let bus: Bus;
-let cleanup: () => Promise<void>;
 let validator: Validator;
 
-beforeAll(async () => {
-  ({ bus, cleanup } = await testBus('validator'));
+test.beforeAll(async ({ nats }) => {
+  bus = await nats.bus('validator');
   // The test plays the MCP executor's registry.
   bus.serve('toolsList', async () => {
     listRequests += 1;
@@ -65,7 +65,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await validator.stop();
-  await cleanup();
 });
 
 async function validate(
@@ -90,7 +89,7 @@ const payment = { AccountId: ACCOUNT, Amount: 5000, Applications: [{ InvoiceId: 
 const line = { Description: 'Steel rods', Quantity: 10, UnitPrice: 450, TaxRate: 18 };
 
 describe('backend cases of the write rules', () => {
-  it('blocks create_payment without Amount and Applications, naming get_all_invoices', async () => {
+  test('blocks create_payment without Amount and Applications, naming get_all_invoices', async () => {
     const { result, events } = await validate('create_payment', { args: { AccountId: ACCOUNT } });
     expect(result).toMatchObject({
       status: 'blocked',
@@ -121,7 +120,7 @@ describe('backend cases of the write rules', () => {
     ]);
   });
 
-  it('blocks create_invoice without Lines', async () => {
+  test('blocks create_invoice without Lines', async () => {
     const { result } = await validate('create_invoice', { args: { ContactId: CONTACT } });
     expect(result).toMatchObject({
       status: 'blocked',
@@ -131,7 +130,7 @@ describe('backend cases of the write rules', () => {
     expect(result.message).toContain('Missing: Lines[].');
   });
 
-  it('blocks void_invoice without InvoiceId as a tier 3 write', async () => {
+  test('blocks void_invoice without InvoiceId as a tier 3 write', async () => {
     const { result } = await validate('void_invoice', { args: { Reason: 'duplicate' } });
     expect(result).toMatchObject({
       status: 'blocked',
@@ -144,7 +143,7 @@ describe('backend cases of the write rules', () => {
     );
   });
 
-  it('blocks an unbalanced journal entry and one with a single line', async () => {
+  test('blocks an unbalanced journal entry and one with a single line', async () => {
     const unbalanced = await validate('create_journal_entry', {
       args: {
         Lines: [
@@ -180,7 +179,7 @@ describe('backend cases of the write rules', () => {
     expect(balanced.result.status).toBe('passed');
   });
 
-  it('passes a valid payment with its fields and a hash that ignores key order', async () => {
+  test('passes a valid payment with its fields and a hash that ignores key order', async () => {
     const { result, events } = await validate('create_payment', { args: payment });
     expect(result).toMatchObject({
       status: 'passed',
@@ -214,7 +213,7 @@ describe('backend cases of the write rules', () => {
 });
 
 describe('schema checks reported as field issues', () => {
-  it('rejects unknown fields, also where the schema does not say additionalProperties', async () => {
+  test('rejects unknown fields, also where the schema does not say additionalProperties', async () => {
     const demo = await validate('create_invoice', {
       args: { ContactId: CONTACT, Lines: [line], Discount: 5 },
     });
@@ -235,7 +234,7 @@ describe('schema checks reported as field issues', () => {
     ]);
   });
 
-  it('reports enum, range, length and format errors with field, expected, received, code and message', async () => {
+  test('reports enum, range, length and format errors with field, expected, received, code and message', async () => {
     const invoice = await validate('create_invoice', {
       args: { ContactId: CONTACT, Lines: [line], Status: 'PAID', Date: '05/10/2025' },
     });
@@ -291,7 +290,7 @@ describe('schema checks reported as field issues', () => {
     expect(send.result.tier).toBe(2);
   });
 
-  it('checks nested arrays and objects by path', async () => {
+  test('checks nested arrays and objects by path', async () => {
     const { result } = await validate('create_payment', {
       args: { ...payment, Applications: [{ InvoiceId: INVOICE, Amount: 'lots' }, { Amount: 10 }] },
     });
@@ -308,7 +307,7 @@ describe('schema checks reported as field issues', () => {
     expect(result.message).toContain('Fetch the invoice first via get_all_invoices to obtain InvoiceId.');
   });
 
-  it('treats null and "" of a required field as missing, and null of an optional field as a type error', async () => {
+  test('treats null and "" of a required field as missing, and null of an optional field as a type error', async () => {
     const cases = [{}, { ContactId: null }, { ContactId: '' }];
     for (const args of cases) {
       const { result } = await validate('create_invoice', { args: { ...args, Lines: [line] } });
@@ -336,7 +335,7 @@ describe('schema checks reported as field issues', () => {
     expect(emptyArray.result).toMatchObject({ missingFields: ['Lines'], issues: [] });
   });
 
-  it('keeps amounts finite and not negative, and a payment amount above zero', async () => {
+  test('keeps amounts finite and not negative, and a payment amount above zero', async () => {
     const negative = await validate('adjust_ledger', { args: { Amount: -5 } });
     expect(negative.result.issues).toEqual([expect.objectContaining({ field: 'Amount', code: 'too_small' })]);
     expect((await validate('adjust_ledger', { args: { Amount: 0 } })).result.status).toBe('passed');
@@ -359,7 +358,7 @@ describe('schema checks reported as field issues', () => {
 });
 
 describe('arguments as text', () => {
-  it('repairs malformed JSON and says so', async () => {
+  test('repairs malformed JSON and says so', async () => {
     const raw = `{AccountId: '${ACCOUNT}', Amount: 5000, Applications: [{InvoiceId: '${INVOICE}', Amount: 5000}],}`;
     const { result } = await validate('create_payment', { rawArgs: raw });
     expect(result).toMatchObject({ status: 'passed', args: payment, guardrails: ['json_repaired'] });
@@ -368,7 +367,7 @@ describe('arguments as text', () => {
     expect(clean.result.argsHash).toBe(result.argsHash);
   });
 
-  it('blocks text that is not a JSON object even after repair', async () => {
+  test('blocks text that is not a JSON object even after repair', async () => {
     const prose = await validate('create_payment', { rawArgs: 'record the payment please' });
     expect(prose.result).toMatchObject({ status: 'blocked', missingFields: [] });
     expect(prose.result.issues).toEqual([
@@ -382,7 +381,7 @@ describe('arguments as text', () => {
     expect(broken.result.message).toMatch(/not valid JSON and could not be repaired/);
   });
 
-  it('takes null and absent arguments as {}', async () => {
+  test('takes null and absent arguments as {}', async () => {
     const none = await validate('get_all_invoices', {});
     const nulled = await validate('get_all_invoices', { args: null });
     expect(none.result).toMatchObject({ status: 'passed', args: {}, fieldsValidated: [] });
@@ -391,7 +390,7 @@ describe('arguments as text', () => {
 });
 
 describe('reads, tiers and the registry', () => {
-  it('validates reads without a write_validation event', async () => {
+  test('validates reads without a write_validation event', async () => {
     const ok = await validate('get_all_invoices', { args: { Status: 'OVERDUE', PageSize: 10 } });
     expect(ok.result).toMatchObject({
       status: 'passed',
@@ -408,7 +407,7 @@ describe('reads, tiers and the registry', () => {
     expect(bad.events).toEqual([]);
   });
 
-  it('assigns confirmation tiers from the rules data and the annotations', async () => {
+  test('assigns confirmation tiers from the rules data and the annotations', async () => {
     const tier = async (tool: string, args: Record<string, unknown>) =>
       (await validate(tool, { args })).result.tier;
     expect(await tier('create_invoice', {})).toBe(1);
@@ -419,7 +418,7 @@ describe('reads, tiers and the registry', () => {
     expect(await tier('create_customer', { Name: 'Acme' })).toBe(1);
   });
 
-  it('blocks an unknown tool naming it and nothing else', async () => {
+  test('blocks an unknown tool naming it and nothing else', async () => {
     const { result, events } = await validate('make_coffee', { args: { sugar: 2 } });
     expect(result).toMatchObject({
       status: 'blocked',
@@ -432,7 +431,7 @@ describe('reads, tiers and the registry', () => {
     expect(events).toEqual([]);
   });
 
-  it('uses the cached registry and refetches it when a tool is unknown', async () => {
+  test('uses the cached registry and refetches it when a tool is unknown', async () => {
     await validate('get_bills', {});
     const before = listRequests;
     await validate('get_bills', {});
@@ -447,7 +446,7 @@ describe('reads, tiers and the registry', () => {
     expect(listRequests).toBe(before + 1);
   });
 
-  it('reads its settings from the environment', () => {
+  test('reads its settings from the environment', () => {
     expect(loadEnv({})).toMatchObject({ VALIDATOR_TOOLS_TTL_MS: 60_000, TOOLS_REQUEST_TIMEOUT_MS: 5_000 });
     expect(() => loadEnv({ VALIDATOR_TOOLS_TTL_MS: '-1' })).toThrow(/VALIDATOR_TOOLS_TTL_MS/);
     expect(loadEnv({})).toMatchObject({ TOOL_COLLAPSE: 'auto', TOOL_COLLAPSE_THRESHOLD: 40 });

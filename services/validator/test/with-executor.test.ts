@@ -1,24 +1,24 @@
 import type { Bus } from '@munim/bus';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
 import { buildMcpExecutor, type McpExecutor, ToolPolicy } from '@munim/mcp-executor';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildValidator, type Validator } from '../src/app.ts';
-import { log, newScope, testBus } from './helpers.ts';
+import { log, newScope } from './helpers.ts';
 
 let books: DemoBooks;
 let closeBooks: () => Promise<void>;
 let serverUrl: string;
 let bus: Bus;
-let cleanup: () => Promise<void>;
 let executor: McpExecutor;
 let validator: Validator;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
   books = createDemoBooks({ asOf: new Date('2025-06-30T00:00:00Z') });
   const listening = await books.listen();
   closeBooks = listening.close;
   serverUrl = listening.url;
-  ({ bus, cleanup } = await testBus('validator'));
+  bus = await nats.bus('validator');
   validator = await buildValidator({
     bus,
     log,
@@ -30,12 +30,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await validator.stop();
   await executor?.stop();
-  await cleanup();
   await closeBooks();
 });
 
 describe('validator with the real MCP executor', () => {
-  it('answers SERVICE_UNAVAILABLE while no executor serves the registry', async () => {
+  test('answers SERVICE_UNAVAILABLE while no executor serves the registry', async () => {
     await expect(
       bus.request(
         'toolValidate',
@@ -46,7 +45,7 @@ describe('validator with the real MCP executor', () => {
     ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 
-  it('blocks a bad write before the server sees it and passes a good one that then runs once', async () => {
+  test('blocks a bad write before the server sees it and passes a good one that then runs once', async () => {
     executor = await buildMcpExecutor({
       bus,
       log,
@@ -103,7 +102,7 @@ describe('validator with the real MCP executor', () => {
     expect(books.calls().map((c) => c.tool)).toEqual(['create_payment']);
   });
 
-  it('collapses the real registry into containers and never sends a container call to the server', async () => {
+  test('collapses the real registry into containers and never sends a container call to the server', async () => {
     const scope = newScope();
     books.resetCalls();
     const offered = await bus.request('toolsContainers', scope, { collapse: 'always' }, { timeoutMs: 5_000 });
