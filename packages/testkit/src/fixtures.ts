@@ -1,12 +1,13 @@
-import { TestNats } from '@munim/bus/testing';
 import { createDb } from '@munim/db';
 import { createMigratedTestDatabase } from '@munim/db/testing';
 import { test as base } from 'vitest';
+import { FixtureNats } from './nats.ts';
 
 /**
  * vitest's `test` with munim's fixtures, each made once per test file for the first test that
  * asks for it and removed after the file's last test:
- * - `nats`: a slice of the real NATS (a unique subject and stream prefix); `nats.bus(service)`;
+ * - `nats`: a slice of the real NATS (a unique subject and stream prefix); `nats.bus(service)`, and
+ *   `lastSeq`/`consumerCount` of its streams;
  * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
  * - `db`: a kysely connection to it, of `dbPoolSize` connections (4; a file that runs many queries at
  *   once sets more with `test.override('dbPoolSize', { scope: 'file' }, 20)`).
@@ -16,7 +17,7 @@ export const test = base
     'nats',
     { scope: 'file' }, // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
     async ({}, { onCleanup }) => {
-      const nats = new TestNats();
+      const nats = new FixtureNats();
       onCleanup(() => nats.cleanup());
       return nats;
     },

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const ADMIN_KEY = 'admin-key-analytics-0001';
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -73,9 +73,9 @@ const write = (tool: string, blocked: boolean, durationMs = 0): [string, Record<
     ? [['write_validation', { tool, status: 'blocked', duration_ms: 1 }]]
     : [['write_validation', { tool, status: 'passed', duration_ms: 1 }], ...read(tool, durationMs)];
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(testBus, { GATEWAY_ADMIN_KEYS: ADMIN_KEY }, db));
   const intent = await db
     .selectFrom('intents')
@@ -117,19 +117,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
 });
 
 const analytics = (query: string) =>
   fetch(`${url}/v1/admin/analytics?${query}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
 
 describe('GET /v1/admin/analytics', () => {
-  it('reports usage, failure and block rates and p50/p95 latency per tool and per intent in the window', async () => {
+  test('reports usage, failure and block rates and p50/p95 latency per tool and per intent in the window', async () => {
     const from = at(0).toISOString();
     const to = at(60).toISOString();
     const response = await analytics(`from=${from}&to=${to}&entityId=ent-a`);
@@ -174,14 +169,14 @@ describe('GET /v1/admin/analytics', () => {
     });
   });
 
-  it('covers every entity without an entity filter', async () => {
+  test('covers every entity without an entity filter', async () => {
     const response = await analytics(`from=${at(0).toISOString()}&to=${at(60).toISOString()}`);
     const body = (await response.json()) as { tools: { tool: string }[]; intents: { requests: number }[] };
     expect(body.tools.map((t) => t.tool)).toEqual(['get_invoices', 'create_payment', 'get_bills']);
     expect(body.intents[0]?.requests).toBe(4);
   });
 
-  it('narrows to one tenant with the org: another org may share the entity id', async () => {
+  test('narrows to one tenant with the org: another org may share the entity id', async () => {
     await request({ at: at(500), events: read('get_bills', 5) });
     await request({ at: at(501), orgId: 'org-z', intent: intentId, events: read('get_vendors', 5) });
     const window = `from=${at(499).toISOString()}&to=${at(510).toISOString()}`;
@@ -194,12 +189,12 @@ describe('GET /v1/admin/analytics', () => {
     expect(await tools('orgId=org-a')).toEqual(['get_bills']);
   });
 
-  it('is empty for a window with nothing in it', async () => {
+  test('is empty for a window with nothing in it', async () => {
     const response = await analytics(`from=${at(1000).toISOString()}&to=${at(2000).toISOString()}`);
     expect(await response.json()).toMatchObject({ tools: [], intents: [] });
   });
 
-  it('refuses a bad window with 400 naming the field', async () => {
+  test('refuses a bad window with 400 naming the field', async () => {
     for (const [query, field] of [
       ['from=yesterday', 'from'],
       [`from=${at(10).toISOString()}&to=${at(0).toISOString()}`, 'from'],

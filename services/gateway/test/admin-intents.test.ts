@@ -2,14 +2,14 @@ import type { Bus } from '@munim/bus';
 import { catalog, type IntentsChanged, messageSchema } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const ADMIN_KEY = 'admin-key-intents-000001';
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -37,9 +37,9 @@ const draft = {
   responseFormat: 'table',
 };
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   await db
     .insertInto('tool_registry')
     .values([{ tool_name: 'get_vendor_balances' }, { tool_name: 'get_invoices' }, { tool_name: 'get_bills' }])
@@ -56,16 +56,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
 });
 
 describe('intent authoring', () => {
-  it('refuses an intent whose flow names a tool the registry does not know, and saves nothing', async () => {
+  test('refuses an intent whose flow names a tool the registry does not know, and saves nothing', async () => {
     const response = await post('/v1/admin/intents', {
       ...draft,
       resolutionFlow: [{ tool: 'get_vendor_balances' }, { tool: 'launch_rockets' }],
@@ -84,7 +79,7 @@ describe('intent authoring', () => {
     expect(await db.selectFrom('intents').select('id').where('name', '=', draft.name).execute()).toEqual([]);
   });
 
-  it('creates a draft, edits, activates and deactivates it, announcing each change to the routers', async () => {
+  test('creates a draft, edits, activates and deactivates it, announcing each change to the routers', async () => {
     const created = await post('/v1/admin/intents', draft);
     expect(created.status).toBe(201);
     const intent = (await created.json()) as { id: string; isActive: boolean };
@@ -130,7 +125,7 @@ describe('intent authoring', () => {
     expect((await post('/v1/admin/intents/no_such_intent/activate')).status).toBe(404);
   });
 
-  it('changes only the fields an edit names: an active intent stays active, with its entities and format', async () => {
+  test('changes only the fields an edit names: an active intent stays active, with its entities and format', async () => {
     const created = await post('/v1/admin/intents', {
       ...draft,
       name: 'Bills by vendor',
@@ -162,7 +157,7 @@ describe('intent authoring', () => {
     });
   });
 
-  it('lists pending suggested intents and approves one into an active intent, once', async () => {
+  test('lists pending suggested intents and approves one into an active intent, once', async () => {
     const [suggestion] = await db
       .insertInto('suggested_intents')
       .values([
@@ -245,7 +240,7 @@ describe('intent generation with the LLM', () => {
     responseFormat: 'table',
   });
 
-  it('drafts a batch, saving only the intents valid against the schema and the live registry', async () => {
+  test('drafts a batch, saving only the intents valid against the schema and the live registry', async () => {
     llm.script({
       match: 'receivables overview',
       turns: [
@@ -285,7 +280,7 @@ describe('intent generation with the LLM', () => {
     expect(JSON.stringify(sent)).toContain('exactly 3 intent');
   });
 
-  it('answers 502 when the model answers no JSON, and saves nothing', async () => {
+  test('answers 502 when the model answers no JSON, and saves nothing', async () => {
     llm.script({ match: 'gibberish please', turns: [{ content: 'Sure! Here are some ideas.' }] });
     const before = await db.selectFrom('intents').select('id').execute();
     const response = await generate({ description: 'gibberish please, nothing useful' });
@@ -294,7 +289,7 @@ describe('intent generation with the LLM', () => {
     expect(await db.selectFrom('intents').select('id').execute()).toHaveLength(before.length);
   });
 
-  it('refuses a batch above 10 and answers 503 without a model', async () => {
+  test('refuses a batch above 10 and answers 503 without a model', async () => {
     const tooMany = await generate({ description: 'eleven intents about payables', count: 11 });
     expect(tooMany.status).toBe(400);
     expect(await tooMany.json()).toMatchObject({ error: { field: 'count' } });

@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { Bus } from '@munim/bus';
 import { catalog, type LlmConfigChanged, messageSchema } from '@munim/contracts';
 import { type Database, openLlmKey, parseSecretKey } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const ADMIN_KEY = 'admin-key-llm-configs-0001';
 const CONFIG_KEY = randomBytes(32).toString('base64');
 const SECRET = `sk-test-${randomBytes(12).toString('hex')}`;
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -57,9 +57,9 @@ const base = {
   maxTokens: 4096,
 };
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(
     testBus,
     {
@@ -82,19 +82,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
 });
 
 describe('model configurations', () => {
   let primaryId: number;
   let secondId: number;
 
-  it('creates a configuration with a key that no endpoint returns and the table holds only encrypted', async () => {
+  test('creates a configuration with a key that no endpoint returns and the table holds only encrypted', async () => {
     const created = await post('/v1/admin/llm-configs', { ...base, apiKey: SECRET, isDefault: true });
     expect(created.status).toBe(201);
     const text = await created.text();
@@ -120,7 +115,7 @@ describe('model configurations', () => {
     expect(await storedKey(primaryId)).toBe(SECRET);
   });
 
-  it('sets another configuration as the only default and announces it', async () => {
+  test('sets another configuration as the only default and announces it', async () => {
     const created = await post('/v1/admin/llm-configs', { ...base, name: 'cheap', model: 'gpt-4o-mini' });
     expect(created.status).toBe(201);
     secondId = ((await created.json()) as Config).id;
@@ -134,14 +129,14 @@ describe('model configurations', () => {
     expect(defaults).toEqual([secondId]);
   });
 
-  it('keeps the default when an unknown configuration is set as default', async () => {
+  test('keeps the default when an unknown configuration is set as default', async () => {
     const response = await post('/v1/admin/llm-configs/999999/default');
     expect(response.status).toBe(404);
     const defaults = (await list()).body.configs.filter((c) => c.isDefault).map((c) => c.id);
     expect(defaults).toEqual([secondId]);
   });
 
-  it('updates a configuration, replacing its key without showing it', async () => {
+  test('updates a configuration, replacing its key without showing it', async () => {
     const newSecret = `sk-new-${randomBytes(8).toString('hex')}`;
     const response = await patch(`/v1/admin/llm-configs/${primaryId}`, {
       model: 'gpt-4.1',
@@ -157,7 +152,7 @@ describe('model configurations', () => {
       .toBe(true);
   });
 
-  it('changes only the fields an edit names: an Azure-style configuration stays Azure-style', async () => {
+  test('changes only the fields an edit names: an Azure-style configuration stays Azure-style', async () => {
     const created = await post('/v1/admin/llm-configs', {
       ...base,
       name: 'azure-deployments',
@@ -183,7 +178,7 @@ describe('model configurations', () => {
     await db.deleteFrom('llm_configs').where('id', '=', id).execute();
   });
 
-  it.each([
+  test.each([
     ['a Supabase URL', 'https://abcdefgh.supabase.co/functions/v1/chat'],
     ['an Anthropic-style endpoint', 'https://api.anthropic.com/v1/messages'],
     ['a non-http URL', 'ftp://models.example.com/v1'],
@@ -201,12 +196,12 @@ describe('model configurations', () => {
     expect((await list()).body.configs.map((c) => c.name).sort()).toEqual(['cheap', 'primary']);
   });
 
-  it('refuses a duplicate name with 409', async () => {
+  test('refuses a duplicate name with 409', async () => {
     const response = await post('/v1/admin/llm-configs', base);
     expect(response.status).toBe(409);
   });
 
-  it('refuses callers without a credential (401), changing nothing', async () => {
+  test('refuses callers without a credential (401), changing nothing', async () => {
     const response = await post(
       `/v1/admin/llm-configs/${primaryId}/default`,
       {},
@@ -234,7 +229,7 @@ describe('model endpoints and their keys', () => {
       .select(['id', 'name', 'endpoint', 'provider', 'api_key_encrypted'])
       .execute();
 
-  it.each([
+  test.each([
     ['loopback', 'http://127.0.0.1:11434/v1'],
     ['loopback by name', 'http://localhost:11434/v1'],
     ['IPv6 loopback', 'http://[::1]:8000/v1'],
@@ -259,13 +254,13 @@ describe('model endpoints and their keys', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('accepts a non-public endpoint that LLM_ENDPOINT_ALLOWLIST allows', async () => {
+  test('accepts a non-public endpoint that LLM_ENDPOINT_ALLOWLIST allows', async () => {
     const config = await create({ endpoint: 'http://10.20.3.4:8000/v1' });
     expect(config.endpoint).toBe('http://10.20.3.4:8000/v1');
     await db.deleteFrom('llm_configs').where('id', '=', config.id).execute();
   });
 
-  it('needs the key again to move a configuration with a key to another origin; with it, accepts', async () => {
+  test('needs the key again to move a configuration with a key to another origin; with it, accepts', async () => {
     const key = `sk-move-${randomBytes(6).toString('hex')}`;
     const config = await create({ apiKey: key });
     const before = await snapshot();
@@ -307,7 +302,7 @@ describe('model endpoints and their keys', () => {
     await db.deleteFrom('llm_configs').where('id', '=', config.id).execute();
   });
 
-  it('binds a stored key to its row: a change of provider re-seals it, a copy into another row does not open', async () => {
+  test('binds a stored key to its row: a change of provider re-seals it, a copy into another row does not open', async () => {
     const key = `sk-bound-${randomBytes(6).toString('hex')}`;
     const config = await create({ apiKey: key });
     const other = await create({});

@@ -1,17 +1,17 @@
 import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
 const ADMIN_KEY = 'admin-key-0123456789abcdef';
 const TENANT_KEY = 'tenant-key-0123456789abcdef';
 /** Another org with the same entity id as TENANT_KEY's. */
 const TENANT_B_KEY = 'tenant-b-key-0123456789abcdef';
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -26,9 +26,9 @@ const token = (claims: Record<string, unknown>) =>
 const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
 const json = (credential: string) => ({ ...bearer(credential), 'content-type': 'application/json' });
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(
     testBus,
     {
@@ -42,13 +42,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-    await open?.gateway.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
+  await open?.gateway.stop();
 });
 
 /** The admin URL of a tenant's suggestions (or one of them): the entity in the path, the org in the query. */
@@ -56,7 +51,7 @@ const suggestionsUrl = (entityId: string, orgId = 'org-a', id?: number) =>
   `${url}/v1/admin/entities/${entityId}/suggestions${id === undefined ? '' : `/${id}`}?orgId=${orgId}`;
 
 describe('admin access', () => {
-  it('refuses a tenant key, a tenant token and a token of another role with 403, and changes nothing', async () => {
+  test('refuses a tenant key, a tenant token and a token of another role with 403, and changes nothing', async () => {
     const credentials = [
       TENANT_KEY,
       await token({ entity_id: 'ent-a', org_id: 'org-a' }),
@@ -76,14 +71,14 @@ describe('admin access', () => {
     expect(await db.selectFrom('quick_suggestions').selectAll().execute()).toEqual([]);
   });
 
-  it('refuses no or a wrong credential with 401', async () => {
+  test('refuses no or a wrong credential with 401', async () => {
     expect((await fetch(suggestionsUrl('ent-a'))).status).toBe(401);
     expect((await fetch(suggestionsUrl('ent-a'), { headers: bearer('admin-key-wrong-000000') })).status).toBe(
       401,
     );
   });
 
-  it('admits an admin key, a token with the admin role (roles or role claim) without a tenant', async () => {
+  test('admits an admin key, a token with the admin role (roles or role claim) without a tenant', async () => {
     const credentials = [
       ADMIN_KEY,
       await token({ roles: ['viewer', 'admin'] }),
@@ -96,14 +91,14 @@ describe('admin access', () => {
     }
   });
 
-  it('refuses a token with neither tenant nor admin role', async () => {
+  test('refuses a token with neither tenant nor admin role', async () => {
     const response = await fetch(suggestionsUrl('ent-a'), { headers: bearer(await token({ roles: ['x'] })) });
     expect(response.status).toBe(401);
   });
 });
 
 describe('quick suggestions', () => {
-  it('falls back to one training phrase of each active intent when an entity has none', async () => {
+  test('falls back to one training phrase of each active intent when an entity has none', async () => {
     const response = await fetch(`${url}/v1/suggestions`, { headers: bearer(TENANT_KEY) });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { source: string; suggestions: { text: string }[] };
@@ -118,7 +113,7 @@ describe('quick suggestions', () => {
     expect(body.suggestions[0]?.text).toBe(active[0]?.training_phrases[0]);
   });
 
-  it('creates, lists, edits, deactivates and deletes an entity’s suggestions, served in order', async () => {
+  test('creates, lists, edits, deactivates and deletes an entity’s suggestions, served in order', async () => {
     const create = async (text: string, sortOrder: number) => {
       const response = await fetch(suggestionsUrl('ent-a'), {
         method: 'POST',
@@ -199,7 +194,7 @@ describe('quick suggestions', () => {
     expect(crossEntity.status).toBe(404);
   });
 
-  it('refuses bad bodies with 400 naming the field', async () => {
+  test('refuses bad bodies with 400 naming the field', async () => {
     const cases: [unknown, string][] = [
       [{ text: '' }, 'text'],
       [{ text: 'ok', extra: 1 }, 'extra'],
@@ -222,7 +217,7 @@ describe('quick suggestions', () => {
     expect(empty.status).toBe(400);
   });
 
-  it('without auth serves the suggestions of the entity given, and admin stays closed', async () => {
+  test('without auth serves the suggestions of the entity given, and admin stays closed', async () => {
     const response = await fetch(`${open.url}/v1/suggestions?entityId=ent-b&orgId=org-b`);
     expect(await response.json()).toEqual({ source: 'configured', suggestions: [{ text: 'Other entity' }] });
     expect((await fetch(`${open.url}/v1/suggestions`)).status).toBe(400);
@@ -238,7 +233,7 @@ describe('quick suggestions of two orgs sharing an entity id', () => {
       }
     ).suggestions.map((s) => s.text);
 
-  it('serves, lists and changes each org’s own only', async () => {
+  test('serves, lists and changes each org’s own only', async () => {
     const before = await served(TENANT_KEY);
     const created = await fetch(suggestionsUrl('ent-a', 'org-b'), {
       method: 'POST',
@@ -270,7 +265,7 @@ describe('quick suggestions of two orgs sharing an entity id', () => {
     expect(await served(TENANT_B_KEY)).toEqual(['Org B only']);
   });
 
-  it('needs the org: without it the admin API answers 400 naming orgId', async () => {
+  test('needs the org: without it the admin API answers 400 naming orgId', async () => {
     const bare = `${url}/v1/admin/entities/ent-a/suggestions`;
     for (const response of [
       await fetch(bare, { headers: bearer(ADMIN_KEY) }),

@@ -4,14 +4,14 @@
 import { createHash } from 'node:crypto';
 import type { ToolPinChanged } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const ADMIN_KEY = 'admin-key-tool-pins-00001';
-let database: Awaited<ReturnType<typeof testDatabase>>;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -78,9 +78,9 @@ const pinStates = async () =>
     ).tools.map((t) => [t.name, t.pin?.state ?? null]),
   );
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(testBus, { GATEWAY_ADMIN_KEYS: ADMIN_KEY }, db));
   const executor = await testBus.bus('mcp-executor');
   executor.listen('toolPinChanged', (message) => void notices.push(message.data));
@@ -88,18 +88,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
 });
 
 describe('changed tool definitions', () => {
   let listInvoices: { before: string; after: string };
 
-  it('lists each changed tool with its pinned and listed definitions, and every tool’s pin state', async () => {
+  test('lists each changed tool with its pinned and listed definitions, and every tool’s pin state', async () => {
     listInvoices = await pin(
       'books',
       'list_invoices',
@@ -129,7 +124,7 @@ describe('changed tool definitions', () => {
     });
   });
 
-  it('refuses bad input with a 4xx naming what is wrong, and changes nothing', async () => {
+  test('refuses bad input with a 4xx naming what is wrong, and changes nothing', async () => {
     const unknown = await post('/v1/admin/tools/books/post_journal/accept', { hash: listInvoices.after });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({
@@ -166,7 +161,7 @@ describe('changed tool definitions', () => {
     expect(notices).toEqual([]);
   });
 
-  it('refuses a change, keeping it withheld, and accepts it later, recording who and announcing each', async () => {
+  test('refuses a change, keeping it withheld, and accepts it later, recording who and announcing each', async () => {
     const refused = await post('/v1/admin/tools/books/list_invoices/refuse', { hash: listInvoices.after });
     expect(refused.status).toBe(200);
     expect(await refused.json()).toMatchObject({

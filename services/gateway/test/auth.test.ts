@@ -3,22 +3,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Bus } from '@munim/bus';
 import { HttpErrorSchema } from '@munim/contracts';
 import { ConfigError } from '@munim/kit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
-import {
-  completeEvent,
-  connectedOf,
-  fakeBackend,
-  postQuery,
-  readSse,
-  startGateway,
-  TestBus,
-} from './helpers.ts';
+import { completeEvent, connectedOf, fakeBackend, postQuery, readSse, startGateway } from './helpers.ts';
 
 const KEY_A = 'key-a-3f9c1d7e5b-0123456789';
 const KEY_B = 'key-b-8a2e6c4f0d-0123456789';
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let bus: Bus;
@@ -28,7 +21,8 @@ let requestOfA: string;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const body = (entityId: string, orgId: string) => ({ query: 'show overdue invoices', entityId, orgId });
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url, bus } = await startGateway(testBus, {
     GATEWAY_API_KEYS: `${KEY_A}:ent-a:org-a, ${KEY_B}:ent-b:org-b`,
   }));
@@ -43,12 +37,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 async function expectError(response: Response, status: number, code: string) {
@@ -58,7 +48,7 @@ async function expectError(response: Response, status: number, code: string) {
 }
 
 describe('API keys', () => {
-  it('answers 401 without a key, with an unknown key or a malformed header, publishing nothing', async () => {
+  test('answers 401 without a key, with an unknown key or a malformed header, publishing nothing', async () => {
     const before = await testBus.lastSeq(bus, 'work');
     await expectError(await postQuery(url, body('ent-a', 'org-a')), 401, 'UNAUTHORIZED');
     await expectError(
@@ -76,14 +66,14 @@ describe('API keys', () => {
     expect(await testBus.lastSeq(bus, 'work')).toBe(before);
   });
 
-  it('answers 403 when a key acts for another entity or organisation', async () => {
+  test('answers 403 when a key acts for another entity or organisation', async () => {
     const before = await testBus.lastSeq(bus, 'work');
     await expectError(await postQuery(url, body('ent-b', 'org-b'), bearer(KEY_A)), 403, 'FORBIDDEN');
     await expectError(await postQuery(url, body('ent-a', 'org-b'), bearer(KEY_A)), 403, 'FORBIDDEN');
     expect(await testBus.lastSeq(bus, 'work')).toBe(before);
   });
 
-  it("serves a tenant's own replay and hides another tenant's request as 404", async () => {
+  test("serves a tenant's own replay and hides another tenant's request as 404", async () => {
     const own = await fetch(`${url}/v1/requests/${requestOfA}/events`, { headers: bearer(KEY_A) });
     expect(own.status).toBe(200);
     expect((await readSse(own)).events.map((e) => e.event)).toEqual(['connected', 'complete']);
@@ -91,11 +81,11 @@ describe('API keys', () => {
     await expectError(other, 404, 'NOT_FOUND');
   });
 
-  it('leaves the health endpoints open', async () => {
+  test('leaves the health endpoints open', async () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 
-  it('guards /mcp and takes entity and org from the key', async () => {
+  test('guards /mcp and takes entity and org from the key', async () => {
     await expectError(
       await fetch(`${url}/mcp`, {
         method: 'POST',
@@ -128,7 +118,7 @@ describe('API keys', () => {
 });
 
 describe('GATEWAY_API_KEYS parsing', () => {
-  it('parses key:entityId:orgId triples, each its tenant’s owner', () => {
+  test('parses key:entityId:orgId triples, each its tenant’s owner', () => {
     const k1 = 'k1-0123456789abcdefghijklm';
     const k2 = 'k2-0123456789abcdefghijklm';
     expect(loadEnv({ GATEWAY_API_KEYS: `${k1}:e1:o1,${k2}:e2:o2` }).GATEWAY_API_KEYS).toEqual([
@@ -138,7 +128,7 @@ describe('GATEWAY_API_KEYS parsing', () => {
     expect(loadEnv({}).GATEWAY_API_KEYS).toEqual([]);
   });
 
-  it('parses the user a key acts as, and that user’s roles (none named: a viewer)', () => {
+  test('parses the user a key acts as, and that user’s roles (none named: a viewer)', () => {
     const k1 = 'k1-0123456789abcdefghijklm';
     const k2 = 'k2-0123456789abcdefghijklm';
     const k3 = 'k3-0123456789abcdefghijklm';
@@ -153,7 +143,7 @@ describe('GATEWAY_API_KEYS parsing', () => {
     ]);
   });
 
-  it.each([
+  test.each([
     ['sekrit-1-0123456789abcdefgh:e1'],
     ['sekrit-1-0123456789abcdefgh:e1:o1:x:boss'],
     ['sekrit-1-0123456789abcdefgh:e1:o1:x:maker:more'],
@@ -175,7 +165,7 @@ describe('GATEWAY_API_KEYS parsing', () => {
     expect((error as Error).message).not.toContain('sekrit');
   });
 
-  it('rejects other bad numbers by name', () => {
+  test('rejects other bad numbers by name', () => {
     expect(() => loadEnv({ BODY_LIMIT_BYTES: 'lots' })).toThrow(/BODY_LIMIT_BYTES/);
     expect(() => loadEnv({ PORT: '70000' })).toThrow(/PORT/);
   });

@@ -4,10 +4,13 @@
 // router and agent answer with the table; the console runs in headless Chromium.
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
 import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus, testDatabase } from './helpers.ts';
+import { completeEvent, fakeBackend, startGateway } from './helpers.ts';
 
 const SHOTS = fileURLToPath(new URL('../../../test-results/gateway-console/', import.meta.url));
 const COLUMNS = 16;
@@ -25,17 +28,18 @@ const WIDE_TABLE = [
   ),
 ].join('');
 
-const testBus = new TestBus();
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let testBus: FixtureNats;
+let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
 let browser: Browser;
 let stopBackend: () => Promise<void>;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   await mkdir(SHOTS, { recursive: true });
-  database = await testDatabase();
-  ({ gateway, url } = await startGateway(testBus, {}, database.db));
+  ({ gateway, url } = await startGateway(testBus, {}, db));
   const backend = await fakeBackend(testBus, (message) => [
     { type: 'response_chunk', payload: { text: WIDE_TABLE } },
     completeEvent(message.data.query, WIDE_TABLE),
@@ -48,18 +52,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await browser?.close();
-    await stopBackend?.();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await browser?.close();
+  await stopBackend?.();
+  await gateway?.stop();
 });
 
 describe('a wide table in the console', () => {
-  it.each([
+  test.each([
     ['a desktop', 1280, 800],
     ['a phone', 390, 800],
   ])('scrolls inside its card on %s (%ipx wide)', async (name, width, height) => {

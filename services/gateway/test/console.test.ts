@@ -6,16 +6,16 @@ import { makeXlsx } from '@munim/attachments/testing';
 import type { Bus } from '@munim/bus';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { ANSWER, EDIT_MCQ, INVOICE_ID, MCQ } from './console-fixtures.ts';
-import { completeEvent, gate, startGateway, TestBus, testDatabase } from './helpers.ts';
+import { completeEvent, gate, startGateway } from './helpers.ts';
 
 const SHOTS = fileURLToPath(new URL('../../../test-results/gateway-console/', import.meta.url));
-const testBus = new TestBus();
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let testBus: FixtureNats;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -148,10 +148,10 @@ async function startBackend(): Promise<() => Promise<void>> {
   return () => consumer.stop();
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   await mkdir(SHOTS, { recursive: true });
-  database = await testDatabase();
-  db = database.db;
   attachmentsDir = await mkdtemp(join(tmpdir(), 'munim-console-'));
   ({ gateway, url } = await startGateway(testBus, { ATTACHMENTS_DIR: attachmentsDir }, db));
   stopBackend = await startBackend();
@@ -182,14 +182,12 @@ afterAll(async () => {
     await stopBackend?.();
     await gateway?.stop();
   } finally {
-    await testBus.close();
-    await database?.close();
     if (attachmentsDir) await rm(attachmentsDir, { recursive: true, force: true });
   }
 });
 
 describe('web console', () => {
-  it('is served at / with a strict content security policy', async () => {
+  test('is served at / with a strict content security policy', async () => {
     const response = await fetch(`${url}/`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -198,7 +196,7 @@ describe('web console', () => {
     expect((await fetch(`${url}/vendor/nope.js`)).status).toBe(404);
   });
 
-  it('streams an answer with a markdown table, a params card and a clarification block', async () => {
+  test('streams an answer with a markdown table, a params card and a clarification block', async () => {
     await page.goto(url);
     await page.getByLabel('Your question').fill('show overdue invoices');
     await page.getByLabel('Your question').press('Enter');
@@ -225,7 +223,7 @@ describe('web console', () => {
     await page.screenshot({ path: `${SHOTS}02-answer.png` });
   });
 
-  it('records thumbs up for the answer', async () => {
+  test('records thumbs up for the answer', async () => {
     const answer = page.locator('article.msg.assistant').first();
     await answer.getByRole('button', { name: 'Good answer' }).click();
     await expect
@@ -237,7 +235,7 @@ describe('web console', () => {
     ]);
   });
 
-  it('confirms an MCQ only after the confirmation text is typed', async () => {
+  test('confirms an MCQ only after the confirmation text is typed', async () => {
     await page.getByLabel('Your question').fill('record ₹5000 payment from Acme Corp');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const card = page.locator('.card.mcq');
@@ -259,7 +257,7 @@ describe('web console', () => {
     await page.screenshot({ path: `${SHOTS}04-confirmed.png` });
   });
 
-  it('shows a confirmation in words: the invoice, customer, amount, date and the change, no ids', async () => {
+  test('shows a confirmation in words: the invoice, customer, amount, date and the change, no ids', async () => {
     await page.getByLabel('Your question').fill('change the due date of INV-0042 to 28 Feb');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const card = page.locator('.card.mcq').last();
@@ -286,7 +284,7 @@ describe('web console', () => {
     await page.screenshot({ path: `${SHOTS}04b-mcq-in-words.png` });
   });
 
-  it('opens the pipeline debugger for a request, live and replayed', async () => {
+  test('opens the pipeline debugger for a request, live and replayed', async () => {
     const first = page.locator('article.msg.assistant').first();
     await first.getByRole('button', { name: 'Debug' }).click();
     const steps = page.locator('#steps .step');
@@ -324,7 +322,7 @@ describe('web console', () => {
     await page.screenshot({ path: `${SHOTS}06-replayed.png` });
   });
 
-  it('attaches a file: a chip, the suggested message, and its id sent with the question', async () => {
+  test('attaches a file: a chip, the suggested message, and its id sent with the question', async () => {
     const sheet = await makeXlsx();
     await page
       .locator('#attach')
@@ -366,7 +364,7 @@ describe('web console', () => {
     expect(await page.locator('#attachments .chip[data-attachment-id]').count()).toBe(0);
   });
 
-  it('starts a new chat and deletes a conversation from the sidebar', async () => {
+  test('starts a new chat and deletes a conversation from the sidebar', async () => {
     await page.getByRole('button', { name: '+ New chat' }).click();
     expect(await page.locator('article.msg').count()).toBe(0);
     await page.getByRole('button', { name: 'Delete #MJ-0001' }).click();
@@ -375,7 +373,7 @@ describe('web console', () => {
     expect(row.is_deleted).toBe(true);
   });
 
-  it('shows the replacement of a streamed answer as soon as it comes', async () => {
+  test('shows the replacement of a streamed answer as soon as it comes', async () => {
     await page.getByLabel('Your question').fill('claim the rent was paid');
     await page.getByLabel('Your question').press('Enter');
     const message = page.locator('article.msg.assistant').last();

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { insertConversation, startGateway, TestBus, testDatabase } from './helpers.ts';
+import { insertConversation, startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let testBus: FixtureNats;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -16,9 +16,9 @@ const newer = randomUUID();
 const gone = randomUUID();
 const TENANT = 'entityId=ent-a&orgId=org-a';
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(testBus, {}, db));
   withoutDb = await startGateway(testBus, {});
   await insertConversation(db, {
@@ -52,17 +52,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-    await withoutDb?.gateway.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
+  await withoutDb?.gateway.stop();
 });
 
 describe('conversations API', () => {
-  it('lists the live conversations of the tenant, newest first, with chat number, name, preview and time', async () => {
+  test('lists the live conversations of the tenant, newest first, with chat number, name, preview and time', async () => {
     const response = await fetch(`${url}/v1/conversations?${TENANT}`);
     expect(response.status).toBe(200);
     const { conversations } = (await response.json()) as { conversations: Record<string, unknown>[] };
@@ -83,7 +78,7 @@ describe('conversations API', () => {
     expect(((await limited.json()) as { conversations: unknown[] }).conversations).toHaveLength(1);
   });
 
-  it('needs the tenant without auth, and rejects bad parameters with 400 naming them', async () => {
+  test('needs the tenant without auth, and rejects bad parameters with 400 naming them', async () => {
     const missing = await fetch(`${url}/v1/conversations?entityId=ent-a`);
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: { field: string } }).error.field).toBe('orgId');
@@ -93,7 +88,7 @@ describe('conversations API', () => {
     expect(((await unknown.json()) as { error: { field: string } }).error.field).toBe('sort');
   });
 
-  it('gets one conversation with its messages', async () => {
+  test('gets one conversation with its messages', async () => {
     const response = await fetch(`${url}/v1/conversations/${older}?${TENANT}`);
     expect(response.status).toBe(200);
     const conversation = (await response.json()) as { displayId: string; messages: { role: string }[] };
@@ -103,7 +98,7 @@ describe('conversations API', () => {
     expect(other.status).toBe(404);
   });
 
-  it('exports a conversation as printable HTML with every message escaped', async () => {
+  test('exports a conversation as printable HTML with every message escaped', async () => {
     const response = await fetch(`${url}/v1/conversations/${older}/export?${TENANT}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
@@ -118,7 +113,7 @@ describe('conversations API', () => {
     expect(html).toContain('<dt>Entity</dt><dd>ent-a</dd>');
   });
 
-  it('soft-deletes a conversation: gone from the API, kept in the table', async () => {
+  test('soft-deletes a conversation: gone from the API, kept in the table', async () => {
     const deleted = await fetch(`${url}/v1/conversations/${newer}?${TENANT}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await fetch(`${url}/v1/conversations/${newer}?${TENANT}`)).status).toBe(404);
@@ -138,7 +133,7 @@ describe('conversations API', () => {
     expect(row.messages).toHaveLength(1);
   });
 
-  it('hides a deleted conversation and answers 503 without a database', async () => {
+  test('hides a deleted conversation and answers 503 without a database', async () => {
     expect((await fetch(`${url}/v1/conversations/${gone}?${TENANT}`)).status).toBe(404);
     const response = await fetch(`${withoutDb.url}/v1/conversations?${TENANT}`);
     expect(response.status).toBe(503);

@@ -1,12 +1,13 @@
 import { connect, type Socket } from 'node:net';
 import type { Bus } from '@munim/bus';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect, vi } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { connectedOf, fakeBackend, postQuery, readSse, startGateway, TestBus } from './helpers.ts';
+import { connectedOf, fakeBackend, postQuery, readSse, startGateway } from './helpers.ts';
 
 const CLIENTS = 1000;
 const BATCH = 100;
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let bus: Bus;
@@ -19,7 +20,8 @@ function natsSubscriptions(): number {
   ).protocol.subscriptions.size();
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url, bus } = await startGateway(testBus, {
     MAX_STREAMS_PER_KEY: String(CLIENTS + 10),
     MAX_STREAMS_TOTAL: String(CLIENTS + 10),
@@ -30,12 +32,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 /** A raw HTTP client following a request's events; resolves once the `connected` event arrived. */
@@ -56,7 +54,7 @@ function follow(port: number, requestId: string): Promise<Socket> {
 }
 
 describe('clients that go away', () => {
-  it(`frees every stream, JetStream consumer and NATS subscription of ${CLIENTS} dropped clients`, async () => {
+  test(`frees every stream, JetStream consumer and NATS subscription of ${CLIENTS} dropped clients`, async () => {
     const abort = new AbortController();
     const first = await postQuery(
       url,

@@ -3,29 +3,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Database } from '@munim/db';
 import { ConfigError } from '@munim/kit';
+import { type FixtureNats, test } from '@munim/testkit';
+import type { Kysely } from 'kysely';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 import { AuthFailures } from '../src/limits.ts';
 import { redactUrl } from '../src/request-log.ts';
-import {
-  completeEvent,
-  fakeBackend,
-  postQuery,
-  readSse,
-  startGateway,
-  TestBus,
-  testDatabase,
-} from './helpers.ts';
+import { completeEvent, fakeBackend, postQuery, readSse, startGateway } from './helpers.ts';
 
 const KEY = 'key-hardening-0123456789abcdef';
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let limited: { gateway: Gateway; url: string };
 let logged: { gateway: Gateway; url: string };
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let db: Kysely<Database>;
 let dir: string;
 const logLines: string[] = [];
 
@@ -43,18 +38,19 @@ function configError(env: Record<string, string>): string {
   throw new Error('expected a ConfigError');
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   limited = await startGateway(testBus, {
     GATEWAY_API_KEYS: `${KEY}:ent-h:org-h`,
     AUTH_FAILURE_MAX: '3',
     AUTH_FAILURE_WINDOW_MS: '1500',
   });
-  database = await testDatabase();
   dir = mkdtempSync(join(tmpdir(), 'munim-gw-log-'));
   logged = await startGateway(
     testBus,
     { ATTACHMENTS_DIR: dir, ATTACHMENTS_SIGNING_KEY: 'k'.repeat(40) },
-    database.db,
+    db,
     pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) }),
   );
   backend = await fakeBackend(testBus, (message) => [completeEvent(message.data.query, 'ok')]);
@@ -66,14 +62,12 @@ afterAll(async () => {
     await limited?.gateway.stop();
     await logged?.gateway.stop();
   } finally {
-    await testBus.close();
-    await database?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
 });
 
 describe('failed authentications per address', () => {
-  it('counts only presented credentials, then answers 429 with Retry-After to everything, a valid key too, until the window passes', async () => {
+  test('counts only presented credentials, then answers 429 with Retry-After to everything, a valid key too, until the window passes', async () => {
     // Requests without a credential are anonymous, not guesses.
     for (let i = 0; i < 5; i += 1) expect((await postQuery(limited.url, query)).status).toBe(401);
     const ok = await postQuery(limited.url, query, bearer(KEY));
@@ -104,7 +98,7 @@ describe('failed authentications per address', () => {
     await readSse(after);
   });
 
-  it('forgets an address after its window, and the oldest first when full', () => {
+  test('forgets an address after its window, and the oldest first when full', () => {
     let now = 0;
     const failures = new AuthFailures(2, 1_000, { capacity: 2, now: () => now });
     failures.fail('a');
@@ -123,7 +117,7 @@ describe('failed authentications per address', () => {
 });
 
 describe('API keys and admin keys', () => {
-  it.each([
+  test.each([
     ['GATEWAY_API_KEYS', `${KEY}:ent-a:org-a,short-sekrit-123:ent-b:org-b`, 'entry 2'],
     ['GATEWAY_ADMIN_KEYS', `${KEY},short-sekrit-123`, 'entry 2'],
     ['GATEWAY_ADMIN_KEYS', 'short-sekrit-123', 'entry 1'],
@@ -138,7 +132,7 @@ describe('API keys and admin keys', () => {
     },
   );
 
-  it('accepts keys of 24 characters', () => {
+  test('accepts keys of 24 characters', () => {
     const key = 'k'.repeat(24);
     expect(
       loadEnv({ GATEWAY_API_KEYS: `${key}:e:o`, GATEWAY_ADMIN_KEYS: `a${key}` }).GATEWAY_ADMIN_KEYS,
@@ -147,13 +141,13 @@ describe('API keys and admin keys', () => {
 });
 
 describe('JWT settings', () => {
-  it('needs GATEWAY_JWT_AUDIENCE with a JWKS', () => {
+  test('needs GATEWAY_JWT_AUDIENCE with a JWKS', () => {
     expect(configError({ GATEWAY_JWKS_URL: 'https://issuer.example/jwks.json' })).toContain(
       'GATEWAY_JWT_AUDIENCE: is required with GATEWAY_JWKS_URL',
     );
   });
 
-  it('needs an https JWKS URL; http only for a loopback host', () => {
+  test('needs an https JWKS URL; http only for a loopback host', () => {
     expect(
       configError({ GATEWAY_JWKS_URL: 'http://issuer.example/jwks.json', GATEWAY_JWT_AUDIENCE: 'munim' }),
     ).toContain('GATEWAY_JWKS_URL: must be an https URL');
@@ -164,7 +158,7 @@ describe('JWT settings', () => {
 });
 
 describe('request logs', () => {
-  it('redacts signatures of download links (sig, signature, X-Amz-*) and keeps the rest', () => {
+  test('redacts signatures of download links (sig, signature, X-Amz-*) and keeps the rest', () => {
     expect(redactUrl('/v1/attachments/a1/content?exp=1700000000&sig=abc123')).toBe(
       '/v1/attachments/a1/content?exp=1700000000&sig=[redacted]',
     );
@@ -177,7 +171,7 @@ describe('request logs', () => {
     expect(redactUrl('/healthz')).toBe('/healthz');
   });
 
-  it('never writes a signed link’s signature to the request log', async () => {
+  test('never writes a signed link’s signature to the request log', async () => {
     const body = new FormData();
     body.set('entityId', 'ent-h');
     body.set('orgId', 'org-h');

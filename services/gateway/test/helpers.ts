@@ -1,26 +1,17 @@
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
+import type { TestNats } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import { type ConversationMessage, createDb, type Database } from '@munim/db';
 import { createMigratedTestDatabase } from '@munim/db/testing';
-import { test as kit } from '@munim/testkit';
+import { FixtureNats, test as kit } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 
-/** One test file's slice of NATS (the test kit's), with what the gateway's tests ask of its streams. */
-export class TestBus extends TestNats {
-  /** Last sequence of a stream: grows with every publish, whatever was consumed since. */
-  async lastSeq(bus: Bus, key: 'work' | 'events'): Promise<number> {
-    return (await bus.jsm.streams.info(bus.streamName(key))).state.last_seq;
-  }
-
-  async consumerCount(bus: Bus, key: 'work' | 'events'): Promise<number> {
-    return (await bus.jsm.streams.info(bus.streamName(key))).state.consumer_count;
-  }
-
+/** A test file's slice of NATS made by hand; the `nats` fixture is one made and closed for the file. */
+export class TestBus extends FixtureNats {
   close(): Promise<void> {
     return this.cleanup();
   }

@@ -2,18 +2,12 @@
  * A tool's result travels to a client as its outcome (success, record count, duration),
  * not its data; the data goes only to a caller allowed to debug, who asks for it.
  */
+
+import { type FixtureNats, test } from '@munim/testkit';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import {
-  completeEvent,
-  connectedOf,
-  fakeBackend,
-  postQuery,
-  readSse,
-  startGateway,
-  TestBus,
-} from './helpers.ts';
+import { completeEvent, connectedOf, fakeBackend, postQuery, readSse, startGateway } from './helpers.ts';
 
 const KEY = 'tenant-key-5b1d9e7c3a-0123456789';
 const ADMIN = 'admin-key-0f2c8e6a4b-0123456789';
@@ -23,13 +17,14 @@ const RECORDS = [
   { InvoiceID: '6c2d7a10-1b2e-4f3a-8c9d-0e1f2a3b4c5d', InvoiceNumber: 'INV-0043', AmountDue: 800 },
 ];
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const gateways: Gateway[] = [];
 let open: string;
 let guarded: string;
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   const plain = await startGateway(testBus);
   const authed = await startGateway(testBus, {
     GATEWAY_API_KEYS: `${KEY}:ent-a:org-a`,
@@ -59,12 +54,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    for (const gateway of gateways) await gateway.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  for (const gateway of gateways) await gateway.stop();
 });
 
 const body = { query: 'unpaid invoices', entityId: 'ent-a', orgId: 'org-a' };
@@ -72,7 +63,7 @@ const of = (events: { event: string | undefined; data: unknown }[], type: string
   events.find((e) => e.event === type)?.data as Record<string, unknown>;
 
 describe('tool results on the stream', () => {
-  it('are their outcome and record count, without the data, by default', async () => {
+  test('are their outcome and record count, without the data, by default', async () => {
     const response = await postQuery(open, body);
     const raw = await response.clone().text();
     const { events } = await readSse(response);
@@ -89,7 +80,7 @@ describe('tool results on the stream', () => {
     expect(raw).not.toContain(RECORDS[0]?.InvoiceID);
   });
 
-  it('carry the data with ?debug=true on a gateway without authentication', async () => {
+  test('carry the data with ?debug=true on a gateway without authentication', async () => {
     const response = await fetch(`${open}/v1/query?debug=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -102,7 +93,7 @@ describe('tool results on the stream', () => {
     ]);
   });
 
-  it('refuse the data to a tenant key, naming the parameter, and give it to an admin of the tenant', async () => {
+  test('refuse the data to a tenant key, naming the parameter, and give it to an admin of the tenant', async () => {
     const refused = await fetch(`${guarded}/v1/query?debug=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
@@ -132,7 +123,7 @@ describe('tool results on the stream', () => {
     expect(of(full.events, 'complete').mcpToolResults).toMatchObject([{ result: RECORDS }]);
   });
 
-  it('refuse a debug value that is not a yes or a no', async () => {
+  test('refuse a debug value that is not a yes or a no', async () => {
     const response = await fetch(`${open}/v1/query?debug=maybe`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -146,7 +137,7 @@ describe('tool results on the stream', () => {
 describe('a compact complete (?compact=true)', () => {
   const repeated = ['response', 'query', 'pipelineSteps', 'mcpToolResults'];
 
-  it('leaves out what the stream carried before it, and keeps the rest', async () => {
+  test('leaves out what the stream carried before it, and keeps the rest', async () => {
     const full = of((await readSse(await postQuery(open, body))).events, 'complete');
     const response = await fetch(`${open}/v1/query?compact=true`, {
       method: 'POST',
@@ -165,7 +156,7 @@ describe('a compact complete (?compact=true)', () => {
     expect(of(events, 'response_chunk').text).toBe('You have 2 unpaid invoices.');
   });
 
-  it('is asked for on a replay too, and a value that is not a yes or a no is refused by name', async () => {
+  test('is asked for on a replay too, and a value that is not a yes or a no is refused by name', async () => {
     const { events } = await readSse(await postQuery(open, body));
     const { requestId } = connectedOf(events);
     const replay = await readSse(await fetch(`${open}/v1/requests/${requestId}/events?compact=1`));

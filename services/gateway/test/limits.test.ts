@@ -1,12 +1,13 @@
 import { HttpErrorSchema, MAX_QUERY_LENGTH } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect, vi } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { completeEvent, fakeBackend, postQuery, readSse, startGateway, TestBus } from './helpers.ts';
+import { completeEvent, fakeBackend, postQuery, readSse, startGateway } from './helpers.ts';
 
 const KEY_A = 'key-a-limits-5e1d-0123456789';
 const KEY_B = 'key-b-limits-9c3a-0123456789';
 const KEYS = `${KEY_A}:ent-a:org-a,${KEY_B}:ent-b:org-b`;
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let capped: { gateway: Gateway; url: string };
 let limited: { gateway: Gateway; url: string };
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
@@ -15,7 +16,8 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const ask = (key: string, query: string) =>
   key === KEY_A ? { query, entityId: 'ent-a', orgId: 'org-a' } : { query, entityId: 'ent-b', orgId: 'org-b' };
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   capped = await startGateway(testBus, {
     GATEWAY_API_KEYS: KEYS,
     MAX_STREAMS_PER_KEY: '2',
@@ -36,13 +38,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await capped?.gateway.stop();
-    await limited?.gateway.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await capped?.gateway.stop();
+  await limited?.gateway.stop();
 });
 
 async function expectError(response: Response, status: number, code: string) {
@@ -65,13 +63,13 @@ async function openHangingStream(url: string, key: string) {
 }
 
 describe('request size', () => {
-  it('refuses a body over BODY_LIMIT_BYTES with 400 naming the body', async () => {
+  test('refuses a body over BODY_LIMIT_BYTES with 400 naming the body', async () => {
     const response = await postQuery(capped.url, ask(KEY_A, 'x'.repeat(3000)), bearer(KEY_A));
     const error = await expectError(response, 400, 'BAD_REQUEST');
     expect(error.message).toMatch(/at most 2048 bytes/);
   });
 
-  it('refuses a query over the maximum length with 400 naming the query', async () => {
+  test('refuses a query over the maximum length with 400 naming the query', async () => {
     const response = await postQuery(
       limited.url,
       ask(KEY_B, 'y'.repeat(MAX_QUERY_LENGTH + 1)),
@@ -80,7 +78,7 @@ describe('request size', () => {
     expect((await expectError(response, 400, 'BAD_REQUEST')).field).toBe('query');
   });
 
-  it('refuses a URL over MAX_URL_LENGTH with 414 before anything else', async () => {
+  test('refuses a URL over MAX_URL_LENGTH with 414 before anything else', async () => {
     const response = await fetch(`${capped.url}/v1/conversations?entityId=${'e'.repeat(5000)}`, {
       headers: bearer(KEY_A),
     });
@@ -89,7 +87,7 @@ describe('request size', () => {
 });
 
 describe('concurrent streams', () => {
-  it('caps streams per key and in total with 429 and Retry-After, and frees slots on disconnect', async () => {
+  test('caps streams per key and in total with 429 and Retry-After, and frees slots on disconnect', async () => {
     const a1 = await openHangingStream(capped.url, KEY_A);
     const a2 = await openHangingStream(capped.url, KEY_A);
     const third = await postQuery(capped.url, ask(KEY_A, 'hang on'), bearer(KEY_A));
@@ -110,7 +108,7 @@ describe('concurrent streams', () => {
 });
 
 describe('stream timeouts', () => {
-  it('ends a stream without progress for STREAM_IDLE_TIMEOUT_MS with an error TIMEOUT', async () => {
+  test('ends a stream without progress for STREAM_IDLE_TIMEOUT_MS with an error TIMEOUT', async () => {
     const response = await postQuery(limited.url, ask(KEY_A, 'hang on'), bearer(KEY_A));
     const { events } = await readSse(response);
     expect(events.map((e) => e.event)).toEqual(['connected', 'error']);
@@ -120,7 +118,7 @@ describe('stream timeouts', () => {
 });
 
 describe('rate limit', () => {
-  it('answers 429 with Retry-After once a key used up its window, and counts keys apart', async () => {
+  test('answers 429 with Retry-After once a key used up its window, and counts keys apart', async () => {
     // Other tests may have spent some of KEY_A's 3 requests already; the 4th in the window is refused.
     const statuses: number[] = [];
     let last = await fetch(`${limited.url}/v1/conversations`, { headers: bearer(KEY_A) });
@@ -143,7 +141,7 @@ describe('rate limit', () => {
 });
 
 describe('CORS', () => {
-  it('answers a preflight from a configured origin and not from another', async () => {
+  test('answers a preflight from a configured origin and not from another', async () => {
     const preflight = (origin: string) =>
       fetch(`${capped.url}/v1/query`, {
         method: 'OPTIONS',

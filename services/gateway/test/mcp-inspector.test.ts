@@ -5,16 +5,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { EventPayload } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
+import { completeEvent, fakeBackend, startGateway } from './helpers.ts';
 
 const run = promisify(execFile);
 const INSPECTOR = fileURLToPath(
   new URL('../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url),
 );
 const KEY = 'key-inspector-4b7e2a-01234567';
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
@@ -33,7 +34,8 @@ const mcq: EventPayload<'mcq'> = {
   pending_args: { Amount: 5000 },
 };
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   home = await mkdtemp(join(tmpdir(), 'munim-inspector-'));
   ({ gateway, url } = await startGateway(testBus, { GATEWAY_API_KEYS: `${KEY}:ent-i:org-i` }));
   backend = await fakeBackend(testBus, (message) =>
@@ -51,7 +53,6 @@ afterAll(async () => {
     await backend?.stop();
     await gateway?.stop();
   } finally {
-    await testBus.close();
     await rm(home, { recursive: true, force: true });
   }
 });
@@ -76,12 +77,12 @@ async function inspector(args: string[], key = KEY): Promise<unknown> {
 }
 
 describe('MCP Inspector (CLI mode)', () => {
-  it('lists the query_cfo_agent tool', async () => {
+  test('lists the query_cfo_agent tool', async () => {
     const result = (await inspector(['--method', 'tools/list'])) as { tools: { name: string }[] };
     expect(result.tools.map((tool) => tool.name)).toEqual(['query_cfo_agent']);
   });
 
-  it('calls the tool and gets the answer for the key’s tenant', async () => {
+  test('calls the tool and gets the answer for the key’s tenant', async () => {
     const result = (await inspector([
       '--method',
       'tools/call',
@@ -96,7 +97,7 @@ describe('MCP Inspector (CLI mode)', () => {
     });
   });
 
-  it('gets a pending confirmation with its mcq', async () => {
+  test('gets a pending confirmation with its mcq', async () => {
     const result = (await inspector([
       '--method',
       'tools/call',
@@ -108,7 +109,7 @@ describe('MCP Inspector (CLI mode)', () => {
     expect(result.structuredContent).toMatchObject({ status: 'awaiting_confirmation', mcq });
   });
 
-  it('is refused with a wrong key', async () => {
+  test('is refused with a wrong key', async () => {
     await expect(inspector(['--method', 'tools/list'], 'wrong-key')).rejects.toThrow(/auth_required|401/);
   });
 });

@@ -2,11 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Bus } from '@munim/bus';
 import type { EventPayload } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
+import { completeEvent, fakeBackend, startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let bus: Bus;
@@ -26,7 +27,8 @@ const mcq: EventPayload<'mcq'> = {
   pending_args: { Amount: 5000 },
 };
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url, bus } = await startGateway(testBus));
   backend = await fakeBackend(testBus, (message) => {
     const { query } = message.data;
@@ -49,13 +51,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await client?.close();
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await client?.close();
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 function texts(result: Awaited<ReturnType<Client['callTool']>>): string[] {
@@ -63,7 +61,7 @@ function texts(result: Awaited<ReturnType<Client['callTool']>>): string[] {
 }
 
 describe('/mcp', () => {
-  it('lists the query_cfo_agent tool with its input schema', async () => {
+  test('lists the query_cfo_agent tool with its input schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['query_cfo_agent']);
     const schema = tools[0]?.inputSchema as { properties: Record<string, unknown>; required?: string[] };
@@ -77,7 +75,7 @@ describe('/mcp', () => {
     expect(schema.required).toEqual(['query']);
   });
 
-  it('answers a query with the final answer and a status block', async () => {
+  test('answers a query with the final answer and a status block', async () => {
     const result = await client.callTool({
       name: 'query_cfo_agent',
       arguments: {
@@ -101,7 +99,7 @@ describe('/mcp', () => {
     });
   });
 
-  it('reports a pending confirmation with its mcq', async () => {
+  test('reports a pending confirmation with its mcq', async () => {
     const result = await client.callTool({
       name: 'query_cfo_agent',
       arguments: { query: 'record 5000 from Acme', entityId: 'ent-1', orgId: 'org-1' },
@@ -111,7 +109,7 @@ describe('/mcp', () => {
     expect(JSON.parse(block ?? '')).toMatchObject({ status: 'awaiting_confirmation', mcq });
   });
 
-  it('returns a tool error when the request ends with an error event', async () => {
+  test('returns a tool error when the request ends with an error event', async () => {
     const result = await client.callTool({
       name: 'query_cfo_agent',
       arguments: { query: 'break please', entityId: 'ent-1', orgId: 'org-1' },
@@ -122,7 +120,7 @@ describe('/mcp', () => {
     expect(JSON.parse(block ?? '')).toMatchObject({ status: 'error', error: { code: 'LLM_UNAVAILABLE' } });
   });
 
-  it('requires entityId and orgId when the gateway runs without keys, submitting nothing', async () => {
+  test('requires entityId and orgId when the gateway runs without keys, submitting nothing', async () => {
     const before = await testBus.lastSeq(bus, 'work');
     const result = await client.callTool({ name: 'query_cfo_agent', arguments: { query: 'show invoices' } });
     expect(result.isError).toBe(true);
@@ -136,12 +134,12 @@ describe('/mcp', () => {
     expect(await testBus.lastSeq(bus, 'work')).toBe(before);
   });
 
-  it('refuses GET on the stateless endpoint', async () => {
+  test('refuses GET on the stateless endpoint', async () => {
     const response = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream' } });
     expect(response.status).toBe(405);
   });
 
-  it('ends a call in flight with a tool error when the gateway stops', async () => {
+  test('ends a call in flight with a tool error when the gateway stops', async () => {
     const { gateway: doomed, url: doomedUrl } = await startGateway(testBus);
     const doomedClient = new Client({ name: 'gateway-test', version: '1.0.0' });
     await doomedClient.connect(new StreamableHTTPClientTransport(new URL(`${doomedUrl}/mcp`)));
@@ -161,7 +159,7 @@ describe('/mcp', () => {
     }
   });
 
-  it('stops following when the MCP client goes away mid-call', async () => {
+  test('stops following when the MCP client goes away mid-call', async () => {
     const baseline = await testBus.consumerCount(bus, 'events');
     const leaving = new Client({ name: 'gateway-test', version: '1.0.0' });
     await leaving.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { HealthMetrics } from '@munim/contracts';
 import type { Database, WriteToolResult } from '@munim/db';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus, testDatabase } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
-let database: Awaited<ReturnType<typeof testDatabase>>;
+let testBus: FixtureNats;
 let db: Kysely<Database>;
 let gateway: Gateway;
 let url: string;
@@ -81,9 +81,9 @@ const write = (
   mcp_result: mcp,
 });
 
-beforeAll(async () => {
-  database = await testDatabase();
-  db = database.db;
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  testBus = nats;
+  db = fileDb;
   ({ gateway, url } = await startGateway(testBus, {}, db));
   withAuth = await startGateway(
     testBus,
@@ -147,18 +147,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-    await withAuth?.gateway.stop();
-    await withoutDb?.gateway.stop();
-  } finally {
-    await testBus.close();
-    await database?.close();
-  }
+  await gateway?.stop();
+  await withAuth?.gateway.stop();
+  await withoutDb?.gateway.stop();
 });
 
 describe('GET /v1/metrics/health', () => {
-  it('computes the health monitor figures of the tenant and window', async () => {
+  test('computes the health monitor figures of the tenant and window', async () => {
     const response = await fetch(`${url}/v1/metrics/health?${WINDOW}&entityId=ent-h&orgId=org-h`);
     expect(response.status).toBe(200);
     const body = (await response.json()) as HealthMetrics;
@@ -189,7 +184,7 @@ describe('GET /v1/metrics/health', () => {
     expect(latency.response).toEqual({ p50: 500, p95: 500, count: 1 });
   });
 
-  it('answers an empty window with zero counts and null rates', async () => {
+  test('answers an empty window with zero counts and null rates', async () => {
     const response = await fetch(
       `${url}/v1/metrics/health?from=2025-01-01T00:00:00Z&to=2025-01-02T00:00:00Z&entityId=ent-h&orgId=org-h`,
     );
@@ -200,7 +195,7 @@ describe('GET /v1/metrics/health', () => {
     expect(body.llmTokensPerQuery).toEqual({ input: null, output: null, total: null });
   });
 
-  it('scopes to the tenant of the API key and refuses another one', async () => {
+  test('scopes to the tenant of the API key and refuses another one', async () => {
     const own = await fetch(`${withAuth.url}/v1/metrics/health?${WINDOW}`, {
       headers: { authorization: 'Bearer key-z-0123456789abcdefghij' },
     });
@@ -217,7 +212,7 @@ describe('GET /v1/metrics/health', () => {
     expect((await fetch(`${withAuth.url}/v1/metrics/health?${WINDOW}`)).status).toBe(401);
   });
 
-  it('rejects a bad window and answers 503 without a database', async () => {
+  test('rejects a bad window and answers 503 without a database', async () => {
     const tenant = 'entityId=ent-h&orgId=org-h';
     const backwards = await fetch(
       `${url}/v1/metrics/health?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z&${tenant}`,

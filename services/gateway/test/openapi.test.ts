@@ -1,10 +1,11 @@
 import { FeedbackRequestSchema, QueryRequestSchema } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { jsonSchema } from '../src/plugins/openapi.ts';
-import { startGateway, TestBus } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 
@@ -14,22 +15,19 @@ interface OpenApiDoc {
   components: { securitySchemes: Record<string, unknown> };
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url } = await startGateway(testBus, {
     GATEWAY_API_KEYS: 'docs-key-0123456789abcdefghij:ent-a:org-a',
   }));
 });
 
 afterAll(async () => {
-  try {
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await gateway?.stop();
 });
 
 describe('OpenAPI description', () => {
-  it('is served at /docs/json without credentials and lists every HTTP route but /mcp', async () => {
+  test('is served at /docs/json without credentials and lists every HTTP route but /mcp', async () => {
     const response = await fetch(`${url}/docs/json`);
     expect(response.status).toBe(200);
     const doc = (await response.json()) as OpenApiDoc;
@@ -55,7 +53,7 @@ describe('OpenAPI description', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('documents request bodies with the same zod schemas the handlers validate with', async () => {
+  test('documents request bodies with the same zod schemas the handlers validate with', async () => {
     const doc = (await (await fetch(`${url}/docs/json`)).json()) as OpenApiDoc;
     const query = doc.paths['/v1/query']?.post as {
       requestBody: { content: Record<string, { schema: Record<string, unknown> }> };
@@ -80,7 +78,7 @@ describe('OpenAPI description', () => {
     );
   });
 
-  it('keeps the handlers’ own validation errors (route schemas only document)', async () => {
+  test('keeps the handlers’ own validation errors (route schemas only document)', async () => {
     const response = await fetch(`${url}/v1/query`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer docs-key-0123456789abcdefghij' },

@@ -1,6 +1,7 @@
 import { type Bus, traceIdOf } from '@munim/bus';
 import { HttpErrorSchema } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import {
   completeEvent,
@@ -10,10 +11,9 @@ import {
   postQuery,
   readSse,
   startGateway,
-  TestBus,
 } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let bus: Bus;
@@ -21,7 +21,8 @@ let backend: Awaited<ReturnType<typeof fakeBackend>>;
 /** Queries whose text starts with "hold" wait here before their last event. */
 const holds = new Map<string, ReturnType<typeof gate>>();
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url, bus } = await startGateway(testBus, { SSE_HEARTBEAT_MS: '50' }));
   backend = await fakeBackend(testBus, async (message) => {
     const { query } = message.data;
@@ -39,16 +40,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 describe('POST /v1/query', () => {
-  it('streams connected first, then every event in order with increasing ids, ending at complete', async () => {
+  test('streams connected first, then every event in order with increasing ids, ending at complete', async () => {
     const response = await postQuery(url, { query: 'show overdue invoices', entityId: 'e1', orgId: 'o1' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -72,7 +69,7 @@ describe('POST /v1/query', () => {
     expect(events[5]?.data).toMatchObject({ response: 'You have 3 overdue invoices.', status: 'answered' });
   });
 
-  it('publishes querySubmitted with the query, tenant, conversation and a traceparent header', async () => {
+  test('publishes querySubmitted with the query, tenant, conversation and a traceparent header', async () => {
     const response = await postQuery(url, {
       query: '  list unpaid bills  ',
       entityId: 'ent-7',
@@ -94,7 +91,7 @@ describe('POST /v1/query', () => {
     expect(traceIdOf(got?.traceparent)).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('forwards an mcqResponse for a conversation', async () => {
+  test('forwards an mcqResponse for a conversation', async () => {
     const response = await postQuery(url, {
       entityId: 'e1',
       orgId: 'o1',
@@ -110,7 +107,7 @@ describe('POST /v1/query', () => {
     expect(got?.message.conversationId).toBe('conv-mcq');
   });
 
-  it('sends heartbeat comments while a request is running', async () => {
+  test('sends heartbeat comments while a request is running', async () => {
     const hold = gate();
     holds.set('hold heartbeat', hold);
     const response = await postQuery(url, { query: 'hold heartbeat', entityId: 'e1', orgId: 'o1' });
@@ -150,7 +147,7 @@ describe('POST /v1/query', () => {
     ['a form content type', 'query=show', 'content-type', 'application/x-www-form-urlencoded'],
   ];
 
-  it.each(badBodies)(
+  test.each(badBodies)(
     'rejects %s with 400 naming the field, publishing nothing',
     async (_name, body, field, type) => {
       const workBefore = await testBus.lastSeq(bus, 'work');
@@ -172,13 +169,13 @@ describe('POST /v1/query', () => {
     },
   );
 
-  it('rejects a request without a body', async () => {
+  test('rejects a request without a body', async () => {
     const response = await gateway.app.inject({ method: 'POST', url: '/v1/query' });
     expect(response.statusCode).toBe(400);
     expect(HttpErrorSchema.parse(response.json()).error.field).toBe('body');
   });
 
-  it('stops following when the client disconnects, leaving no consumer behind', async () => {
+  test('stops following when the client disconnects, leaving no consumer behind', async () => {
     const baseline = await testBus.consumerCount(bus, 'events');
     const abort = new AbortController();
     const response = await postQuery(
@@ -195,13 +192,13 @@ describe('POST /v1/query', () => {
     await expect.poll(() => testBus.consumerCount(bus, 'events'), { timeout: 5000 }).toBe(baseline);
   });
 
-  it('answers unknown routes with a JSON 404', async () => {
+  test('answers unknown routes with a JSON 404', async () => {
     const response = await gateway.app.inject({ method: 'GET', url: '/v1/nope' });
     expect(response.statusCode).toBe(404);
     expect(HttpErrorSchema.parse(response.json()).error.code).toBe('NOT_FOUND');
   });
 
-  it('reports the process as up on /healthz', async () => {
+  test('reports the process as up on /healthz', async () => {
     const response = await gateway.app.inject({ method: 'GET', url: '/healthz' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: 'ok' });
@@ -209,7 +206,7 @@ describe('POST /v1/query', () => {
 });
 
 describe('stream ends', () => {
-  it('ends a stream that gets no answer in STREAM_TIMEOUT_MS with an error TIMEOUT', async () => {
+  test('ends a stream that gets no answer in STREAM_TIMEOUT_MS with an error TIMEOUT', async () => {
     const { gateway: slow, url: slowUrl } = await startGateway(testBus, { STREAM_TIMEOUT_MS: '300' });
     try {
       const response = await postQuery(slowUrl, { query: 'never answers', entityId: 'e1', orgId: 'o1' });
@@ -221,7 +218,7 @@ describe('stream ends', () => {
     }
   });
 
-  it('ends open streams with SERVICE_UNAVAILABLE when the gateway stops', async () => {
+  test('ends open streams with SERVICE_UNAVAILABLE when the gateway stops', async () => {
     const { gateway: doomed, url: doomedUrl, bus: doomedBus } = await startGateway(testBus);
     const baseline = await testBus.consumerCount(doomedBus, 'events');
     const response = await postQuery(doomedUrl, { query: 'never finishes', entityId: 'e1', orgId: 'o1' });
@@ -240,7 +237,7 @@ describe('stream ends', () => {
     expect(await testBus.consumerCount(doomedBus, 'events')).toBe(baseline);
   });
 
-  it('answers 503 without opening a stream when the bus is gone', async () => {
+  test('answers 503 without opening a stream when the bus is gone', async () => {
     const { gateway: cut, bus: cutBus } = await startGateway(testBus);
     try {
       await cutBus.nc.close();

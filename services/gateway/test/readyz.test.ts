@@ -1,27 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '@munim/bus';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { PINGED_SERVICES } from '../src/health/readiness.ts';
-import { startGateway, TestBus } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let services: Bus;
 const subscriptions: ReturnType<Bus['serve']>[] = [];
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway } = await startGateway(testBus, { REQUEST_TIMEOUT_MS: '500' }));
   services = await testBus.bus('logger');
 });
 
 afterAll(async () => {
-  try {
-    for (const sub of subscriptions) await sub.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  for (const sub of subscriptions) await sub.stop();
+  await gateway?.stop();
 });
 
 function answer(service: (typeof PINGED_SERVICES)[number], ok: boolean) {
@@ -34,7 +32,7 @@ function answer(service: (typeof PINGED_SERVICES)[number], ok: boolean) {
 }
 
 describe('/readyz', () => {
-  it('is 503 naming each missing service while the others are absent', async () => {
+  test('is 503 naming each missing service while the others are absent', async () => {
     const response = await gateway.app.inject({ method: 'GET', url: '/readyz' });
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({
@@ -51,7 +49,7 @@ describe('/readyz', () => {
     });
   });
 
-  it('stays 503 while one service reports itself not ok', async () => {
+  test('stays 503 while one service reports itself not ok', async () => {
     for (const service of PINGED_SERVICES) answer(service, service !== 'logger');
     await services.nc.flush();
     const response = await gateway.app.inject({ method: 'GET', url: '/readyz' });
@@ -59,7 +57,7 @@ describe('/readyz', () => {
     expect(response.json().services).toMatchObject({ router: true, agent: true, logger: false });
   });
 
-  it('is 200 when every service answers its health ping ok', async () => {
+  test('is 200 when every service answers its health ping ok', async () => {
     for (const sub of subscriptions.splice(0)) await sub.stop();
     for (const service of PINGED_SERVICES) answer(service, true);
     await services.nc.flush();

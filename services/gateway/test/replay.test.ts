@@ -1,6 +1,7 @@
 import type { Bus } from '@munim/bus';
 import { HttpErrorSchema } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import {
   completeEvent,
@@ -11,10 +12,9 @@ import {
   readSse,
   type SseEvent,
   startGateway,
-  TestBus,
 } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let bus: Bus;
@@ -23,7 +23,8 @@ const holds = new Map<string, ReturnType<typeof gate>>();
 let finished: SseEvent[];
 let finishedId: string;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url, bus } = await startGateway(testBus));
   backend = await fakeBackend(testBus, async (message) => {
     const { query } = message.data;
@@ -49,12 +50,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 function replay(requestId: string, headers: Record<string, string> = {}, query = '') {
@@ -62,7 +59,7 @@ function replay(requestId: string, headers: Record<string, string> = {}, query =
 }
 
 describe('GET /v1/requests/:requestId/events', () => {
-  it('replays every event of a finished request and ends after the last', async () => {
+  test('replays every event of a finished request and ends after the last', async () => {
     expect(finished.map((e) => e.event)).toEqual([
       'connected',
       'understanding_started',
@@ -76,7 +73,7 @@ describe('GET /v1/requests/:requestId/events', () => {
     expect((await readSse(response)).events).toEqual(finished);
   });
 
-  it('replays exactly the events after Last-Event-ID (header or query)', async () => {
+  test('replays exactly the events after Last-Event-ID (header or query)', async () => {
     const lastSeen = finished[1]?.id ?? '';
     const byHeader = await readSse(await replay(finishedId, { 'last-event-id': lastSeen }));
     expect(byHeader.events).toEqual(finished.slice(2));
@@ -84,13 +81,13 @@ describe('GET /v1/requests/:requestId/events', () => {
     expect(byQuery.events).toEqual(finished.slice(2));
   });
 
-  it('ends at once when the client already has the last event of a finished request', async () => {
+  test('ends at once when the client already has the last event of a finished request', async () => {
     const response = await replay(finishedId, { 'last-event-id': finished.at(-1)?.id ?? '' });
     expect(response.status).toBe(200);
     expect((await readSse(response)).events).toEqual([]);
   });
 
-  it('goes on live for a running request', async () => {
+  test('goes on live for a running request', async () => {
     const hold = gate();
     holds.set('running query', hold);
     const original = await postQuery(url, { query: 'running query', entityId: 'e1', orgId: 'o1' });
@@ -118,14 +115,14 @@ describe('GET /v1/requests/:requestId/events', () => {
     expect((await originalRead).events).toEqual(events);
   });
 
-  it('answers 404 for an unknown request id', async () => {
+  test('answers 404 for an unknown request id', async () => {
     const response = await replay('0f1e2d3c-unknown');
     expect(response.status).toBe(404);
     const body = HttpErrorSchema.parse(await response.json());
     expect(body.error.code).toBe('NOT_FOUND');
   });
 
-  it('answers 400 for a malformed request id or Last-Event-ID, publishing nothing', async () => {
+  test('answers 400 for a malformed request id or Last-Event-ID, publishing nothing', async () => {
     const eventsBefore = await testBus.lastSeq(bus, 'events');
     const badId = await gateway.app.inject({ method: 'GET', url: '/v1/requests/bad.id/events' });
     expect(badId.statusCode).toBe(400);

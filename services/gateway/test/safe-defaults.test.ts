@@ -3,15 +3,16 @@
 // endpoints closed to everyone but administrators, and, while auth is off, answers only requests
 // that name a loopback (or configured) host and come from its own origin.
 import { ConfigError } from '@munim/kit';
+import { type FixtureNats, test } from '@munim/testkit';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
+import { completeEvent, fakeBackend, startGateway } from './helpers.ts';
 
 const ADMIN_KEY = 'admin-key-safe-defaults-0123456789';
 const TENANT_KEY = 'tenant-key-safe-defaults-0123456789';
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let open: { gateway: Gateway; url: string };
 let keyed: { gateway: Gateway; url: string };
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
@@ -28,7 +29,8 @@ function configProblem(env: Record<string, string>): string | null {
   }
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
   // Configured for a LAN address with the explicit opt-out; the test still listens on loopback.
   open = await startGateway(
@@ -45,21 +47,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await open?.gateway.stop();
-    await keyed?.gateway.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await open?.gateway.stop();
+  await keyed?.gateway.stop();
 });
 
 describe('bind address', () => {
-  it('binds 127.0.0.1 unless HOST is set', () => {
+  test('binds 127.0.0.1 unless HOST is set', () => {
     expect(loadEnv({}).HOST).toBe('127.0.0.1');
   });
 
-  it.each([['0.0.0.0'], ['::'], ['192.0.2.2'], ['gateway.internal']])(
+  test.each([['0.0.0.0'], ['::'], ['192.0.2.2'], ['gateway.internal']])(
     'stops at start on HOST=%s without credentials, naming GATEWAY_API_KEYS and the opt-out',
     (host) => {
       const problem = configProblem({ HOST: host });
@@ -68,7 +66,7 @@ describe('bind address', () => {
     },
   );
 
-  it('serves another address with API keys, admin keys, JWT settings or the explicit opt-out', () => {
+  test('serves another address with API keys, admin keys, JWT settings or the explicit opt-out', () => {
     const settings: Record<string, string>[] = [
       { GATEWAY_API_KEYS: `${TENANT_KEY}:ent-a:org-a` },
       { GATEWAY_ADMIN_KEYS: ADMIN_KEY },
@@ -84,21 +82,21 @@ describe('bind address', () => {
     );
   });
 
-  it.each([['127.0.0.1'], ['127.0.0.2'], ['localhost'], ['::1']])(
+  test.each([['127.0.0.1'], ['127.0.0.2'], ['localhost'], ['::1']])(
     'needs no credential on the loopback HOST %s',
     (host) => {
       expect(configProblem({ HOST: host })).toBeNull();
     },
   );
 
-  it('warns when the opt-out serves a non-loopback address without credentials', () => {
+  test('warns when the opt-out serves a non-loopback address without credentials', () => {
     const warning = warnings.map((line) => JSON.parse(line)).find((entry) => entry.host === '192.0.2.10');
     expect(warning?.msg).toContain('GATEWAY_ALLOW_UNAUTHENTICATED');
   });
 });
 
 describe('admin endpoints need admin credentials, always', () => {
-  it.each([
+  test.each([
     ['GET', '/v1/admin/llm-configs'],
     ['GET', '/v1/admin/intents'],
     ['GET', '/v1/admin/analytics'],
@@ -117,7 +115,7 @@ describe('admin endpoints need admin credentials, always', () => {
     expect(body.error.message).toContain('Authorization: Bearer');
   });
 
-  it('serves them to an admin key, and refuses a tenant key (403) and no key (401)', async () => {
+  test('serves them to an admin key, and refuses a tenant key (403) and no key (401)', async () => {
     const path = `${keyed.url}/v1/admin/tools`;
     expect((await fetch(path, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).not.toBe(403);
     const tenant = await fetch(path, { headers: { authorization: `Bearer ${TENANT_KEY}` } });
@@ -136,7 +134,7 @@ describe('Host and Origin while auth is off (DNS rebinding)', () => {
     url = '/v1/conversations?entityId=e&orgId=o',
   ) => gateway.app.inject({ method: 'GET', url, headers });
 
-  it.each([['127.0.0.1:8080'], ['localhost:8080'], ['[::1]:8080'], ['192.0.2.10:8080'], ['Books.LAN']])(
+  test.each([['127.0.0.1:8080'], ['localhost:8080'], ['[::1]:8080'], ['192.0.2.10:8080'], ['Books.LAN']])(
     'serves Host %s (loopback, HOST or GATEWAY_ALLOWED_HOSTS)',
     async (host) => {
       const response = await inject(open.gateway, { host });
@@ -144,7 +142,7 @@ describe('Host and Origin while auth is off (DNS rebinding)', () => {
     },
   );
 
-  it.each([['evil.example'], ['evil.example:8080'], ['127.0.0.1.evil.example'], ['192.0.2.11:8080']])(
+  test.each([['evil.example'], ['evil.example:8080'], ['127.0.0.1.evil.example'], ['192.0.2.11:8080']])(
     'refuses Host %j with 403, the console and the API alike',
     async (host) => {
       for (const url of [
@@ -160,13 +158,13 @@ describe('Host and Origin while auth is off (DNS rebinding)', () => {
     },
   );
 
-  it('serves the console page to a loopback Host', async () => {
+  test('serves the console page to a loopback Host', async () => {
     const page = await inject(open.gateway, { host: 'localhost:8080' }, '/');
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
   });
 
-  it('refuses a request from another origin, and serves its own', async () => {
+  test('refuses a request from another origin, and serves its own', async () => {
     const query = { query: 'show invoices', entityId: 'ent-a', orgId: 'org-a' };
     for (const origin of ['https://evil.example', 'http://localhost:3000', 'null']) {
       const response = await open.gateway.app.inject({
@@ -183,7 +181,7 @@ describe('Host and Origin while auth is off (DNS rebinding)', () => {
     expect(own.status).not.toBe(403);
   });
 
-  it('leaves the health endpoints to any Host (probes), and does not check Host when auth is on', async () => {
+  test('leaves the health endpoints to any Host (probes), and does not check Host when auth is on', async () => {
     expect((await inject(open.gateway, { host: 'pod-10-0-0-7' }, '/healthz')).statusCode).toBe(200);
     const response = await keyed.gateway.app.inject({
       method: 'GET',

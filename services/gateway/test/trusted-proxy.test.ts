@@ -7,18 +7,19 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '@munim/kit';
+import { type FixtureNats, test } from '@munim/testkit';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
 import { clientAddress, normaliseAddress, trustHops } from '../src/client-address.ts';
 import { loadEnv } from '../src/env.ts';
-import { completeEvent, fakeBackend, startGateway, TestBus } from './helpers.ts';
+import { completeEvent, fakeBackend, startGateway } from './helpers.ts';
 
 const KEY_A = 'key-a-proxy-7f3e-0123456789';
 const KEY_B = 'key-b-proxy-2b9d-0123456789';
 const KEYS = `${KEY_A}:ent-a:org-a,${KEY_B}:ent-b:org-b`;
 const FAILURES = 3;
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const closers: (() => Promise<unknown>)[] = [];
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
 /** TRUST_PROXY_HOPS=1 behind one proxy. */
@@ -150,7 +151,8 @@ const SPOOFS: (() => string | string[])[] = [
 ];
 const spoof = () => SPOOFS[randomInt(SPOOFS.length)]?.() ?? '';
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   backend = await fakeBackend(testBus, (message) => [completeEvent(message.data.query, 'done')]);
   const locked = {
     GATEWAY_API_KEYS: KEYS,
@@ -168,16 +170,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  for (const close of closers.reverse()) await close().catch(() => undefined);
 });
 
 describe('failed authentications behind one trusted proxy', () => {
-  it('locks out the guesser alone: tenants behind the same proxy keep working', async () => {
+  test('locks out the guesser alone: tenants behind the same proxy keep working', async () => {
     const attacker = '127.0.1.1';
     await guess(oneHop, attacker, FAILURES);
     // Locked out with anything, a valid key too (else the answer would tell a guess that was right).
@@ -190,7 +188,7 @@ describe('failed authentications behind one trusted proxy', () => {
     expectAnswered(await send(oneHop, { from: '127.0.1.3', headers: bearer(KEY_B), body: askB }));
   });
 
-  it('ignores what a client writes into X-Forwarded-For: it neither escapes its lockout nor frames another', async () => {
+  test('ignores what a client writes into X-Forwarded-For: it neither escapes its lockout nor frames another', async () => {
     const attacker = '127.0.2.1';
     await guess(oneHop, attacker, FAILURES, spoof);
     for (let i = 0; i < 10; i += 1) {
@@ -204,7 +202,7 @@ describe('failed authentications behind one trusted proxy', () => {
 });
 
 describe('failed authentications without trusted hops (TRUST_PROXY_HOPS=0)', () => {
-  it('keys a direct client by its socket address, whatever X-Forwarded-For it sends', async () => {
+  test('keys a direct client by its socket address, whatever X-Forwarded-For it sends', async () => {
     const attacker = '127.0.3.1';
     await guess(direct, attacker, FAILURES, spoof);
     for (let i = 0; i < 5; i += 1) {
@@ -217,7 +215,7 @@ describe('failed authentications without trusted hops (TRUST_PROXY_HOPS=0)', () 
 });
 
 describe('failed authentications behind two proxies', () => {
-  it('with two trusted hops keys each client by the address the edge proxy saw', async () => {
+  test('with two trusted hops keys each client by the address the edge proxy saw', async () => {
     const attacker = '127.0.4.1';
     await guess(twoHops, attacker, FAILURES, spoof);
     expectLockedOut(await send(twoHops, { from: attacker, headers: bearer(KEY_A), body: askA }));
@@ -225,14 +223,14 @@ describe('failed authentications behind two proxies', () => {
     expectAnswered(await send(twoHops, { from: '127.0.4.2', headers: framed, body: askB }));
   });
 
-  it('with one trusted hop never reads past it: every client is the edge proxy', async () => {
+  test('with one trusted hop never reads past it: every client is the edge proxy', async () => {
     await guess(oneOfTwo, '127.0.5.1', FAILURES, spoof);
     expectLockedOut(await send(oneOfTwo, { from: '127.0.5.2', headers: bearer(KEY_B), body: askB }));
   });
 });
 
 describe('rate limits without credentials behind one trusted proxy', () => {
-  it('counts each client address on its own, and a spoofed header does not reset the count', async () => {
+  test('counts each client address on its own, and a spoofed header does not reset the count', async () => {
     const first = '127.0.6.1';
     for (let i = 0; i < 3; i += 1) expectAnswered(await send(open, { from: first, body: askA }));
     const limited = await send(open, { from: first, headers: { 'x-forwarded-for': spoof() }, body: askA });
@@ -278,11 +276,11 @@ const TABLE: [hops: number, socket: string, header: string | string[] | undefine
 ];
 
 describe('the client address through trusted hops', () => {
-  it.each(TABLE)('hops %i, socket %s, X-Forwarded-For %j: %s', async (hops, socket, header, expected) => {
+  test.each(TABLE)('hops %i, socket %s, X-Forwarded-For %j: %s', async (hops, socket, header, expected) => {
     expect(await addressOf(hops, socket, header)).toBe(expected);
   });
 
-  it('takes the entry the outermost trusted proxy wrote, for generated chains of proxies and spoofed entries', async () => {
+  test('takes the entry the outermost trusted proxy wrote, for generated chains of proxies and spoofed entries', async () => {
     const apps = [0, 1, 2, 3, 4].map((hops) => {
       const one = Fastify({ trustProxy: trustHops(hops) });
       one.get('/', async (request) => clientAddress(request));
@@ -328,7 +326,7 @@ describe('the client address through trusted hops', () => {
     }
   });
 
-  it('writes every address one way, and refuses what is none', () => {
+  test('writes every address one way, and refuses what is none', () => {
     expect(normaliseAddress('2001:0DB8:0000::0001')).toBe('2001:db8::1');
     expect(normaliseAddress('fe80::1%eth0')).toBe('fe80::1');
     expect(normaliseAddress('::FFFF:a00:1')).toBe('10.0.0.1');
@@ -339,7 +337,7 @@ describe('the client address through trusted hops', () => {
 });
 
 describe('TRUST_PROXY_HOPS', () => {
-  it('defaults to 0 and refuses anything but a whole number from 0 to 16, naming the variable', () => {
+  test('defaults to 0 and refuses anything but a whole number from 0 to 16, naming the variable', () => {
     expect(loadEnv({}).TRUST_PROXY_HOPS).toBe(0);
     expect(loadEnv({ TRUST_PROXY_HOPS: '2' }).TRUST_PROXY_HOPS).toBe(2);
     for (const value of ['-1', '1.5', 'two', '17']) {
