@@ -4,8 +4,9 @@
  * that tenant's user (a token whose claims name the tenant). Real NATS and PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
+import { test } from '@munim/testkit';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { connectedOf, type GatewayTestbed, gatewayTestbed, postQuery, readSse } from './helpers.ts';
 
 const KEY_A = 'tenant-key-a-9d3e1c7b5a-0123456789';
@@ -28,8 +29,8 @@ const token = (claims: Record<string, unknown>) =>
 const bearer = (credential: string) => ({ authorization: `Bearer ${credential}` });
 const json = (credential: string) => ({ ...bearer(credential), 'content-type': 'application/json' });
 
-beforeAll(async () => {
-  bed = await gatewayTestbed((message) => `books of ${message.entityId}`);
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, (message) => `books of ${message.entityId}`);
   ({ url } = await bed.startGateway({
     GATEWAY_API_KEYS: `${KEY_A}:ent-a:org-a`,
     GATEWAY_ADMIN_KEYS: ADMIN_KEY,
@@ -118,7 +119,7 @@ const tenants = [
 ] as const;
 
 describe('an admin credential that names no tenant', () => {
-  it.each(['admin key', 'admin token'] as const)(
+  test.each(['admin key', 'admin token'] as const)(
     'is refused with 403 naming why, as the %s, on every way to act for a tenant, and nothing is submitted',
     async (which) => {
       const credential = which === 'admin key' ? ADMIN_KEY : tokens.admin;
@@ -136,7 +137,7 @@ describe('an admin credential that names no tenant', () => {
     },
   );
 
-  it('still administers', async () => {
+  test('still administers', async () => {
     for (const credential of [ADMIN_KEY, tokens.admin]) {
       const response = await fetch(`${url}/v1/admin/tools`, { headers: bearer(credential) });
       expect(response.status).toBe(200);
@@ -145,7 +146,7 @@ describe('an admin credential that names no tenant', () => {
 });
 
 describe('an admin credential that is also a tenant’s user', () => {
-  it('asks, replays and reads full tool results for its own tenant', async () => {
+  test('asks, replays and reads full tool results for its own tenant', async () => {
     const asked = await fetch(`${url}/v1/query?debug=true`, {
       method: 'POST',
       headers: json(tokens.adminOfA),
@@ -159,7 +160,7 @@ describe('an admin credential that is also a tenant’s user', () => {
     expect((await readSse(replay)).events.map((e) => e.event)).toEqual(['connected', 'complete']);
   });
 
-  it('is refused for any other tenant', async () => {
+  test('is refused for any other tenant', async () => {
     const refused = await postQuery(
       url,
       { query: 'show bills', entityId: 'ent-b', orgId: 'org-b' },

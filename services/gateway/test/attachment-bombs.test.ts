@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeXlsx, makeZipBomb, type SampleFile } from '@munim/attachments/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { type GatewayTestbed, gatewayTestbed, postQuery, readSse } from './helpers.ts';
 
 const tenant = { entityId: 'ent-bombs', orgId: 'org-bombs' };
@@ -15,8 +16,8 @@ let bed: GatewayTestbed;
 let url: string;
 let dir: string;
 
-beforeAll(async () => {
-  bed = await gatewayTestbed(() => 'The books are fine.');
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, () => 'The books are fine.');
   dir = mkdtempSync(join(tmpdir(), 'munim-gw-bombs-'));
   ({ url } = await bed.startGateway({ ATTACHMENTS_DIR: dir, ATTACHMENTS_SIGNING_KEY: 'b'.repeat(40) }));
 });
@@ -47,7 +48,7 @@ const storedCount = async () =>
   );
 
 describe('fifty zip bombs at once', () => {
-  it('are each refused with a 4xx or 503 while the gateway keeps answering, in bounded memory', async () => {
+  test('are each refused with a 4xx or 503 while the gateway keeps answering, in bounded memory', async () => {
     // A real file first, so what is loaded once (parsers, pools) is not counted as growth.
     const sheet = await makeXlsx();
     expect((await upload(blobOf(sheet), sheet.name)).status).toBe(201);

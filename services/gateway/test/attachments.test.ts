@@ -16,8 +16,9 @@ import {
 } from '@munim/attachments/testing';
 import type { Attachment } from '@munim/contracts';
 import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { loadEnv } from '../src/env.ts';
 import {
   connectedOf,
@@ -42,8 +43,8 @@ let onS3: { url: string };
 let s3: TestS3;
 let backend: GatewayTestbed['backend'];
 
-beforeAll(async () => {
-  bed = await gatewayTestbed(() => 'Read it.');
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, () => 'Read it.');
   ({ db, backend } = bed);
   dir = mkdtempSync(join(tmpdir(), 'munim-gw-att-'));
   s3 = await startTestS3();
@@ -87,7 +88,7 @@ async function rowCount() {
 }
 
 describe('POST /v1/attachments', () => {
-  it('takes every accepted type, reads it, suggests a message and signs a link to the same bytes', async () => {
+  test('takes every accepted type, reads it, suggests a message and signs a link to the same bytes', async () => {
     // What is read from each sample (by file name) and the message suggested for it.
     const read: Record<string, { text?: string; suggested: string }> = {
       'invoice-7781.pdf': {
@@ -154,7 +155,7 @@ describe('POST /v1/attachments', () => {
     }
   });
 
-  it('refuses a link that expired or was tampered with', async () => {
+  test('refuses a link that expired or was tampered with', async () => {
     const { body } = await upload(open.url, makeText('secret plans'));
     const past = Math.floor(Date.now() / 1000) - 5;
     const expired = `/v1/attachments/${body.id}/content?exp=${past}&sig=${new LinkSigner(SIGNING_KEY).sign(body.id, past)}`;
@@ -174,7 +175,7 @@ describe('POST /v1/attachments', () => {
     expect((await download(open.url, `/v1/attachments/${body.id}/content`)).res.status).toBe(400);
   });
 
-  it('refuses what it cannot take with a clear 4xx naming the field, and keeps nothing', async () => {
+  test('refuses what it cannot take with a clear 4xx naming the field, and keeps nothing', async () => {
     const before = await rowCount();
     const files = readdirSync(dir, { recursive: true }).length;
     const png = makePng();
@@ -216,7 +217,7 @@ describe('POST /v1/attachments', () => {
     expect(readdirSync(dir, { recursive: true }).length).toBe(files);
   });
 
-  it('refuses a file over 20 MB with 413, before storing anything', async () => {
+  test('refuses a file over 20 MB with 413, before storing anything', async () => {
     expect(loadEnv({}).ATTACHMENTS_MAX_BYTES).toBe(20 * 1024 * 1024);
     const before = await rowCount();
     const big = makeText('a'.repeat(20 * 1024 * 1024 + 1), 'big.txt');
@@ -228,7 +229,7 @@ describe('POST /v1/attachments', () => {
     expect(await rowCount()).toBe(before + 1);
   });
 
-  it('scopes attachments to the tenant of the credentials: others get 404, a foreign conversation too', async () => {
+  test('scopes attachments to the tenant of the credentials: others get 404, a foreign conversation too', async () => {
     const auth = (key: string) => ({ authorization: `Bearer ${key}` });
     const mine = await upload(authed.url, makeCsv(), {}, auth(KEY_A));
     expect(mine.status).toBe(201);
@@ -279,7 +280,7 @@ describe('POST /v1/attachments', () => {
     expect(into.body.error.field).toBe('conversationId');
   });
 
-  it('deletes the record and the stored file', async () => {
+  test('deletes the record and the stored file', async () => {
     const { body } = await upload(open.url, makeText('to be deleted'));
     expect(readdirSync(join(dir, body.id.slice(0, 2)))).toContain(body.id);
     const res = await fetch(`${open.url}/v1/attachments/${body.id}?entityId=${A.entityId}&orgId=${A.orgId}`, {
@@ -293,7 +294,7 @@ describe('POST /v1/attachments', () => {
     expect((await download(open.url, body.url)).res.status).toBe(404);
   });
 
-  it('answers 503 when the storage cannot be written or read, and records nothing', async () => {
+  test('answers 503 when the storage cannot be written or read, and records nothing', async () => {
     const elsewhere = mkdtempSync(join(tmpdir(), 'munim-gw-att-broken-'));
     const blocker = join(elsewhere, 'not-a-directory');
     writeFileSync(blocker, '');
@@ -315,7 +316,7 @@ describe('POST /v1/attachments', () => {
     expect(JSON.parse(lost.bytes.toString())).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE' } });
   });
 
-  it('stores in an S3-compatible bucket when configured, with presigned links', async () => {
+  test('stores in an S3-compatible bucket when configured, with presigned links', async () => {
     const file = await makeXlsx();
     const { status, body } = await upload(onS3.url, file);
     expect(status).toBe(201);
@@ -343,7 +344,7 @@ describe('POST /v1/attachments', () => {
 });
 
 describe('POST /v1/query with attachmentIds', () => {
-  it('passes the checked ids on and binds unscoped files to the conversation', async () => {
+  test('passes the checked ids on and binds unscoped files to the conversation', async () => {
     const { body: file } = await upload(open.url, await makeXlsx());
     const res = await postQuery(open.url, { query: 'record these', ...A, attachmentIds: [file.id] });
     expect(res.status).toBe(200);
@@ -373,7 +374,7 @@ describe('POST /v1/query with attachmentIds', () => {
     await readSse(same);
   });
 
-  it('refuses ids that are unknown, another tenant’s, malformed or too many, and submits nothing', async () => {
+  test('refuses ids that are unknown, another tenant’s, malformed or too many, and submits nothing', async () => {
     const { body: theirs } = await upload(open.url, makeCsv(), { entityId: 'ent-z', orgId: 'org-z' });
     const submitted = backend.received.length;
     const cases: [unknown, number, RegExp][] = [

@@ -1,8 +1,7 @@
 import type { Bus } from '@munim/bus';
 import type { TestNats } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
-import { type ConversationMessage, createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase } from '@munim/db/testing';
+import type { ConversationMessage, Database } from '@munim/db';
 import { FixtureNats, test as kit } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
@@ -175,66 +174,40 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open: () => resolve() };
 }
 
-/** A migrated throwaway database for one test file, and a kysely handle on it. */
-export async function testDatabase(): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
-  const database = await createMigratedTestDatabase();
-  const db = createDb(database.url, { max: 3 });
-  return {
-    db,
-    close: async () => {
-      await db.destroy();
-      await database.drop();
-    },
-  };
-}
-
 export interface GatewayTestbed {
-  testBus: TestBus;
+  testBus: TestNats;
   db: Kysely<Database>;
   /** Answers every query with a `complete` event whose response is `answer(message)`. */
   backend: Awaited<ReturnType<typeof fakeBackend>>;
   /** Starts a gateway on this testbed's NATS slice and database; `close` stops it. */
   startGateway(env?: Record<string, string>): Promise<{ gateway: Gateway; url: string; bus: Bus }>;
-  /** Stops the backend and every gateway started, then drops the streams and the database. */
+  /** Stops the backend and every gateway started (the fixtures drop the streams and the database). */
   close(): Promise<void>;
 }
 
 /**
- * One test file's gateways: its NATS slice, a migrated throwaway database, and a fake router and
- * agent that answer every query with `complete` and `answer(message)`.
+ * One test file's gateways on its `nats` and `db` fixtures, and a fake router and agent that answer
+ * every query with `complete` and `answer(message)`.
  */
 export async function gatewayTestbed(
+  { nats, db }: { nats: TestNats; db: Kysely<Database> },
   answer: (message: Message<QuerySubmitted>) => string,
 ): Promise<GatewayTestbed> {
-  const testBus = new TestBus();
-  const database = await testDatabase();
   const gateways: Gateway[] = [];
-  let backend: Awaited<ReturnType<typeof fakeBackend>> | undefined;
-  const close = async () => {
-    try {
-      await backend?.stop();
-      for (const gateway of gateways) await gateway.stop();
-    } finally {
-      await testBus.close();
-      await database.close();
-    }
-  };
-  try {
-    backend = await fakeBackend(testBus, (message) => [completeEvent(message.data.query, answer(message))]);
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const backend = await fakeBackend(nats, (message) => [completeEvent(message.data.query, answer(message))]);
   return {
-    testBus,
-    db: database.db,
+    testBus: nats,
+    db,
     backend,
     async startGateway(env = {}) {
-      const started = await startGateway(testBus, env, database.db);
+      const started = await startGateway(nats, env, db);
       gateways.push(started.gateway);
       return started;
     },
-    close,
+    async close() {
+      await backend.stop();
+      for (const gateway of gateways) await gateway.stop();
+    },
   };
 }
 

@@ -4,7 +4,8 @@
 // set QUOTA_STORE_UNREACHABLE=admit.
 import { createDb, TenantUsage } from '@munim/db';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { type GatewayTestbed, gatewayTestbed, postQuery, readSse, startGateway } from './helpers.ts';
 
 let bed: GatewayTestbed;
@@ -12,8 +13,8 @@ let stt: ScriptedLlm;
 const unreachable = createDb('postgres://nobody@127.0.0.1:1/none');
 const stopped: { stop(): Promise<void> }[] = [];
 
-beforeAll(async () => {
-  bed = await gatewayTestbed((message) => `Answered for ${message.orgId}.`);
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, (message) => `Answered for ${message.orgId}.`);
   stt = await startScriptedLlm({ apiKey: 'sk-test' });
   stt.transcribeAs('show overdue invoices');
 });
@@ -42,7 +43,7 @@ const queriesCounted = (tenant: { entityId: string; orgId: string }) =>
   new TenantUsage(bed.db, { windowMs: 3_600_000 }).count(tenant, 'queries');
 
 describe('speech to text counted per tenant', () => {
-  it('lets a tenant transcribe only as often as its quota allows, even all at once, and counts each', async () => {
+  test('lets a tenant transcribe only as often as its quota allows, even all at once, and counts each', async () => {
     const { url } = await bed.startGateway({ ...QUOTAS, STT_BASE_URL: stt.baseURL, STT_API_KEY: 'sk-test' });
     for (const [round, burst] of [5, 9, 14].entries()) {
       stt.reset();
@@ -61,7 +62,7 @@ describe('speech to text counted per tenant', () => {
     expect(await queriesCounted({ entityId: 'ent-stt', orgId: 'org-other' })).toBe(1);
   });
 
-  it('refuses a transcription that names no organisation while quotas are kept, before paying for it', async () => {
+  test('refuses a transcription that names no organisation while quotas are kept, before paying for it', async () => {
     const { url } = await bed.startGateway({ ...QUOTAS, STT_BASE_URL: stt.baseURL, STT_API_KEY: 'sk-test' });
     stt.reset();
     for (const fields of [{}, { entityId: 'ent-stt' }, { orgId: 'org-a' }]) {
@@ -76,7 +77,7 @@ describe('speech to text counted per tenant', () => {
 });
 
 describe('a usage table that cannot be reached', () => {
-  it('refuses queries and transcriptions with 503 by default, naming why', async () => {
+  test('refuses queries and transcriptions with 503 by default, naming why', async () => {
     const started = await startGateway(
       bed.testBus,
       { ...QUOTAS, STT_BASE_URL: stt.baseURL, STT_API_KEY: 'sk-test' },
@@ -110,7 +111,7 @@ describe('a usage table that cannot be reached', () => {
     expect(bed.backend.received.filter((r) => r.message.orgId === 'org-down')).toHaveLength(0);
   });
 
-  it('admits queries uncounted when QUOTA_STORE_UNREACHABLE=admit', async () => {
+  test('admits queries uncounted when QUOTA_STORE_UNREACHABLE=admit', async () => {
     const started = await startGateway(
       bed.testBus,
       { ...QUOTAS, QUOTA_STORE_UNREACHABLE: 'admit' },
@@ -127,7 +128,7 @@ describe('a usage table that cannot be reached', () => {
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { response: 'Answered for org-up.' } });
   });
 
-  it('is a configuration error when set to anything but refuse or admit', async () => {
+  test('is a configuration error when set to anything but refuse or admit', async () => {
     await expect(startGateway(bed.testBus, { ...QUOTAS, QUOTA_STORE_UNREACHABLE: 'ignore' })).rejects.toThrow(
       /QUOTA_STORE_UNREACHABLE/,
     );

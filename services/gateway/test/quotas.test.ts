@@ -5,8 +5,9 @@
 // window rolls over by the (injected) clock.
 import { TenantUsage } from '@munim/db';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
+import { test } from '@munim/testkit';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 import { type GatewayTestbed, gatewayTestbed, postQuery, readSse } from './helpers.ts';
@@ -45,8 +46,8 @@ async function startGateway(): Promise<string> {
   return gateway.app.listen({ port: 0, host: '127.0.0.1' });
 }
 
-beforeAll(async () => {
-  bed = await gatewayTestbed((message) => `Answered for ${message.orgId}.`);
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, (message) => `Answered for ${message.orgId}.`);
   stt = await startScriptedLlm({ apiKey: 'sk-test' });
   urlA = await startGateway();
   urlB = await startGateway();
@@ -70,7 +71,7 @@ const queriesCounted = async (tenant: typeof orgA) =>
   new TenantUsage(bed.db, { windowMs: WINDOW_MS, now: clock }).count(tenant, 'queries');
 
 describe('quotas shared by two gateways', () => {
-  it('refuse the tenant’s N+1th query across both with 429 and Retry-After; another org is unaffected', async () => {
+  test('refuse the tenant’s N+1th query across both with 429 and Retry-After; another org is unaffected', async () => {
     for (const url of [urlA, urlB, urlA]) {
       expect(await ask(url, orgA)).toMatchObject({
         status: 200,
@@ -93,7 +94,7 @@ describe('quotas shared by two gateways', () => {
     expect(await queriesCounted(orgA)).toBe(3);
   });
 
-  it('refuse an MCP tool call and a spoken query of that tenant over HTTP too, before any work', async () => {
+  test('refuse an MCP tool call and a spoken query of that tenant over HTTP too, before any work', async () => {
     const mcp = await fetch(`${urlB}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -141,7 +142,7 @@ describe('quotas shared by two gateways', () => {
     expect(await queriesCounted({ entityId: 'ent-quota', orgId: 'org-mcp' })).toBe(1);
   });
 
-  it('refuse new queries while the tenant’s model tokens are used up, naming that quota', async () => {
+  test('refuse new queries while the tenant’s model tokens are used up, naming that quota', async () => {
     const orgT = { entityId: 'ent-quota', orgId: 'org-tokens' };
     // As the agents count them after each model call.
     await new TenantUsage(bed.db, { windowMs: WINDOW_MS, now: clock }).add(orgT, 'tokens', 1200);
@@ -159,7 +160,7 @@ describe('quotas shared by two gateways', () => {
     expect(await queriesCounted(orgT)).toBe(0);
   });
 
-  it('admit everyone again once the window rolls over', async () => {
+  test('admit everyone again once the window rolls over', async () => {
     now += WINDOW_MS;
     expect(await ask(urlB, orgA)).toMatchObject({
       status: 200,
@@ -169,7 +170,7 @@ describe('quotas shared by two gateways', () => {
     expect(await queriesCounted(orgA)).toBe(1);
   });
 
-  it('need the database: quotas set without DATABASE_URL are a configuration error', () => {
+  test('need the database: quotas set without DATABASE_URL are a configuration error', () => {
     expect(() => loadEnv({ QUOTA_QUERIES_PER_WINDOW: '3' })).toThrow(
       'QUOTA_QUERIES_PER_WINDOW: needs DATABASE_URL (quotas are counted there)',
     );

@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { test } from '@munim/testkit';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { type GatewayTestbed, gatewayTestbed } from './helpers.ts';
 
 const KEY_A = 'tenant-gate-key-a-5c8e1f3a9b-0123';
@@ -72,8 +73,8 @@ async function answer(response: Response) {
   return { status: response.status, body: (await response.json()) as { error: { message: string } } };
 }
 
-beforeAll(async () => {
-  bed = await gatewayTestbed(() => 'answered');
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, () => 'answered');
   const started = await bed.startGateway({
     GATEWAY_API_KEYS: `${KEY_A}:ent-a:org-a`,
     GATEWAY_ADMIN_KEYS: ADMIN_KEY,
@@ -87,13 +88,13 @@ afterAll(async () => {
 });
 
 describe('the tenant gate', () => {
-  it('finds the tenant routes in the route table', () => {
+  test('finds the tenant routes in the route table', () => {
     const paths = tenantRoutes().map(({ method, path }) => `${method} ${path}`);
     expect(paths).toEqual(expect.arrayContaining(['POST /v1/query', 'POST /mcp', 'GET /v1/conversations']));
     expect(paths.length).toBeGreaterThan(12);
   });
 
-  it('refuses a credential that names no tenant on every tenant route, with the same answer', async () => {
+  test('refuses a credential that names no tenant on every tenant route, with the same answer', async () => {
     const submitted = bed.backend.received.length;
     const answers = [];
     for (const { method, path } of tenantRoutes()) {
@@ -116,7 +117,7 @@ describe('the tenant gate', () => {
     expect(bed.backend.received.length).toBe(submitted);
   });
 
-  it('refuses a key that names another tenant on every tenant route and every MCP tool, with the same answer', async () => {
+  test('refuses a key that names another tenant on every tenant route and every MCP tool, with the same answer', async () => {
     const submitted = bed.backend.received.length;
     const answers = [];
     for (const { method, path } of tenantRoutes()) {

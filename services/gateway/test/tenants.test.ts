@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   connectedOf,
   type GatewayTestbed,
@@ -53,8 +54,8 @@ async function ask(headers: Record<string, string>, entityId: string, orgId: str
   return { requestId: connectedOf(events).requestId, events };
 }
 
-beforeAll(async () => {
-  bed = await gatewayTestbed((message) => `books of ${message.entityId}`);
+test.beforeAll(async ({ nats, db: fileDb }) => {
+  bed = await gatewayTestbed({ nats, db: fileDb }, (message) => `books of ${message.entityId}`);
   db = bed.db;
   const pair = await generateKeyPair('ES256');
   privateKey = pair.privateKey;
@@ -105,14 +106,14 @@ afterAll(async () => {
 });
 
 describe('JWT bearer tokens', () => {
-  it('accepts an HS256 token whose claims name the tenant and acts only for that tenant', async () => {
+  test('accepts an HS256 token whose claims name the tenant and acts only for that tenant', async () => {
     const { events } = await ask(bearer(tokenB), 'ent-b', 'org-b');
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { response: 'books of ent-b' } });
     const other = await postQuery(url, { query: 'x', entityId: 'ent-a', orgId: 'org-a' }, bearer(tokenB));
     expect(other.status).toBe(403);
   });
 
-  it('accepts a token signed by a key of the JWKS', async () => {
+  test('accepts a token signed by a key of the JWKS', async () => {
     const token = await new SignJWT({ entity_id: 'ent-b', org_id: 'org-b' })
       .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
       .setIssuer(ISSUER)
@@ -123,7 +124,7 @@ describe('JWT bearer tokens', () => {
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { response: 'books of ent-b' } });
   });
 
-  it.each([
+  test.each([
     ['a wrong secret', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { secret: `${SECRET}-other` })],
     ['an expired token', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { exp: '-1m' })],
     ['a token without exp', () => hsToken({ entity_id: 'ent-b', org_id: 'org-b' }, { exp: null })],
@@ -155,7 +156,7 @@ describe('JWT bearer tokens', () => {
 });
 
 describe('two tenants', () => {
-  it('lists only the caller’s conversations', async () => {
+  test('lists only the caller’s conversations', async () => {
     const a = await fetch(`${url}/v1/conversations`, { headers: bearer(KEY_A) });
     expect(a.status).toBe(200);
     const listA = (await a.json()) as { conversations: { id: string; displayId: string; name: string }[] };
@@ -166,7 +167,7 @@ describe('two tenants', () => {
     expect(listB.conversations.map((c) => c.id)).toEqual([convB]);
   });
 
-  it('refuses to list for another tenant named in the query with 403', async () => {
+  test('refuses to list for another tenant named in the query with 403', async () => {
     const response = await fetch(`${url}/v1/conversations?entityId=ent-b&orgId=org-b`, {
       headers: bearer(KEY_A),
     });
@@ -174,7 +175,7 @@ describe('two tenants', () => {
     expect(await response.text()).not.toContain('Payroll');
   });
 
-  it('hides another tenant’s conversation, its export and its deletion as 404', async () => {
+  test('hides another tenant’s conversation, its export and its deletion as 404', async () => {
     for (const path of [`/v1/conversations/${convB}`, `/v1/conversations/${convB}/export`]) {
       const response = await fetch(`${url}${path}`, { headers: bearer(KEY_A) });
       expect(response.status).toBe(404);
@@ -196,7 +197,7 @@ describe('two tenants', () => {
     expect(((await own.json()) as { name: string }).name).toBe('Payroll of B');
   });
 
-  it('hides another tenant’s request events as 404', async () => {
+  test('hides another tenant’s request events as 404', async () => {
     const response = await fetch(`${url}/v1/requests/${requestOfB}/events`, { headers: bearer(KEY_A) });
     expect(response.status).toBe(404);
     expect(await response.text()).not.toContain('ent-b');
@@ -204,7 +205,7 @@ describe('two tenants', () => {
     expect((await readSse(own)).events.map((e) => e.event)).toEqual(['connected', 'complete']);
   });
 
-  it('takes feedback only on the caller’s own requests', async () => {
+  test('takes feedback only on the caller’s own requests', async () => {
     const foreign = await fetch(`${url}/v1/feedback`, {
       method: 'POST',
       headers: { ...bearer(KEY_A), 'content-type': 'application/json' },
