@@ -3,22 +3,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDb, type Database, migrateToLatest } from '@munim/db';
-import { createTestDatabase, type TestDatabase } from '@munim/db/testing';
+import type { Database } from '@munim/db';
+import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { Attachments, LinkSigner, LocalStorage, type Owner } from '../src/index.ts';
 import { makeCsv } from '../src/testing.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'munim-att-tenants-'));
-let testDb: TestDatabase;
 let db: Kysely<Database>;
 let attachments: Attachments;
 
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = createDb(testDb.url, { max: 4 });
-  await migrateToLatest(db);
+test.beforeAll(async ({ db: fileDb }) => {
+  db = fileDb;
   attachments = new Attachments({
     db,
     storage: new LocalStorage(dir),
@@ -27,8 +24,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await db?.destroy();
-  await testDb?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -36,7 +31,7 @@ const orgA: Owner = { entityId: 'ent-shared', orgId: 'org-a' };
 const orgB: Owner = { entityId: 'ent-shared', orgId: 'org-b' };
 
 describe('attachments of two orgs sharing an entity id', () => {
-  it('are found, listed, bound and deleted by their own org only', async () => {
+  test('are found, listed, bound and deleted by their own org only', async () => {
     const file = makeCsv();
     const upload = (owner: Owner) =>
       attachments.upload({ bytes: file.bytes, filename: file.name, declaredType: file.type, owner });

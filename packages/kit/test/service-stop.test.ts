@@ -1,15 +1,16 @@
-import { newScope, recordEvents, TestNats } from '@munim/bus/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { newScope, recordEvents } from '@munim/bus/testing';
+import { type TestNats, test } from '@munim/testkit';
+import { describe, expect } from 'vitest';
 import { endRequestOnGiveUp, stopService } from '../src/index.ts';
 
-const nats = new TestNats();
+let nats: TestNats;
 
-afterAll(async () => {
-  await nats.cleanup();
+test.beforeAll(({ nats: fileNats }) => {
+  nats = fileNats;
 });
 
 describe("a service main's stop", () => {
-  it('stops its parts in the order given, then drains the bus, then closes the database pool', async () => {
+  test('stops its parts in the order given, then drains the bus, then closes the database pool', async () => {
     const done: string[] = [];
     const part = (name: string) => ({
       stop: async () => {
@@ -22,7 +23,7 @@ describe("a service main's stop", () => {
     expect(done).toEqual(['models', 'app', 'bus', 'db']);
   });
 
-  it('stops a service without a database, and a failed part fails the stop before the bus closes', async () => {
+  test('stops a service without a database, and a failed part fails the stop before the bus closes', async () => {
     const done: string[] = [];
     const bus = { close: async () => void done.push('bus') };
     await stopService([{ stop: async () => void done.push('app') }], bus)();
@@ -35,7 +36,7 @@ describe("a service main's stop", () => {
 });
 
 describe('a consumer that gives up on a request', () => {
-  it('ends the request with an INTERNAL error saying the text given', async () => {
+  test('ends the request with an INTERNAL error saying the text given', async () => {
     const gateway = await nats.bus('gateway');
     const router = await nats.bus('router');
     const scope = newScope();
