@@ -8,6 +8,8 @@ import { FixtureNats } from './nats.ts';
  * asks for it and removed after the file's last test:
  * - `nats`: a slice of the real NATS (a unique subject and stream prefix); `nats.bus(service)`, and
  *   `lastSeq`/`consumerCount` of its streams;
+ * - `newNats()`: another slice, made when called, for a service that must not share the file's
+ *   (an executor on its own queue group); each is cleaned up after the file;
  * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
  * - `db`: a kysely connection to it, of `dbPoolSize` connections (4; a file that runs many queries at
  *   once sets more with `test.override('dbPoolSize', { scope: 'file' }, 20)`).
@@ -20,6 +22,21 @@ export const test = base
       const nats = new FixtureNats();
       onCleanup(() => nats.cleanup());
       return nats;
+    },
+  )
+  .extend(
+    'newNats',
+    { scope: 'file' }, // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, { onCleanup }) => {
+      const made: FixtureNats[] = [];
+      onCleanup(async () => {
+        await Promise.all(made.map((nats) => nats.cleanup()));
+      });
+      return (): FixtureNats => {
+        const nats = new FixtureNats();
+        made.push(nats);
+        return nats;
+      };
     },
   )
   .extend(

@@ -3,14 +3,18 @@
 // hash, unexpired, used by one call — or when the operator's policy exempts it. A message on the
 // bus is not proof, whoever sends it.
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ExecuteRequest, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { test } from '@munim/testkit';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, hashArgs, type McpExecutor, ToolPolicy } from '../src/app.ts';
 import { approve, log, newScope, recordEvents, type SdkTool, startSdkServer, waitFor } from './helpers.ts';
+
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
 
 const ok = (text: string) => ({ content: [{ type: 'text' as const, text }] });
 const bare = (name: string) => ({ name, inputSchema: { type: 'object' as const, properties: {} } });
@@ -26,7 +30,7 @@ let db: Kysely<Database>;
 let sdk: Awaited<ReturnType<typeof startSdkServer>>;
 let app: McpExecutor;
 let bus: Bus;
-let nats: TestNats;
+let nats: FixtureNats;
 
 async function executor(db: Kysely<Database>): Promise<McpExecutor> {
   const built = await buildMcpExecutor({
@@ -158,7 +162,7 @@ describe('an approved write', () => {
 
 describe('an executor without a database', () => {
   test('can prove no approval, so it runs only exempt writes', async () => {
-    const own = new TestNats();
+    const own = newNats();
     const alone = await buildMcpExecutor({
       bus: await own.bus('mcp-executor'),
       log,
@@ -191,7 +195,6 @@ describe('an executor without a database', () => {
       expect(exempt).toMatchObject({ success: true });
     } finally {
       await alone.stop();
-      await own.cleanup();
     }
   });
 });

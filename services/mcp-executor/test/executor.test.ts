@@ -1,9 +1,15 @@
 import type { Bus } from '@munim/bus';
 import type { ExecutionResult } from '@munim/contracts';
 import { createDemoBooks, type DemoBooks, TOOLS } from '@munim/demo-books';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
-import { log, newScope, recordEvents, testBus, WRITES_EXEMPT, waitFor } from './helpers.ts';
+import { log, newScope, recordEvents, WRITES_EXEMPT, waitFor } from './helpers.ts';
+
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
 
 let books: DemoBooks;
 let serverUrl: string;
@@ -14,7 +20,7 @@ const cleanups: (() => Promise<void>)[] = [];
 async function startExecutor(
   overrides: Partial<McpExecutorConfig> = {},
 ): Promise<{ bus: Bus; app: McpExecutor }> {
-  const { bus, cleanup } = await testBus('mcp-executor');
+  const bus = await newNats().bus('mcp-executor');
   const app = await buildMcpExecutor({
     bus,
     log,
@@ -29,10 +35,7 @@ async function startExecutor(
   });
   await app.start();
   await waitFor(() => app.registry.loaded);
-  cleanups.push(async () => {
-    await app.stop();
-    await cleanup();
-  });
+  cleanups.push(() => app.stop());
   return { bus, app };
 }
 
@@ -70,7 +73,7 @@ afterAll(async () => {
 });
 
 describe('mcp-executor against the demo books', () => {
-  it('serves the tool registry with write tools marked', async () => {
+  test('serves the tool registry with write tools marked', async () => {
     const { tools } = await main.bus.request('toolsList', newScope(), {}, { timeoutMs: 5_000 });
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -85,7 +88,7 @@ describe('mcp-executor against the demo books', () => {
     expect(await main.app.checks()).toEqual({ mcp: true });
   });
 
-  it('executes a read and emits executing_tool then tool_result on the request subject', async () => {
+  test('executes a read and emits executing_tool then tool_result on the request subject', async () => {
     const scope = newScope();
     const recorder = recordEvents(main.bus, scope.requestId);
     const reply = await execute(main.bus, scope, 'get_all_invoices', { PageSize: 5 });
@@ -113,7 +116,7 @@ describe('mcp-executor against the demo books', () => {
     expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');
   });
 
-  it('announces a slow read and any write while the call is still running', async () => {
+  test('announces a slow read and any write while the call is still running', async () => {
     books.setFaults({ delayMs: { get_all_customers: 600, create_customer: 600 } });
     for (const [tool, args] of [
       ['get_all_customers', {}],
@@ -133,7 +136,7 @@ describe('mcp-executor against the demo books', () => {
     }
   });
 
-  it('reports an isError result as a failure with a sanitized message', async () => {
+  test('reports an isError result as a failure with a sanitized message', async () => {
     const scope = newScope();
     const reply = await execute(main.bus, scope, 'get_invoice', {
       InvoiceId: '00000000-0000-4000-8000-000000000000',
@@ -143,7 +146,7 @@ describe('mcp-executor against the demo books', () => {
     expect(reply.result).toBeUndefined();
   });
 
-  it('answers an unknown tool with TOOL_NOT_FOUND without calling the server', async () => {
+  test('answers an unknown tool with TOOL_NOT_FOUND without calling the server', async () => {
     const scope = newScope();
     const recorder = recordEvents(main.bus, scope.requestId);
     const reply = await execute(main.bus, scope, 'make_coffee');
@@ -158,7 +161,7 @@ describe('mcp-executor against the demo books', () => {
     expect(books.calls()).toEqual([]);
   });
 
-  it('gives a read its read timeout and a write its longer write timeout', async () => {
+  test('gives a read its read timeout and a write its longer write timeout', async () => {
     const quick = await startExecutor({ readTimeoutMs: 300, writeTimeoutMs: 5_000 });
     books.setFaults({ delayMs: { get_all_customers: 1_500, create_customer: 800 } });
     const slowRead = await execute(quick.bus, newScope(), 'get_all_customers');
@@ -171,7 +174,7 @@ describe('mcp-executor against the demo books', () => {
     expect(slowWrite.result).toMatchObject({ Name: 'Slow Ltd' });
   });
 
-  it('truncates a large result keeping the item count', async () => {
+  test('truncates a large result keeping the item count', async () => {
     const small = await startExecutor({ resultMaxChars: 3_000 });
     const scope = newScope();
     const recorder = recordEvents(small.bus, scope.requestId);

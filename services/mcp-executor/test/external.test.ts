@@ -7,14 +7,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Bus } from '@munim/bus';
-import { TestNats } from '@munim/bus/testing';
 import type { ExecutionResult } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { test } from '@munim/testkit';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig, ToolPolicy } from '../src/app.ts';
 import { approve, freePort, log, newScope, recordEvents, waitFor } from './helpers.ts';
+
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
 
 const require = createRequire(import.meta.url);
 const binOf = (pkg: string) => join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
@@ -58,8 +62,7 @@ async function startEverythingHttp(port: number): Promise<{ url: string; stop():
 }
 
 async function startExecutor(config: Partial<McpExecutorConfig>): Promise<{ app: McpExecutor; bus: Bus }> {
-  const nats = new TestNats();
-  cleanups.push(() => nats.cleanup());
+  const nats = newNats();
   const app = await buildMcpExecutor({
     bus: await nats.bus('mcp-executor'),
     log,

@@ -17,7 +17,7 @@ import { hashArgs, ToolPolicy } from '../src/app.ts';
 
 export const log = createLogger('test', 'silent');
 
-export { newScope, recordEvents, testBus } from '@munim/bus/testing';
+export { newScope, recordEvents } from '@munim/bus/testing';
 export { freePort } from '@munim/testkit';
 
 export interface SdkTool {

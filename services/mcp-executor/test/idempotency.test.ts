@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Bus } from '@munim/bus';
-import { natsUrl, TestNats } from '@munim/bus/testing';
+import { natsUrl } from '@munim/bus/testing';
 import type { ExecuteRequest, Message, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { serviceLoginUrl } from '@munim/db/testing';
 import { createDemoBooks, type DemoBooks } from '@munim/demo-books';
-import { type TestDatabase, test } from '@munim/testkit';
+import { type FixtureNats, type TestDatabase, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
@@ -25,6 +25,11 @@ import {
   waitFor,
 } from './helpers.ts';
 
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
+
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 let database: TestDatabase;
@@ -32,7 +37,7 @@ let db: Kysely<Database>;
 let books: DemoBooks;
 let booksUrl: string;
 let closeBooks: () => Promise<void>;
-let nats: TestNats;
+let nats: FixtureNats;
 let bus: Bus;
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -59,7 +64,7 @@ afterAll(async () => {
 
 async function startExecutor(
   overrides: Partial<McpExecutorConfig> = {},
-  opts: { instanceId?: string; serverUrl?: string; on?: TestNats } = {},
+  opts: { instanceId?: string; serverUrl?: string; on?: FixtureNats } = {},
 ): Promise<McpExecutor> {
   const executorBus = await (opts.on ?? nats).bus('mcp-executor');
   const app = await buildMcpExecutor({
@@ -215,8 +220,7 @@ describe('exactly-once writes', () => {
     ]);
     cleanups.push(sdk.close);
     // On its own prefix, so it does not join the queue group of the demo books executors.
-    const elsewhere = new TestNats();
-    cleanups.push(() => elsewhere.cleanup());
+    const elsewhere = newNats();
     const other = await startExecutor({}, { serverUrl: sdk.url, on: elsewhere });
     const noteScope = newScope();
     const note = call(noteScope, 'create_note', { text: 'hi' });
@@ -277,8 +281,7 @@ describe('write retry', () => {
     const port = await freePort();
     let listening = await restartable.listen(port);
     cleanups.push(() => listening.close());
-    const own = new TestNats();
-    cleanups.push(() => own.cleanup());
+    const own = newNats();
     const app = await startExecutor({}, { serverUrl: listening.url, on: own });
     const ownBus = await own.bus('agent');
     // Opens the tenant's session, which the restart below invalidates.
@@ -315,10 +318,12 @@ describe('write retry', () => {
 describe('an executor process killed after sending a write', () => {
   let child: ChildProcess | undefined;
   // Its own prefix, so no executor of the tests above answers in the child's place.
-  const own = new TestNats();
+  let own: FixtureNats;
+  test.beforeAll(() => {
+    own = newNats();
+  });
   afterAll(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await own.cleanup();
   });
 
   test('leaves the write run once; the next executor reports it as unknown instead of re-sending', async () => {

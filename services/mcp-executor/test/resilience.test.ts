@@ -1,7 +1,8 @@
 import type { Bus } from '@munim/bus';
 import { createDemoBooks } from '@munim/demo-books';
 import { serveHealth } from '@munim/kit';
-import { afterAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import {
   freePort,
@@ -10,10 +11,14 @@ import {
   readTool,
   recordEvents,
   startSdkServer,
-  testBus,
   WRITES_EXEMPT,
   waitFor,
 } from './helpers.ts';
+
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -22,7 +27,7 @@ afterAll(async () => {
 });
 
 async function startExecutor(config: Partial<McpExecutorConfig> & { serverUrl?: string }) {
-  const { bus, cleanup } = await testBus('mcp-executor');
+  const bus = await newNats().bus('mcp-executor');
   const app = await buildMcpExecutor({
     bus,
     log,
@@ -36,10 +41,7 @@ async function startExecutor(config: Partial<McpExecutorConfig> & { serverUrl?: 
     },
   });
   await app.start();
-  cleanups.push(async () => {
-    await app.stop();
-    await cleanup();
-  });
+  cleanups.push(() => app.stop());
   return { bus, app };
 }
 
@@ -52,7 +54,7 @@ const execute = (bus: Bus, tool: string, args: Record<string, unknown> = {}, sco
   );
 
 describe('mcp-executor resilience', () => {
-  it('starts while the server is down, answers MCP_UNAVAILABLE, and becomes available once it is up', async () => {
+  test('starts while the server is down, answers MCP_UNAVAILABLE, and becomes available once it is up', async () => {
     const port = await freePort();
     const { bus, app } = await startExecutor({ serverUrl: `http://127.0.0.1:${port}/mcp` });
     const health = serveHealth(bus, () => app.checks());
@@ -89,7 +91,7 @@ describe('mcp-executor resilience', () => {
     expect(await execute(bus, 'get_all_invoices', { PageSize: 1 })).toMatchObject({ success: true });
   });
 
-  it('keeps serving the other servers while one is down, and that one again once it is back', async () => {
+  test('keeps serving the other servers while one is down, and that one again once it is back', async () => {
     const sdk = await startSdkServer([
       { tool: readTool('get_things'), run: () => ({ content: [{ type: 'text', text: '"still here"' }] }) },
     ]);
@@ -124,7 +126,7 @@ describe('mcp-executor resilience', () => {
     expect(await execute(bus, 'get_things')).toMatchObject({ success: true });
   });
 
-  it('retries a read once on a new session after the server restarted, but never a write', async () => {
+  test('retries a read once on a new session after the server restarted, but never a write', async () => {
     const port = await freePort();
     const books = createDemoBooks();
     let listening = await books.listen(port);
@@ -170,7 +172,7 @@ describe('mcp-executor resilience', () => {
     expect(await execute(bus, 'get_all_vendors')).toMatchObject({ success: true });
   });
 
-  it('follows tools/list pagination and refreshes the registry on list_changed', async () => {
+  test('follows tools/list pagination and refreshes the registry on list_changed', async () => {
     const tools = Array.from({ length: 7 }, (_, i) => ({
       tool: readTool(`get_thing_${i}`),
       run: () => ({ content: [{ type: 'text' as const, text: `thing ${i}` }] }),
@@ -190,7 +192,7 @@ describe('mcp-executor resilience', () => {
     expect(await execute(bus, 'reconcile_bank')).toMatchObject({ success: true, result: { matched: 3 } });
   });
 
-  it('parses text results as JSON when they are JSON and strips stack traces, links and tokens from errors', async () => {
+  test('parses text results as JSON when they are JSON and strips stack traces, links and tokens from errors', async () => {
     const server = await startSdkServer([
       { tool: readTool('get_text'), run: () => ({ content: [{ type: 'text', text: 'plain words' }] }) },
       { tool: readTool('get_json'), run: () => ({ content: [{ type: 'text', text: '[1, 2, 3]' }] }) },
@@ -219,7 +221,7 @@ describe('mcp-executor resilience', () => {
     expect(message).not.toMatch(/https?:|index\.js|\bat handler|sk-live-123|s3cr3t-token/);
   });
 
-  it('sends the bearer token and cannot connect without the right one', async () => {
+  test('sends the bearer token and cannot connect without the right one', async () => {
     const books = createDemoBooks({ authToken: 'right-token' });
     const listening = await books.listen();
     cleanups.push(listening.close);

@@ -1,11 +1,16 @@
-import { TestNats } from '@munim/bus/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { ConfigError } from '@munim/kit';
-import { afterAll, describe, expect, it } from 'vitest';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { buildMcpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
 import { parseServerList, ServerSpecError } from '../src/servers.ts';
 import { log, newScope, readTool, startSdkServer, WRITES_EXEMPT, waitFor } from './helpers.ts';
+
+let newNats: () => FixtureNats;
+test.beforeAll(({ newNats: fixture }) => {
+  newNats = fixture;
+});
 
 const cleanups: (() => Promise<void>)[] = [];
 
@@ -16,8 +21,7 @@ afterAll(async () => {
 async function startExecutor(
   config: Omit<McpExecutorConfig, 'readTimeoutMs' | 'writeTimeoutMs' | 'resultMaxChars'>,
 ) {
-  const own = new TestNats();
-  cleanups.push(() => own.cleanup());
+  const own = newNats();
   const app = await buildMcpExecutor({
     bus: await own.bus('mcp-executor'),
     log,
@@ -35,7 +39,7 @@ async function startExecutor(
 }
 
 describe('MCP_SERVERS', () => {
-  it('reads a comma list of URLs and stdio commands, naming each server uniquely', () => {
+  test('reads a comma list of URLs and stdio commands, naming each server uniquely', () => {
     expect(
       parseServerList(
         'http://books.local:3100/mcp, stdio:npx -y @modelcontextprotocol/server-memory,http://books.local/x',
@@ -47,7 +51,7 @@ describe('MCP_SERVERS', () => {
     ]);
   });
 
-  it('reads a JSON list of strings and objects, with tokens for HTTP servers only', () => {
+  test('reads a JSON list of strings and objects, with tokens for HTTP servers only', () => {
     expect(
       parseServerList(
         JSON.stringify([
@@ -64,7 +68,7 @@ describe('MCP_SERVERS', () => {
     ]);
   });
 
-  it('refuses malformed lists with a message that says what is wrong', () => {
+  test('refuses malformed lists with a message that says what is wrong', () => {
     expect(() => parseServerList('ftp://x')).toThrow(ServerSpecError);
     expect(() => parseServerList('[{"url":"http://a/mcp","command":"x"}]')).toThrow(/not both/);
     expect(() => parseServerList('[{"name":"a b","url":"http://a/mcp"}]')).toThrow(/entry 1: name/);
@@ -86,7 +90,7 @@ describe('MCP_SERVERS', () => {
 });
 
 describe('several servers', () => {
-  it('serves the tools of every server, prefixing a name that a later server also lists', async () => {
+  test('serves the tools of every server, prefixing a name that a later server also lists', async () => {
     const first = await startSdkServer([
       { tool: readTool('get_things'), run: () => ({ content: [{ type: 'text', text: '"from first"' }] }) },
     ]);
@@ -127,7 +131,7 @@ describe('several servers', () => {
     expect(await app.checks()).toEqual({ mcp: true });
   });
 
-  it("sends the bearer token and the tenant's entityid and orgid on the tenant's own session", async () => {
+  test("sends the bearer token and the tenant's entityid and orgid on the tenant's own session", async () => {
     const books = createDemoBooks({ authToken: 'sekret-token' });
     const listening = await books.listen();
     cleanups.push(listening.close);
