@@ -2,13 +2,14 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import type { Gateway } from '@munim/gateway';
-import { completeEvent, fakeBackend, startGateway, TestBus } from '@munim/gateway/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeEvent, fakeBackend, startGateway } from '@munim/gateway/testing';
+import { type FixtureNats, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { printable, progressLine } from '../src/cli.ts';
 
 const ASK = fileURLToPath(new URL('../src/ask.ts', import.meta.url));
 const KEY = 'key-cli-0f3b9d-0123456789abc';
-const testBus = new TestBus();
+let testBus: FixtureNats;
 let gateway: Gateway;
 let url: string;
 let backend: Awaited<ReturnType<typeof fakeBackend>>;
@@ -76,18 +77,15 @@ function script(message: Message<QuerySubmitted>) {
   ];
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
+  testBus = nats;
   ({ gateway, url } = await startGateway(testBus, { GATEWAY_API_KEYS: `${KEY}:ent-c:org-c` }));
   backend = await fakeBackend(testBus, script);
 });
 
 afterAll(async () => {
-  try {
-    await backend?.stop();
-    await gateway?.stop();
-  } finally {
-    await testBus.close();
-  }
+  await backend?.stop();
+  await gateway?.stop();
 });
 
 /** Runs `node src/ask.ts` (what `npm run ask` runs) with the given stdin. */
@@ -117,7 +115,7 @@ function ask(args: string[], stdin = ''): Promise<{ code: number | null; stdout:
 }
 
 describe('npm run ask', () => {
-  it('prints progress lines and the answer', async () => {
+  test('prints progress lines and the answer', async () => {
     const result = await ask(['show overdue invoices']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('2 invoices are overdue for ent-c.\n');
@@ -128,7 +126,7 @@ describe('npm run ask', () => {
     expect(result.stderr).toMatch(/· answered · conversation [\w-]+/);
   });
 
-  it('answers an MCQ at the prompt, with the typed confirmation', async () => {
+  test('answers an MCQ at the prompt, with the typed confirmation', async () => {
     const result = await ask(['record ₹5000 payment from Acme Corp'], '1\nRECORD\n');
     expect(result.stderr).toContain('? Record a payment of ₹5000 from Acme Corp?');
     expect(result.stderr).toContain('1) Yes, record it');
@@ -143,14 +141,14 @@ describe('npm run ask', () => {
     expect(answer?.conversationId).toBe(backend.received.at(-2)?.message.conversationId);
   });
 
-  it('cancels when the user picks cancel, exiting 1', async () => {
+  test('cancels when the user picks cancel, exiting 1', async () => {
     const result = await ask(['record ₹5000 payment from Acme Corp'], '2\n');
     expect(result.stdout).toBe('Please confirm.\nCancelled: nothing was recorded.\n');
     expect(backend.received.at(-1)?.message.data.mcqResponse).toEqual({ actionId: 'act-5', value: 'cancel' });
     expect(result.code).toBe(1);
   });
 
-  it('reports refusals and usage errors clearly', async () => {
+  test('reports refusals and usage errors clearly', async () => {
     const forbidden = await ask(['--entity', 'ent-x', 'show overdue invoices']);
     expect(forbidden.code).toBe(1);
     expect(forbidden.stderr).toContain('the gateway answered 403');
@@ -159,14 +157,14 @@ describe('npm run ask', () => {
     expect(usage.stderr).toContain('usage: npm run ask');
   });
 
-  it('shows the replacement of a streamed answer, and prints the final answer', async () => {
+  test('shows the replacement of a streamed answer, and prints the final answer', async () => {
     const result = await ask(['claim the rent was paid']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Nothing was recorded yet.\n');
     expect(result.stderr).toContain('\nPayment of ₹500 \n· corrected:\nNothing was recorded yet.\n');
   });
 
-  it('prints no terminal control sequence that the gateway, a model or a tool sent', async () => {
+  test('prints no terminal control sequence that the gateway, a model or a tool sent', async () => {
     const result = await ask(['hostile answer']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Total ₹5,000 due\n');
@@ -180,7 +178,7 @@ describe('npm run ask', () => {
     expect(result.stderr).toContain('Paid✅ in full');
   });
 
-  it('strips every control sequence of generated text and keeps the rest as it was', () => {
+  test('strips every control sequence of generated text and keeps the rest as it was', () => {
     // A seeded generator: words in several scripts between escape sequences and bare controls.
     let seed = 20261126;
     const next = (n: number) => {
@@ -225,7 +223,7 @@ describe('npm run ask', () => {
     }
   });
 
-  it('has a line for each progress event it knows and none for the answer text', () => {
+  test('has a line for each progress event it knows and none for the answer text', () => {
     expect(
       progressLine('write_validation', {
         tool: 'create_payment',

@@ -1,5 +1,5 @@
 import { createDb } from '@munim/db';
-import { createMigratedTestDatabase } from '@munim/db/testing';
+import { createMigratedTestDatabase, serviceLoginUrls } from '@munim/db/testing';
 import { test as base } from 'vitest';
 import { FixtureNats } from './nats.ts';
 
@@ -11,6 +11,7 @@ import { FixtureNats } from './nats.ts';
  * - `newNats()`: another slice, made when called, for a service that must not share the file's
  *   (an executor on its own queue group); each is cleaned up after the file;
  * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
+ * - `serviceLogins`: each service's own login on it (its role, as deployed), by service;
  * - `db`: a kysely connection to it, of `dbPoolSize` connections (4; a file that runs many queries at
  *   once sets more with `test.override('dbPoolSize', { scope: 'file' }, 20)`).
  */
@@ -48,6 +49,7 @@ export const test = base
       return database;
     },
   )
+  .extend('serviceLogins', { scope: 'file' }, ({ database }) => serviceLoginUrls(database))
   .extend('dbPoolSize', { scope: 'file' }, 4)
   .extend('db', { scope: 'file' }, async ({ database, dbPoolSize }, { onCleanup }) => {
     const db = createDb(database.url, { max: dbPoolSize });

@@ -3,17 +3,16 @@
 // of one org is never reached through another. The gateway runs on its own database role.
 import { createHash } from 'node:crypto';
 import { createDb, type Database } from '@munim/db';
-import { createMigratedTestDatabase, serviceLoginUrl, type TestDatabase } from '@munim/db/testing';
+import { type FixtureNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
-import { startGateway, TestBus } from './helpers.ts';
+import { startGateway } from './helpers.ts';
 
-const testBus = new TestBus();
+let testBus: FixtureNats;
 const ADMIN_KEY = 'admin-key-users-000000001';
 const TENANT_KEY = 'tenant-key-users-00000001';
-let database: TestDatabase;
 let db: Kysely<Database>;
 let owner: pg.Pool;
 let gateway: Gateway;
@@ -30,9 +29,9 @@ const call = async (method: string, path: string, body?: unknown, key = ADMIN_KE
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 };
 
-beforeAll(async () => {
-  database = await createMigratedTestDatabase();
-  db = createDb(await serviceLoginUrl(database, 'gateway'), { max: 3 });
+test.beforeAll(async ({ nats, database, serviceLogins }) => {
+  testBus = nats;
+  db = createDb(serviceLogins.gateway, { max: 3 });
   owner = new pg.Pool({ connectionString: database.url, max: 1 });
   ({ gateway, url } = await startGateway(
     testBus,
@@ -45,15 +44,13 @@ afterAll(async () => {
   try {
     await gateway?.stop();
   } finally {
-    await testBus.close();
     await db?.destroy();
     await owner?.end();
-    await database?.drop();
   }
 });
 
 describe('/v1/admin/users', () => {
-  it('adds a user with roles per entity, lists it for its org only, and changes its roles', async () => {
+  test('adds a user with roles per entity, lists it for its org only, and changes its roles', async () => {
     const made = await call('POST', '/v1/admin/users', {
       orgId: 'org-a',
       name: 'Priya Sharma',
@@ -83,7 +80,7 @@ describe('/v1/admin/users', () => {
     );
   });
 
-  it('refuses bad input naming the field, and adds nothing', async () => {
+  test('refuses bad input naming the field, and adds nothing', async () => {
     const bad: [unknown, string][] = [
       [{ orgId: 'org-c', name: '' }, 'name'],
       [{ orgId: 'org-c', name: 'A', phone: '98123 45678' }, 'phone'],
@@ -108,7 +105,7 @@ describe('/v1/admin/users', () => {
     expect((await call('GET', '/v1/admin/users?orgId=org-c')).body.users).toHaveLength(1);
   });
 
-  it('shows a key once, keeps only its hash, and revokes it for its own user and org only', async () => {
+  test('shows a key once, keeps only its hash, and revokes it for its own user and org only', async () => {
     const { userId } = (await call('POST', '/v1/admin/users', { orgId: 'org-k', name: 'Meera' })).body;
     const made = await call('POST', `/v1/admin/users/${userId}/keys`, { orgId: 'org-k', label: 'laptop' });
     expect(made.status).toBe(201);
@@ -133,7 +130,7 @@ describe('/v1/admin/users', () => {
     expect(after.body.keys[0].revokedAt).toEqual(expect.any(String));
   });
 
-  it('is for admins only: a tenant key gets 403 and nothing changes', async () => {
+  test('is for admins only: a tenant key gets 403 and nothing changes', async () => {
     const before = (await owner.query('select count(*)::int as n from users')).rows[0].n;
     for (const [method, path, body] of [
       ['GET', '/v1/admin/users?orgId=org-a', undefined],

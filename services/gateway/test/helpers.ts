@@ -2,19 +2,12 @@ import type { Bus } from '@munim/bus';
 import type { TestNats } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, Message, QuerySubmitted } from '@munim/contracts';
 import type { ConversationMessage, Database } from '@munim/db';
-import { FixtureNats, test as kit } from '@munim/testkit';
+import { test as kit } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
 import type { Kysely } from 'kysely';
 import { type Logger, pino } from 'pino';
 import { buildGateway, type Gateway } from '../src/app.ts';
 import { loadEnv } from '../src/env.ts';
-
-/** A test file's slice of NATS made by hand; the `nats` fixture is one made and closed for the file. */
-export class TestBus extends FixtureNats {
-  close(): Promise<void> {
-    return this.cleanup();
-  }
-}
 
 /**
  * The test kit's `test` with `gateway`: a gateway with default settings on the file's NATS slice
