@@ -9,12 +9,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createMigratedTestDatabase, type TestDatabase } from '@munim/db/testing';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, SERVICES, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
+import { type TestDatabase, test } from '@munim/testkit';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   freePort,
   makeTls,
@@ -67,7 +67,7 @@ async function run(files: string[], env: Record<string, string>): Promise<{ code
   return { code: 0, output };
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ database: fileDatabase }) => {
   tls = makeTls();
   passwords = natsPasswords();
   nats = await startNatsServer(shippedConfWithTls(tls), passwordEnv(passwords));
@@ -79,7 +79,7 @@ beforeAll(async () => {
     NATS_TLS_KEY_FILE: tls.clientKey,
     LOG_LEVEL: 'warn',
   };
-  database = await createMigratedTestDatabase();
+  database = fileDatabase;
   logins = await serviceLogins(database.url);
   books = await createDemoBooks().listen(0, '127.0.0.1');
   llm = await startScriptedLlm({ apiKey: 'sk-test' });
@@ -113,11 +113,10 @@ afterAll(async () => {
   await llm?.close();
   await books?.close();
   await nats?.stop();
-  await database?.drop();
 });
 
 describe('the services on the shipped NATS permissions', () => {
-  it('a service started before the migration job stops at once, naming the missing stream and the job', async () => {
+  test('a service started before the migration job stops at once, naming the missing stream and the job', async () => {
     const validator = await run(['services/validator/src/main.ts'], {
       ...natsEnv,
       NATS_USER: 'validator',
@@ -132,7 +131,7 @@ describe('the services on the shipped NATS permissions', () => {
     );
   });
 
-  it("the image's migration job (SERVICE=migrate) brings the schema up to date and makes the streams as the migrate user", async () => {
+  test("the image's migration job (SERVICE=migrate) brings the schema up to date and makes the streams as the migrate user", async () => {
     // The files the image's entrypoint runs for SERVICE=migrate, the second only if the first succeeds.
     const files = /SERVICE\\" = migrate \]; then node (\S+) && exec node (\S+);/
       .exec(readFileSync(resolve(ROOT, 'Dockerfile'), 'utf8'))
@@ -150,13 +149,13 @@ describe('the services on the shipped NATS permissions', () => {
   });
 
   // Six processes start here: on a loaded machine that takes longer than one test's usual 30 s.
-  it('became ready: every service answered the gateway over its own user', async () => {
+  test('became ready: every service answered the gateway over its own user', async () => {
     await startServices();
     const res = await fetch(`${stack.gatewayUrl}/readyz`);
     expect(res.status).toBe(200);
   }, 90_000);
 
-  it('answers on the fast path and on the LLM path, and the logger records both, with no permission refused', async () => {
+  test('answers on the fast path and on the LLM path, and the logger records both, with no permission refused', async () => {
     llm.script({ match: 'show all invoices', turns: [{ content: 'Here are all your invoices.' }] });
     const fast = await ask(stack.gatewayUrl, { query: 'show all invoices', ...tenant });
     expect(fast.events.at(-1)).toMatchObject({
