@@ -4,7 +4,8 @@
 // services run as processes on the real NATS and a fresh PostgreSQL, the LLM is scripted and the
 // accounting system is the demo books MCP server.
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { bearerJson, jsonCaller } from '../support/http.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -67,8 +68,10 @@ async function query(text: string, entityId?: string) {
   };
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   sys = await startSystem({
+    database,
+    nats,
     env: {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
@@ -88,7 +91,7 @@ describe('intent authoring: the router follows every change without a restart', 
   const ask1 = `show the ${phrase}`;
   let intentId: string;
 
-  it('uses a new intent within seconds of its activation, and not while it is a draft', async () => {
+  test('uses a new intent within seconds of its activation, and not while it is a draft', async () => {
     sys.llm?.script({
       match: phrase,
       repeat: true,
@@ -123,7 +126,7 @@ describe('intent authoring: the router follows every change without a restart', 
     expect(used.complete).toMatchObject({ event: 'complete', data: { status: 'answered' } });
   });
 
-  it('uses an edited resolution flow at once, also for a question it answered before', async () => {
+  test('uses an edited resolution flow at once, also for a question it answered before', async () => {
     const edited = await call('PATCH', `/v1/admin/intents/${intentId}`, {
       resolutionFlow: [{ tool: 'get_bills', args: {}, purpose: 'what we owe, bill by bill' }],
     });
@@ -141,7 +144,7 @@ describe('intent authoring: the router follows every change without a restart', 
     expect(fresh).toMatchObject({ path: 'fast', intentId, tools: ['get_bills'] });
   });
 
-  it('stops using a deactivated intent within seconds', async () => {
+  test('stops using a deactivated intent within seconds', async () => {
     const deactivated = await call('POST', `/v1/admin/intents/${intentId}/deactivate`, {});
     expect(deactivated.status).toBe(200);
     await expect
@@ -152,7 +155,7 @@ describe('intent authoring: the router follows every change without a restart', 
       .toBe('llm');
   });
 
-  it('drafts an intent with the LLM, validated against the live tool registry, and routes to it once active', async () => {
+  test('drafts an intent with the LLM, validated against the live tool registry, and routes to it once active', async () => {
     const draftOf = (name: string, tool: string, phrases: string[]) => ({
       name,
       description: `${name} from the books`,
@@ -222,7 +225,7 @@ describe('intent authoring: the router follows every change without a restart', 
     });
   });
 
-  it('learns a suggested intent from a repeated LLM-path question, and routes to it once approved', async () => {
+  test('learns a suggested intent from a repeated LLM-path question, and routes to it once approved', async () => {
     // No word of a write ("pay", "record", …): only read questions are learnt from.
     const repeated = 'which vendors had the largest balances at the end of last quarter';
     // Offered tools, the model looks the vendors up, then answers; asked to write up data it was
@@ -285,7 +288,7 @@ describe('quick suggestions', () => {
     return (await res.json()) as { source: string; suggestions: { text: string }[] };
   };
 
-  it('falls back to the active intents’ phrases, then serves what an administrator configured', async () => {
+  test('falls back to the active intents’ phrases, then serves what an administrator configured', async () => {
     const fallback = await served();
     expect(fallback.source).toBe('intents');
     // The intents activated above are among them, by their first training phrase.
@@ -315,7 +318,7 @@ describe('quick suggestions', () => {
 });
 
 describe('tool and intent analytics', () => {
-  it('counts a failing tool and blocked writes from real requests', async () => {
+  test('counts a failing tool and blocked writes from real requests', async () => {
     sys.llm?.script({
       match: 'invoice inv-does-not-exist',
       turns: [
@@ -342,7 +345,7 @@ describe('tool and intent analytics', () => {
     ]);
   });
 
-  it('reports per tool and per intent exactly what the streams showed, for the window and entity asked', async () => {
+  test('reports per tool and per intent exactly what the streams showed, for the window and entity asked', async () => {
     const mine = streams.filter((s) => s.entityId === tenant.entityId).map((s) => s.events);
     const perTool = new Map<
       string,
@@ -447,7 +450,7 @@ describe('tool and intent analytics', () => {
 });
 
 describe('admin access: only an admin key or admin-role token; everyone else 403 and nothing changes', () => {
-  it('refuses a tenant key and a token without the admin role on every admin endpoint', async () => {
+  test('refuses a tenant key and a token without the admin role on every admin endpoint', async () => {
     const snapshot = async () => {
       const q = async (text: string) => (await sys.db.query(text)).rows;
       return {
@@ -523,7 +526,7 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
     expect(still).toMatchObject({ path: 'fast', intentId: 'trial_balance_snapshot' });
   });
 
-  it('admits a token with the admin role, and the admin key', async () => {
+  test('admits a token with the admin role, and the admin key', async () => {
     const adminToken = token({ roles: ['viewer', 'admin'] });
     const res = await call('GET', '/v1/admin/intents?active=true', undefined, {
       authorization: `Bearer ${adminToken}`,
@@ -541,7 +544,7 @@ describe('admin access: only an admin key or admin-role token; everyone else 403
     expect(rejected.status).toBe(404);
   });
 
-  it('shows how every tool of the accounting system was classified, and why', async () => {
+  test('shows how every tool of the accounting system was classified, and why', async () => {
     const res = await call('GET', '/v1/admin/tools?kind=write');
     expect(res.status).toBe(200);
     const { tools } = (await res.json()) as {

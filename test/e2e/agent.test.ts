@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 const tenant = { entityId: 'ent-agent', orgId: 'org-agent' };
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
 });
 
 afterAll(async () => {
@@ -60,7 +61,7 @@ const answer = (conversationId: string, actionId: unknown, value: 'confirm' | 'c
 const invoiceLine = { Description: 'Consulting', Quantity: 1, UnitPrice: 1000, TaxRate: 18 };
 
 describe('risk-tiered confirmations', () => {
-  it('MCQ → cancel → no MCP call', async () => {
+  test('MCQ → cancel → no MCP call', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [invoiceLine],
@@ -79,7 +80,7 @@ describe('risk-tiered confirmations', () => {
     expect(writes('create_invoice')).toHaveLength(before);
   });
 
-  it('tier 3 needs the typed word: wrong → asked again, right → executed exactly once', async () => {
+  test('tier 3 needs the typed word: wrong → asked again, right → executed exactly once', async () => {
     const invoice = openInvoice();
     const { mcq, conversationId } = await propose(
       'void_invoice',
@@ -110,14 +111,14 @@ describe('risk-tiered confirmations', () => {
     expect(new Set(hashes).size).toBe(1);
   });
 
-  it('tier 2 shows exactly what changes, before → after', async () => {
+  test('tier 2 shows exactly what changes, before → after', async () => {
     const invoice = openInvoice();
     const { mcq } = await propose('update_invoice', { InvoiceId: invoice.InvoiceId, Reference: 'PO-778' });
     expect(mcq.tier).toBe(2);
     expect(String(mcq.question)).toMatch(/Reference: .* → PO-778/);
   });
 
-  it('an expired approval executes nothing', async () => {
+  test('an expired approval executes nothing', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [invoiceLine],
@@ -134,7 +135,7 @@ describe('risk-tiered confirmations', () => {
     expect(writes('create_invoice')).toHaveLength(before);
   });
 
-  it('arguments changed after approval void it', async () => {
+  test('arguments changed after approval void it', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [invoiceLine],
@@ -150,7 +151,7 @@ describe('risk-tiered confirmations', () => {
     expect(writes('create_invoice')).toHaveLength(before);
   });
 
-  it('belongs to its conversation: another conversation cannot answer it', async () => {
+  test('belongs to its conversation: another conversation cannot answer it', async () => {
     const { mcq } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [invoiceLine],
@@ -159,7 +160,7 @@ describe('risk-tiered confirmations', () => {
     expect(last(events)).toMatchObject({ event: 'error', data: { code: 'NOT_FOUND' } });
   });
 
-  it('survives the agent instance that asked being killed', async () => {
+  test('survives the agent instance that asked being killed', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [{ ...invoiceLine, Description: 'after restart' }],
@@ -175,7 +176,7 @@ describe('risk-tiered confirmations', () => {
     ).toHaveLength(1);
   });
 
-  it('a plain "haan" confirms a tier-1 action but not a tier-3 one', async () => {
+  test('a plain "haan" confirms a tier-1 action but not a tier-3 one', async () => {
     const tier1 = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [{ ...invoiceLine, Description: 'haan test' }],
@@ -203,7 +204,7 @@ describe('risk-tiered confirmations', () => {
 });
 
 describe('honest answers', () => {
-  it('strips a success the LLM claims when no write ran', async () => {
+  test('strips a success the LLM claims when no write ran', async () => {
     const query = `record the rent payment ${randomUUID().slice(0, 8)}`;
     sys.llm?.script({ match: query, turns: [{ content: '✅ Payment of ₹20,000 recorded successfully.' }] });
     const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
@@ -228,7 +229,7 @@ describe('honest answers', () => {
       .toContain('hallucinated_success_stripped');
   });
 
-  it('corrects an answer that calls a successful write a failure', async () => {
+  test('corrects an answer that calls a successful write a failure', async () => {
     const { mcq, conversationId } = await propose(
       'create_invoice',
       { ContactId: customer().ContactId, Lines: [{ ...invoiceLine, Description: 'false failure' }] },
@@ -240,7 +241,7 @@ describe('honest answers', () => {
     expect(String(done?.data.response)).toMatch(/^✅ Done: I did create the invoice\./);
   });
 
-  it('ends with a clear error, not a hang, when the model keeps failing', async () => {
+  test('ends with a clear error, not a hang, when the model keeps failing', async () => {
     const query = `model down ${randomUUID().slice(0, 8)}`;
     sys.llm?.script({
       match: query,
@@ -262,7 +263,7 @@ describe('honest answers', () => {
       .toEqual([{ status: 'error' }]);
   });
 
-  it('asks list tools for an explicit page and offers the next one on "show more"', async () => {
+  test('asks list tools for an explicit page and offers the next one on "show more"', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const query = `list my bills please ${randomUUID().slice(0, 6)}`;
     sys.llm?.script({
@@ -283,7 +284,7 @@ describe('honest answers', () => {
     );
   });
 
-  it('never shows internal ids to the user', async () => {
+  test('never shows internal ids to the user', async () => {
     const query = `who is my biggest customer ${randomUUID().slice(0, 8)}`;
     const id = customer().ContactId;
     sys.llm?.script({ match: query, turns: [{ content: `Acme Corp (${id}) is your biggest customer.` }] });
@@ -294,7 +295,7 @@ describe('honest answers', () => {
 });
 
 describe('conversations', () => {
-  it('persists turns with a chat number and gives the LLM the history', async () => {
+  test('persists turns with a chat number and gives the LLM the history', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const first = `what was my revenue in march ${randomUUID().slice(0, 6)}`;
     const second = `and in april ${randomUUID().slice(0, 6)}`;
@@ -321,7 +322,7 @@ describe('conversations', () => {
     expect(contents).toContain('Revenue in March was ₹4,20,000.');
   });
 
-  it('summarizes a conversation past 20 messages, keeping the last 10', async () => {
+  test('summarizes a conversation past 20 messages, keeping the last 10', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const old = Array.from({ length: 22 }, (_, i) => ({
       role: i % 2 === 0 ? 'user' : 'assistant',
@@ -359,7 +360,7 @@ describe('conversations', () => {
       .toEqual({ summary: 'SUMMARY: the user asked 11 things.', summarized_count: 12 });
   });
 
-  it('remembers the documents it created, for "show that invoice"', async () => {
+  test('remembers the documents it created, for "show that invoice"', async () => {
     const { mcq, conversationId } = await propose('create_invoice', {
       ContactId: customer().ContactId,
       Lines: [{ ...invoiceLine, Description: 'tracked doc' }],
@@ -376,7 +377,7 @@ describe('conversations', () => {
     expect(sent).toContain(String(number));
   });
 
-  it('refuses to continue another tenant’s conversation', async () => {
+  test('refuses to continue another tenant’s conversation', async () => {
     const conversationId = `conv-${randomUUID()}`;
     const query = `hello there ${randomUUID().slice(0, 6)}`;
     sys.llm?.script({ match: query, repeat: true, turns: [{ content: 'Hi!' }] });

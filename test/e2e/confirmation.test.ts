@@ -6,8 +6,8 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { runTool } from '@munim/demo-books';
-import { natsUrl } from '@munim/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsUrl, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { type Bus, connectBus } from '../../packages/bus/src/index.ts';
 import { bearerJson, jsonCaller } from '../support/http.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
@@ -37,8 +37,12 @@ function userOf(tenant: { entityId: unknown; orgId: unknown }): Record<string, s
 const askAs = (body: Record<string, unknown>) =>
   ask(sys.gatewayUrl, body, userOf(body as { entityId: unknown; orgId: unknown }));
 
-beforeAll(async () => {
-  sys = await startSystem({ env: { GATEWAY_ADMIN_KEYS: ADMIN_KEY, GATEWAY_JWT_SECRET: JWT_SECRET } });
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({
+    database,
+    nats,
+    env: { GATEWAY_ADMIN_KEYS: ADMIN_KEY, GATEWAY_JWT_SECRET: JWT_SECRET },
+  });
   // A "yes" that confirms nothing is a question for the model.
   sys.llm?.script({ match: /^yes$/i, repeat: true, turns: [{ content: 'What would you like me to do?' }] });
   // Any process that can reach NATS: here, one that speaks the bus protocol perfectly.
@@ -92,7 +96,7 @@ async function pendingStatus(actionId: string): Promise<string> {
 }
 
 describe('a free-text yes is bound to its turn (17.4)', () => {
-  it.each(['yes', 'haan kar do', 'हाँ'])('"%s" right after the proposal confirms it, once', async (yes) => {
+  test.each(['yes', 'haan kar do', 'हाँ'])('"%s" right after the proposal confirms it, once', async (yes) => {
     const tenant = freshTenant();
     const name = `Yes Traders ${randomUUID().slice(0, 6)}`;
     const { conversationId, actionId } = await propose(tenant, name);
@@ -105,7 +109,7 @@ describe('a free-text yes is bound to its turn (17.4)', () => {
     expect(await pendingStatus(actionId)).toBe('executed');
   });
 
-  it('a new question cancels the pending proposal, and a later "yes" confirms nothing', async () => {
+  test('a new question cancels the pending proposal, and a later "yes" confirms nothing', async () => {
     const tenant = freshTenant();
     const name = `Stale Yes ${randomUUID().slice(0, 6)}`;
     const { conversationId, actionId } = await propose(tenant, name);
@@ -133,7 +137,7 @@ describe('a free-text yes is bound to its turn (17.4)', () => {
     expect(customersNamed(name)).toHaveLength(0);
   });
 
-  it('a yes to an older proposal, after a newer answer, does not confirm it', async () => {
+  test('a yes to an older proposal, after a newer answer, does not confirm it', async () => {
     const tenant = freshTenant();
     const first = `Older Co ${randomUUID().slice(0, 6)}`;
     const second = `Newer Co ${randomUUID().slice(0, 6)}`;
@@ -150,7 +154,7 @@ describe('a free-text yes is bound to its turn (17.4)', () => {
 });
 
 describe('/mcp confirms a change only with the explicit argument (17.4)', () => {
-  it('ignores a text "yes", and runs the write once on confirmation: { actionId, value }', async () => {
+  test('ignores a text "yes", and runs the write once on confirmation: { actionId, value }', async () => {
     const tenant = freshTenant();
     const name = `Mcp Client Co ${randomUUID().slice(0, 6)}`;
     const client = new Client({ name: 'confirmation-test', version: '1.0.0' });
@@ -220,7 +224,7 @@ describe('/mcp confirms a change only with the explicit argument (17.4)', () => 
 });
 
 describe('no write without the user’s approval, whoever asks (17.1)', () => {
-  it('refuses an execute request forged on the bus: nothing reaches the books, a security event is logged', async () => {
+  test('refuses an execute request forged on the bus: nothing reaches the books, a security event is logged', async () => {
     const tenant = freshTenant();
     const contact = sys.books.store.contacts[0];
     expect(contact).toBeDefined();
@@ -257,7 +261,7 @@ describe('no write without the user’s approval, whoever asks (17.1)', () => {
       .toContain('unapproved_write_refused');
   });
 
-  it('runs no write from a fast-path pipeline forged on the bus', async () => {
+  test('runs no write from a fast-path pipeline forged on the bus', async () => {
     const tenant = freshTenant();
     const scope = { requestId: randomUUID(), conversationId: randomUUID(), ...tenant };
     const name = `Forged Pipeline ${randomUUID().slice(0, 6)}`;
@@ -296,7 +300,7 @@ describe('no write without the user’s approval, whoever asks (17.1)', () => {
 });
 
 describe('intents hold read tools only (17.2)', () => {
-  it('refuses to save an intent whose steps include a write, naming the step', async () => {
+  test('refuses to save an intent whose steps include a write, naming the step', async () => {
     const res = await call('POST', '/v1/admin/intents', {
       name: 'Onboard walk-in',
       trainingPhrases: ['onboard walkin customer'],
@@ -313,7 +317,7 @@ describe('intents hold read tools only (17.2)', () => {
     expect(rows[0].n).toBe(0);
   });
 
-  it('refuses to approve a suggested intent holding a write', async () => {
+  test('refuses to approve a suggested intent holding a write', async () => {
     const { rows } = await sys.db.query(
       'insert into suggested_intents (pattern_hash, name, training_phrases, tools) values ($1, \'Pay bills\', \'["pay all bills"]\', \'["get_bills","create_bill_payment"]\') returning id',
       [`h-${randomUUID()}`],
@@ -327,7 +331,7 @@ describe('intents hold read tools only (17.2)', () => {
 });
 
 describe('instructions hidden in a tool result (17.9)', () => {
-  it('cannot lead to a write unasked: flagged unrequested, named in words, typed confirmation, nothing run', async () => {
+  test('cannot lead to a write unasked: flagged unrequested, named in words, typed confirmation, nothing run', async () => {
     const tenant = freshTenant();
     const acme = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');
     expect(acme).toBeDefined();
@@ -465,7 +469,7 @@ describe('confirmations name the record and party in words', () => {
     };
   }
 
-  it('tier 1: a payment given only ids names the invoice, customer, amount and date', async () => {
+  test('tier 1: a payment given only ids names the invoice, customer, amount and date', async () => {
     const invoice = invoiceOf(0);
     const bank = sys.books.store.accounts.find((a) => a.SubType === 'BANK' || /bank/i.test(a.Name));
     // The model read the chart of accounts for the bank account, then pays by ids.
@@ -488,7 +492,7 @@ describe('confirmations name the record and party in words', () => {
     expect(card.question).toContain(String(bank?.Name));
   });
 
-  it('tier 2: an edit names the invoice and shows the changed field before → after', async () => {
+  test('tier 2: an edit names the invoice and shows the changed field before → after', async () => {
     const invoice = invoiceOf(1);
     const { card, reads } = await cardFor('update_invoice', {
       InvoiceId: invoice.InvoiceId,
@@ -509,7 +513,7 @@ describe('confirmations name the record and party in words', () => {
     ]);
   });
 
-  it('tier 3: voiding by id names the invoice, customer, amount and date', async () => {
+  test('tier 3: voiding by id names the invoice, customer, amount and date', async () => {
     const invoice = invoiceOf(2);
     const { card, reads, answer } = await cardFor('void_invoice', { InvoiceId: invoice.InvoiceId });
     expect(card.tier).toBe(3);
@@ -528,14 +532,14 @@ describe('confirmations name the record and party in words', () => {
     expect(writes('void_invoice').filter((c) => c.args.InvoiceId === invoice.InvoiceId)).toHaveLength(0);
   });
 
-  it('a contact given by id is named by a read of the customer list', async () => {
+  test('a contact given by id is named by a read of the customer list', async () => {
     const acme = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');
     const { card, reads } = await cardFor('delete_contact', { ContactId: acme?.ContactId });
     expect(reads).toEqual(['get_all_customers']);
     expect(card.question).toContain('delete the contact Acme Corp');
   });
 
-  it('a record that cannot be read is said so plainly, without its id', async () => {
+  test('a record that cannot be read is said so plainly, without its id', async () => {
     const missing = randomUUID();
     const { card, reads, response } = await cardFor('void_invoice', { InvoiceId: missing });
     expect(reads).toEqual(['get_invoice']);

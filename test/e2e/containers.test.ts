@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type ChatRequest, offeredToolNames } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 const tenant = { entityId: 'ent-c', orgId: 'org-c' };
 
-beforeAll(async () => {
-  sys = await startSystem({ env: { TOOL_COLLAPSE: 'always' } });
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats, env: { TOOL_COLLAPSE: 'always' } });
 });
 
 afterAll(async () => {
@@ -21,7 +22,7 @@ function lastToolMessage(req: ChatRequest): unknown {
 }
 
 describe('containers and answer blocks, end to end', () => {
-  it('offers one container per group, expands it on an empty call, and explains a call with arguments', async () => {
+  test('offers one container per group, expands it on an empty call, and explains a call with arguments', async () => {
     const query = `which invoices of acme are unpaid and why ${randomUUID().slice(0, 6)}`;
     let afterError: unknown;
     let afterExpand: unknown;
@@ -60,7 +61,7 @@ describe('containers and answer blocks, end to end', () => {
     expect(events.at(-1)?.data.guardrails).toContain('container_invocation_error');
   });
 
-  it('repairs a malformed params block before the user sees it', async () => {
+  test('repairs a malformed params block before the user sees it', async () => {
     const query = `draft an invoice for acme ${randomUUID().slice(0, 6)}`;
     const broken =
       'I can create that.\n```params\n{"operation":"Create Invoice","applied":[{"label":"Customer","value":"Acme Corp"},],\n```';

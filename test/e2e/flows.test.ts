@@ -1,14 +1,15 @@
 import { streamSeqOf } from '@munim/contracts';
 import { type ChatRequest, offeredToolNames, type Script } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, readSse, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 const tenant = { entityId: 'ent-1', orgId: 'org-1' };
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
 });
 
 afterAll(async () => {
@@ -48,7 +49,7 @@ function toolOutput(req: ChatRequest, tool: string): unknown {
 }
 
 describe('one query through all six services', () => {
-  it('answers "show all invoices" on the fast path without offering the LLM any tool', async () => {
+  test('answers "show all invoices" on the fast path without offering the LLM any tool', async () => {
     sys.llm?.script({ match: 'show all invoices', turns: [{ content: 'Here are all your invoices.' }] });
     const { status, contentType, events } = await ask(sys.gatewayUrl, {
       query: 'show all invoices',
@@ -114,7 +115,7 @@ describe('one query through all six services', () => {
     expect(messageOf('understanding_started')).toBeLessThan(messageOf('route_started'));
   });
 
-  it("keeps the tools' full results in the stored answer only when a caller asked to debug", async () => {
+  test("keeps the tools' full results in the stored answer only when a caller asked to debug", async () => {
     const storedComplete = async (requestId: string) => {
       await routingLog(requestId);
       const row = await sys.db.query(
@@ -153,7 +154,7 @@ describe('one query through all six services', () => {
     expect(fullComplete.response).toBe(leanComplete.response);
   });
 
-  it('self-corrects a payment blocked by pre-flight validation', async () => {
+  test('self-corrects a payment blocked by pre-flight validation', async () => {
     const bank = sys.books.store.accounts.find((a) => /bank/i.test(a.Name));
     expect(bank).toBeDefined();
     const query = 'Record ₹5000 payment from Acme Corp';
@@ -300,7 +301,7 @@ describe('one query through all six services', () => {
     return confirmed.events;
   }
 
-  it('checks with a read before answering when a confirmed write got no answer (outcome unknown)', async () => {
+  test('checks with a read before answering when a confirmed write got no answer (outcome unknown)', async () => {
     const name = 'Lost Reply Traders';
     const after = await createCustomerWithLostAnswer(name, [
       (req) => {
@@ -331,7 +332,7 @@ describe('one query through all six services', () => {
     expect(row.guardrails_triggered).not.toContain('unknown_outcome_checked');
   });
 
-  it('does not let the LLM send the write again before a read has checked the first', async () => {
+  test('does not let the LLM send the write again before a read has checked the first', async () => {
     const name = 'Twice Shy Textiles';
     const after = await createCustomerWithLostAnswer(name, [
       { toolCalls: [{ name: 'create_customer', arguments: { Name: name } }] },
@@ -350,7 +351,7 @@ describe('one query through all six services', () => {
     });
   });
 
-  it('checks by itself when the LLM will not, and says neither done nor failed', async () => {
+  test('checks by itself when the LLM will not, and says neither done nor failed', async () => {
     const name = 'Silent Wire Exports';
     const after = await createCustomerWithLostAnswer(name, [
       { content: 'Sorry, adding the customer failed.' },
@@ -366,7 +367,7 @@ describe('one query through all six services', () => {
     expect(row.guardrails_triggered).toContain('unknown_outcome_checked');
   });
 
-  it('gives up after two blocked retries and asks the user for the missing details', async () => {
+  test('gives up after two blocked retries and asks the user for the missing details', async () => {
     const query = 'record a payment for the latest invoice';
     sys.llm?.script({
       match: query,
@@ -384,7 +385,7 @@ describe('one query through all six services', () => {
     expect(sys.books.calls().filter((c) => c.tool === 'create_payment')).toHaveLength(0);
   });
 
-  it('answers "hello" as general chat without offering tools', async () => {
+  test('answers "hello" as general chat without offering tools', async () => {
     sys.llm?.script({
       match: /^hello$/i,
       turns: [{ content: 'Namaste! How can I help with your books today?' }],
@@ -406,7 +407,7 @@ describe('one query through all six services', () => {
     expect(calls[0]?.body.tools ?? []).toEqual([]);
   });
 
-  it('rejects each malformed body with a 400 naming the problem and opens no stream', async () => {
+  test('rejects each malformed body with a 400 naming the problem and opens no stream', async () => {
     const cases: [unknown, string][] = [
       ['{"query": "show', 'body'],
       [{ entityId: 'e', orgId: 'o' }, 'query'],

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { DB_SERVICES, SERVICE_ROLES } from '@munim/db';
+import { test } from '@munim/testkit';
 import { natsUrl } from '@munim/testkit/addresses';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, TEST_SESSION, type TestSystem } from '../support/stack.ts';
 
@@ -14,8 +15,8 @@ import { startSystem, TEST_SESSION, type TestSystem } from '../support/stack.ts'
  */
 let sys: TestSystem;
 
-beforeAll(async () => {
-  sys = await startSystem({ llm: false });
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats, llm: false });
 }, 120_000);
 
 afterAll(async () => {
@@ -32,7 +33,7 @@ async function sessions(): Promise<{ usename: string; superuser: boolean }[]> {
 }
 
 describe('every service runs as its own database role', () => {
-  it('answers a question, and every service session is a service role, never a superuser', async () => {
+  test('answers a question, and every service session is a service role, never a superuser', async () => {
     const { events } = await ask(sys.gatewayUrl, {
       query: 'show all invoices',
       entityId: 'demo',
@@ -63,7 +64,7 @@ describe('every service runs as its own database role', () => {
 });
 
 describe('a service given a superuser login does not start', () => {
-  it.each(DB_SERVICES)(
+  test.each(DB_SERVICES)(
     '%s stops at once, naming DATABASE_URL and the role it should use',
     async (service) => {
       const child = spawn(process.execPath, [join('services', service, 'src', 'main.ts')], {

@@ -1,15 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MORE_INTENTS, STARTER_INTENTS } from '@munim/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 const tenant = { entityId: 'ent-2', orgId: 'org-2' };
 
-beforeAll(async () => {
-  sys = await startSystem({ llm: false, scale: { validator: 2 } });
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats, llm: false, scale: { validator: 2 } });
 });
 
 afterAll(async () => {
@@ -17,7 +18,7 @@ afterAll(async () => {
 });
 
 describe('without a model configured', () => {
-  it('still answers a fast-path query, as a markdown table without internal ids', async () => {
+  test('still answers a fast-path query, as a markdown table without internal ids', async () => {
     const { events } = await ask(sys.gatewayUrl, { query: 'show all customers', ...tenant });
     expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({ path: 'fast' });
     const complete = events.at(-1);
@@ -29,7 +30,7 @@ describe('without a model configured', () => {
     expect(complete?.data.llmModel).toBe('');
   });
 
-  it('enriches results by code: totals in lakhs, ranking and overdue alerts', async () => {
+  test('enriches results by code: totals in lakhs, ranking and overdue alerts', async () => {
     const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
     const planned = events.find((e) => e.event === 'enrichments_planned')?.data.enrichments as {
       type: string;
@@ -46,7 +47,7 @@ describe('without a model configured', () => {
     expect(complete?.enrichments).toEqual(planned.map((e) => expect.objectContaining({ type: e.type })));
   });
 
-  it('ends an LLM-path query with an error that says no model is configured', async () => {
+  test('ends an LLM-path query with an error that says no model is configured', async () => {
     const { events } = await ask(sys.gatewayUrl, { query: 'compare revenue trend this quarter', ...tenant });
     expect(events[0]?.event).toBe('connected');
     expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({ path: 'llm' });
@@ -65,7 +66,7 @@ describe('without a model configured', () => {
       .toEqual({ status: 'error', error_code: 'NO_MODEL_CONFIGURED' });
   });
 
-  it('replays a finished request from the start and after a Last-Event-ID', async () => {
+  test('replays a finished request from the start and after a Last-Event-ID', async () => {
     const first = await ask(sys.gatewayUrl, { query: 'show all vendors', ...tenant });
     const requestId = String(first.events[0]?.data.requestId);
     const replay = await fetch(`${sys.gatewayUrl}/v1/requests/${requestId}/events`);
@@ -81,7 +82,7 @@ describe('without a model configured', () => {
 });
 
 describe('without a model, the first questions a newcomer asks', () => {
-  it.each([
+  test.each([
     'hi',
     'hello',
     'namaste',
@@ -104,7 +105,7 @@ describe('without a model, the first questions a newcomer asks', () => {
     else expect(response).toMatch(/You can ask, for example:\n- \w/);
   });
 
-  it.each([...STARTER_INTENTS, ...MORE_INTENTS].map((i) => [i.name, i.trainingPhrases[0] ?? i.name]))(
+  test.each([...STARTER_INTENTS, ...MORE_INTENTS].map((i) => [i.name, i.trainingPhrases[0] ?? i.name]))(
     'answers the seeded intent %s ("%s") on the fast path',
     async (name, phrase) => {
       // A tenant of its own: no cached answer of an earlier test stands in for the fast path.
@@ -160,7 +161,7 @@ describe('without a model, reports keep what they exist to show', () => {
     await server.close();
   });
 
-  it('"profit and loss" shows income, cost of sales, gross and net profit, not expense rows alone', async () => {
+  test('"profit and loss" shows income, cost of sales, gross and net profit, not expense rows alone', async () => {
     const response = await answer('profit and loss', 'ent-pnl');
     const income = total((a) => a.Type === 'REVENUE');
     const cogs = total((a) => a.SubType === 'COST_OF_SALES');
@@ -172,7 +173,7 @@ describe('without a model, reports keep what they exist to show', () => {
     expect(response).not.toMatch(/Fetch the|record\(s\)/);
   });
 
-  it('"balance sheet" shows assets, liabilities and equity with their totals and that they balance', async () => {
+  test('"balance sheet" shows assets, liabilities and equity with their totals and that they balance', async () => {
     const response = await answer('balance sheet', 'ent-bs');
     const assets = total((a) => a.Type === 'ASSET');
     expect(response).toContain(`| **Total assets** | **${inr(assets)}** |`);
@@ -185,7 +186,7 @@ describe('without a model, reports keep what they exist to show', () => {
     );
   });
 
-  it('"show overdue invoices" lists the overdue ones only, with the aging buckets', async () => {
+  test('"show overdue invoices" lists the overdue ones only, with the aging buckets', async () => {
     const response = await answer('show overdue invoices', 'ent-overdue');
     const open = invoices.filter((i) => i.AmountDue > 0 && !['DRAFT', 'VOIDED'].includes(i.Status));
     expect(response).toMatch(/^### Overdue invoices/);
@@ -199,7 +200,7 @@ describe('without a model, reports keep what they exist to show', () => {
     expect(response).toContain(`**${inr(overdue)}**`);
   });
 
-  it('writes a tenant’s answers in the locale of its business context, read from the database', async () => {
+  test('writes a tenant’s answers in the locale of its business context, read from the database', async () => {
     const entityId = 'ent-us-locale';
     await sys.db.query(
       "insert into business_contexts (entity_id, org_id, country_code, timezone) values ($1, $2, 'US', 'UTC')",

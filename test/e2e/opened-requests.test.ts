@@ -2,8 +2,8 @@
 // never ends. Router, agent, validator and executor run as processes on the real NATS and a fresh
 // PostgreSQL; the dying gateway is the gateway's own submit code on a bus that stops at a chosen call.
 import type { RequestScope } from '@munim/contracts';
-import { natsUrl } from '@munim/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsUrl, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { type Bus, connectBus, type FollowedEvent } from '../../packages/bus/src/index.ts';
 import { submitQuery } from '../../services/gateway/src/submit.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -11,8 +11,8 @@ import { startSystem, type TestSystem } from '../support/stack.ts';
 let sys: TestSystem;
 let bus: Bus;
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
   sys.llm?.script({
     match: 'show all invoices',
     repeat: true,
@@ -85,7 +85,7 @@ async function eventsOf(requestId: string, ms: number): Promise<FollowedEvent[]>
 }
 
 describe('a gateway killed while it submits a query', () => {
-  it('leaves every request it opened or submitted to end with complete or error, opened once', async () => {
+  test('leaves every request it opened or submitted to end with complete or error, opened once', async () => {
     // Every point of the submit (a cut past its last call is a gateway that lives).
     const cuts: Cut[] = [1, 2, 3, 4, 5].flatMap((call) =>
       (['before', 'after'] as const).map((when) => ({ call, when })),

@@ -5,7 +5,8 @@
 // goes on. The six services run as processes; the LLM is scripted and reports its usage like a real
 // one. (The gateway's 429 for a used-up token quota is services/gateway/test/quotas.test.ts's.)
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -17,8 +18,8 @@ const QUOTA_USED_UP =
 /** Room for the first model call of a query (about 2,100 prompt tokens + 2,048), not for its second (about 13,500 + 2,048). */
 const QUOTA = 8000;
 
-beforeAll(async () => {
-  sys = await startSystem({ env: { QUOTA_TOKENS_PER_WINDOW: String(QUOTA) } });
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats, env: { QUOTA_TOKENS_PER_WINDOW: String(QUOTA) } });
 });
 
 afterAll(async () => {
@@ -39,7 +40,7 @@ const sum = async (sql: string, tenant: typeof orgA) =>
   Number((await sys.db.query(sql, [tenant.entityId, tenant.orgId])).rows[0]?.n ?? 0);
 
 describe('the model token quota', () => {
-  it('ends a request whose next model call could pass it, never making that call nor passing the quota', async () => {
+  test('ends a request whose next model call could pass it, never making that call nor passing the quota', async () => {
     const query = scriptBills();
     const { status, events } = await ask(sys.gatewayUrl, { query, ...orgA });
     expect(status).toBe(200);
@@ -68,7 +69,7 @@ describe('the model token quota', () => {
       .toBe(counted);
   });
 
-  it('leaves another org of the same entity its own quota', async () => {
+  test('leaves another org of the same entity its own quota', async () => {
     const query = `who is my biggest customer ${randomUUID().slice(0, 8)}`;
     sys.llm?.script({ match: query, turns: [{ content: 'Acme Corp is your biggest customer.' }] });
     const { status, events } = await ask(sys.gatewayUrl, { query, ...orgB });

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
 });
 
 afterAll(async () => {
@@ -41,7 +42,7 @@ async function cachedRows(entityId: string): Promise<number> {
 }
 
 describe('routing events end to end', () => {
-  it('emits the routing events in order for a fast-path query', async () => {
+  test('emits the routing events in order for a fast-path query', async () => {
     sys.llm?.script({ match: 'show all invoices', turns: [{ content: 'Here are your invoices.' }] });
     const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant() });
     expect(routerTypes(events)).toEqual(ROUTER_EVENTS.filter((t) => t !== 'mode_switch'));
@@ -55,7 +56,7 @@ describe('routing events end to end', () => {
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { path: 'fast', status: 'answered' } });
   });
 
-  it('emits them for an LLM-path query, with the tools it selected', async () => {
+  test('emits them for an LLM-path query, with the tools it selected', async () => {
     const query = 'which customer grew the most this quarter';
     sys.llm?.script({ match: query, turns: [{ content: 'Acme Corp grew the most.' }] });
     const { events } = await ask(sys.gatewayUrl, { query, ...tenant() });
@@ -67,7 +68,7 @@ describe('routing events end to end', () => {
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { path: 'llm', status: 'answered' } });
   });
 
-  it('emits mode_switch for a greeting together with a financial question', async () => {
+  test('emits mode_switch for a greeting together with a financial question', async () => {
     const query = 'hi, show my overdue invoices';
     sys.llm?.script({ match: query, turns: [{ content: 'Two invoices are overdue.' }] });
     sys.llm?.script({ match: 'overdue invoices', turns: [{ content: 'Two invoices are overdue.' }] });
@@ -84,7 +85,7 @@ describe('routing events end to end', () => {
 });
 
 describe('response cache end to end', () => {
-  it('answers a repeated read from the cache with no tool and no LLM call; a write in between invalidates it', async () => {
+  test('answers a repeated read from the cache with no tool and no LLM call; a write in between invalidates it', async () => {
     const who = tenant();
     const query = 'show all bills';
     sys.llm?.script({ match: query, turns: [{ content: 'Here are your bills.' }] });
@@ -165,7 +166,7 @@ describe('response cache end to end', () => {
 });
 
 describe('conversation-aware routing end to end', () => {
-  it('reuses the previous tool groups for a short follow-up', async () => {
+  test('reuses the previous tool groups for a short follow-up', async () => {
     const who = tenant();
     const conversationId = `conv-${randomUUID()}`;
     sys.llm?.script({ match: 'show all vendors', turns: [{ content: 'Here are your vendors.' }] });

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { test } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 const tenant = { entityId: 'ent-stream', orgId: 'org-stream' };
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
 });
 
 afterAll(async () => {
@@ -58,7 +59,7 @@ function final(events: SseEvent[]): string {
 const tag = () => randomUUID().slice(0, 8);
 
 describe('token streaming on the LLM path', () => {
-  it('sends the first chunk before the model has written its last token', async () => {
+  test('sends the first chunk before the model has written its last token', async () => {
     const query = `how is my cash position this week ${tag()}`;
     const words = Array.from({ length: 30 }, (_, i) => `point${i + 1}`);
     const { promise: seen, resolve: open } = Promise.withResolvers<void>();
@@ -88,7 +89,7 @@ describe('token streaming on the LLM path', () => {
     expect(texts(events).join('')).toBe(final(events));
   });
 
-  it('never sends an id split across two deltas', async () => {
+  test('never sends an id split across two deltas', async () => {
     const query = `who is my biggest customer ${tag()}`;
     const id = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp')?.ContactId ?? '';
     expect(id).toMatch(/^[0-9a-f]{8}-/);
@@ -101,7 +102,7 @@ describe('token streaming on the LLM path', () => {
     expect(shown(events)).toBe(final(events));
   });
 
-  it('streams general chat through the same guard', async () => {
+  test('streams general chat through the same guard', async () => {
     const query = `tell me a joke about cats ${tag()}`;
     const id = randomUUID();
     const deltas = ['Here is one (ref ', id.slice(0, 13), id.slice(13), '): cats own the keyboard.'];
@@ -114,7 +115,7 @@ describe('token streaming on the LLM path', () => {
     expect(shown(events)).toBe(final(events));
   });
 
-  it('never sends a card block', async () => {
+  test('never sends a card block', async () => {
     const query = `summarise my receivables ${tag()}`;
     const deltas = [
       'Receivables are ₹15,500.\n``',
@@ -129,7 +130,7 @@ describe('token streaming on the LLM path', () => {
     expect(texts(events).join('')).toBe(final(events));
   });
 
-  it('replaces an answer the final check changed with one event, and complete carries it', async () => {
+  test('replaces an answer the final check changed with one event, and complete carries it', async () => {
     const query = `record the rent payment ${tag()}`;
     sys.llm?.script({
       match: query,
@@ -144,7 +145,7 @@ describe('token streaming on the LLM path', () => {
     expect(events.at(-1)?.data.guardrails).toEqual(['hallucinated_success_stripped']);
   });
 
-  it('takes back the text of a turn that goes on to call tools', async () => {
+  test('takes back the text of a turn that goes on to call tools', async () => {
     const query = `list my bills please ${tag()}`;
     sys.llm?.script({
       match: query,

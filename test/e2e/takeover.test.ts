@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { catalog, messageSchema, resolveSubject, STREAMS } from '@munim/contracts';
 import type { ServiceName } from '@munim/devstack';
 import { type ChatRequest, lastUserText } from '@munim/scripted-llm';
-import { natsUrl } from '@munim/testkit';
+import { natsUrl, test } from '@munim/testkit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -21,8 +21,10 @@ const TOOL = 'create_customer';
 /** The books hold each new customer this long: the kill lands while the write is at the books. */
 const WRITE_DELAY_MS = 1500;
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   sys = await startSystem({
+    database,
+    nats,
     env: {
       AGENT_ACK_WAIT_MS: '2000',
       MCP_WRITE_TIMEOUT_MS: '2000',
@@ -91,7 +93,7 @@ async function confirmAndKill(service: ServiceName) {
 }
 
 describe('a confirmed write outlives its instance', () => {
-  it('another agent finishes it when the one carrying it dies, and every step reaches the client', async () => {
+  test('another agent finishes it when the one carrying it dies, and every step reaches the client', async () => {
     const { name, events, sent } = await confirmAndKill('agent');
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
     // The redelivery's own events are not dropped as repeats of its dead predecessor's.
@@ -101,7 +103,7 @@ describe('a confirmed write outlives its instance', () => {
     expect(sys.books.store.contacts.filter((c) => c.Name === name)).toHaveLength(1);
   }, 60_000);
 
-  it('another executor answers for it when the one sending it dies: outcome unknown, checked with a read', async () => {
+  test('another executor answers for it when the one sending it dies: outcome unknown, checked with a read', async () => {
     const { name, events, sent } = await confirmAndKill('mcp-executor');
     const done = events.at(-1);
     // The call is sent again to the executor left, which never sends it twice: the dead one may have.
@@ -118,7 +120,7 @@ describe('a confirmed write outlives its instance', () => {
     expect(sent()).toHaveLength(1);
   }, 60_000);
 
-  it('a write approved by an agent that died before saying so is announced, then finished, by another', async () => {
+  test('a write approved by an agent that died before saying so is announced, then finished, by another', async () => {
     // The agent that took the confirmation approved it in PostgreSQL and died before its
     // `confirmation: approved` event: played here by the test, which never acks the routed answer.
     const nc = await connect({ servers: natsUrl() });
@@ -164,7 +166,7 @@ describe('a confirmed write outlives its instance', () => {
     }
   }, 60_000);
 
-  it('a request redelivered after it ended is not run again', async () => {
+  test('a request redelivered after it ended is not run again', async () => {
     // The agent that took it ended it, then died before acknowledging it: played here by the test,
     // which takes the routed query from the agents' consumer, ends the request and never acks.
     const nc = await connect({ servers: natsUrl() });

@@ -2,7 +2,9 @@
 // 17 item 7): the same question is answered from each org's own books and cached per org, and each
 // org sees only its own conversations, numbered from #MJ-0001. The six services run as processes
 // on the real NATS and a fresh PostgreSQL; the LLM is scripted, the books are the demo MCP server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -12,8 +14,8 @@ const orgB = { entityId: 'ent-shared', orgId: 'org-b' };
 type Tenant = typeof orgA;
 const QUERY = 'show all bills';
 
-beforeAll(async () => {
-  sys = await startSystem();
+test.beforeAll(async ({ database, nats }) => {
+  sys = await startSystem({ database, nats });
   // Every answer the model writes is a new one, so whose answer a tenant was shown is plain.
   let answers = 0;
   sys.llm?.script({
@@ -58,7 +60,7 @@ async function conversationsOf(tenant: Tenant) {
 }
 
 describe('two orgs sharing an entity id', () => {
-  it('each get their own answer to the same question, and their own from the cache', async () => {
+  test('each get their own answer to the same question, and their own from the cache', async () => {
     const first = await askAs(orgA);
     expect(first.path).toBe('fast');
     await expect.poll(cachedRows, { timeout: 10_000 }).toBe(1);

@@ -45,10 +45,15 @@ export async function startSystem(
     env?: Record<string, string>;
     /** Settings of one instance (e.g. a second gateway's own PORT). */
     instanceEnv?: StackOptions['instanceEnv'];
+    /** The test file's `database` fixture: the fixture drops it, not `stop`. */
+    database?: { url: string };
+    /** The test file's `nats` fixture: the services use its prefix, and the fixture deletes their streams. */
+    nats?: { prefix: string };
   } = {},
 ) {
-  const prefix = `e2e${randomBytes(4).toString('hex')}`;
-  const database = await createMigratedTestDatabase();
+  const prefix = opts.nats?.prefix ?? `e2e${randomBytes(4).toString('hex')}`;
+  const owned = opts.database ? undefined : await createMigratedTestDatabase();
+  const database = opts.database ?? owned!;
   // Each service logs in as its own role, as deployed: a grant it lacks fails the test.
   const logins = await serviceLogins(database.url);
   const books = createDemoBooks();
@@ -94,8 +99,8 @@ export async function startSystem(
       await db.end();
       await llm?.close();
       await booksServer.close();
-      await cleanupStreams(prefix, natsUrl);
-      await database.drop();
+      if (!opts.nats) await cleanupStreams(prefix, natsUrl);
+      await owned?.drop();
     },
   };
   return system;
