@@ -3,7 +3,8 @@
  * its own main, each answering /livez and /readyz with its own checks, and closing the port when it stops.
  */
 import type { ServiceName } from '@munim/devstack';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
 
 /** Every service but the gateway, whose probes are its own /healthz and /readyz. */
@@ -20,9 +21,11 @@ const CHECKS: Record<(typeof PROBED)[number], string[]> = {
 let system: TestSystem;
 const ports = {} as Record<ServiceName, number>;
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   for (const service of PROBED) ports[service] = await freePort();
   system = await startSystem({
+    database,
+    nats,
     llm: false,
     instanceEnv: (service) =>
       service === 'gateway' ? undefined : { HEALTH_PORT: String(ports[service as (typeof PROBED)[number]]) },
@@ -42,7 +45,7 @@ const get = async (service: ServiceName, path: string) => {
 };
 
 describe('HEALTH_PORT', () => {
-  it.each(PROBED)('%s answers /livez and /readyz with its own checks', async (service) => {
+  test.each(PROBED)('%s answers /livez and /readyz with its own checks', async (service) => {
     expect(await get(service, '/livez')).toEqual({ status: 200, body: { status: 'ok' } });
     const ready = await get(service, '/readyz');
     expect(ready.status).toBe(200);
@@ -52,7 +55,7 @@ describe('HEALTH_PORT', () => {
     expect(Object.values(ready.body.checks ?? {}).every(Boolean)).toBe(true);
   });
 
-  it('is closed once the service has stopped', async () => {
+  test('is closed once the service has stopped', async () => {
     const validator = system.stack.processes.find((p) => p.service === 'validator');
     if (!validator) throw new Error('no validator');
     await system.stack.kill(validator, 'SIGTERM');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { makeCsv, makeDocx, makePdf, makePng, makeXlsx, type SampleFile } from '@munim/attachments/testing';
 import type { Attachment } from '@munim/contracts';
 import type { ChatContentPart, ChatMessage, ChatRequest } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -12,10 +13,12 @@ let sys: TestSystem;
 let dir: string;
 const tenant = { entityId: 'ent-files', orgId: 'org-files' };
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   dir = mkdtempSync(join(tmpdir(), 'munim-e2e-att-'));
   // The scripted model's name says nothing of vision, so it is switched on explicitly.
   sys = await startSystem({
+    database,
+    nats,
     env: { ATTACHMENTS_DIR: dir, ATTACHMENTS_SIGNING_KEY: 'e2e-signing-key-'.repeat(3), LLM_VISION: 'on' },
   });
 });
@@ -58,7 +61,7 @@ async function askModel(query: string, match: string, answer: string, extra: Rec
 describe('a query about attached files, through all six services', () => {
   let conversationId: string;
 
-  it('gives the model the rows of an uploaded XLSX as delimited data, and remembers the file', async () => {
+  test('gives the model the rows of an uploaded XLSX as delimited data, and remembers the file', async () => {
     const sheet = await upload(await makeXlsx());
     expect(sheet.suggestedMessage).toBe('Review the 3 rows in sales.xlsx and record them as invoices?');
     const { events, request: req } = await askModel(
@@ -95,7 +98,7 @@ describe('a query about attached files, through all six services', () => {
     });
   });
 
-  it('lets a follow-up in the same conversation refer to the earlier file', async () => {
+  test('lets a follow-up in the same conversation refer to the earlier file', async () => {
     const { request: req } = await askModel(
       'which customer owes the most there?',
       'which customer owes the most',
@@ -112,7 +115,7 @@ describe('a query about attached files, through all six services', () => {
     expect(history.some((t) => t.includes('[attached: sales.xlsx (spreadsheet)]'))).toBe(true);
   });
 
-  it('reads a PDF, a DOCX and a CSV of one query together', async () => {
+  test('reads a PDF, a DOCX and a CSV of one query together', async () => {
     const files = [
       await upload(await makePdf(['Bank statement April 2026', 'Closing balance 48,200'], 'april.pdf')),
       await upload(await makeDocx(['Retainer agreement with Globex Traders'])),
@@ -127,7 +130,7 @@ describe('a query about attached files, through all six services', () => {
     expect(user).toContain('INV-9001 | Acme Corp');
   });
 
-  it('passes an image to a vision model as an image_url part', async () => {
+  test('passes an image to a vision model as an image_url part', async () => {
     const png = makePng();
     const image = await upload(png);
     expect(image.suggestedMessage).toBe('What does this receipt show?');
@@ -144,7 +147,7 @@ describe('a query about attached files, through all six services', () => {
     expect(picture?.image_url.url).toBe(`data:image/png;base64,${png.bytes.toString('base64')}`);
   });
 
-  it('refuses a query naming a file that no longer exists, before anything is submitted', async () => {
+  test('refuses a query naming a file that no longer exists, before anything is submitted', async () => {
     const file = await upload(makeCsv([['a'], ['1']], 'gone.csv'));
     await sys.db.query('delete from attachments where id = $1', [file.id]);
     const res = await fetch(`${sys.gatewayUrl}/v1/query`, {

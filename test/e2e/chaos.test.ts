@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceName, ServiceProcess } from '@munim/devstack';
 import { type ChatRequest, lastUserText, offeredToolNames } from '@munim/scripted-llm';
+import { test } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { SseEvent } from '../support/sse.ts';
 import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -37,9 +38,11 @@ let gateways: string[] = [];
 /** Requests under way now. */
 let active = 0;
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   const secondGateway = await freePort();
   sys = await startSystem({
+    database,
+    nats,
     scale: {
       'mcp-executor': 2,
       validator: 2,
@@ -281,7 +284,7 @@ const writeResults = (seen: Seen) =>
   seen.events.filter((e) => e.event === 'tool_result' && e.data.tool === WRITE_TOOL);
 
 describe('chaos: kill -9 one instance of each service under load', () => {
-  it('ends every request, runs no write twice, and stores every event', async () => {
+  test('ends every request, runs no write twice, and stores every event', async () => {
     const started = Date.now();
     const flows: Flow[] = [];
     const kills: { name: string; underWay: number }[] = [];

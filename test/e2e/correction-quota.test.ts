@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatRequest } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -60,9 +61,11 @@ const QUOTA = 1_000_000;
 let sys: TestSystem;
 let proxy: Awaited<ReturnType<typeof usageProxy>>;
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   proxy = await usageProxy();
   sys = await startSystem({
+    database,
+    nats,
     // A day's window, aligned to midnight UTC: a test's counts do not straddle two windows.
     env: { QUOTA_TOKENS_PER_WINDOW: String(QUOTA), QUOTA_WINDOW_MS: String(86_400_000) },
     instanceEnv: (service) => (service === 'validator' ? { OPENAI_BASE_URL: proxy.baseURL } : undefined),
@@ -126,7 +129,7 @@ const agentSpent = (tenant: { entityId: string; orgId: string }) =>
   sum('select sum(total_tokens) as n from llm_usage_logs where entity_id = $1 and org_id = $2', tenant);
 
 describe('the LLM corrections of the validator against the token quota', () => {
-  it('counts a correction as the model reported it, so a tenant it uses the quota up for is refused its next query', async () => {
+  test('counts a correction as the model reported it, so a tenant it uses the quota up for is refused its next query', async () => {
     const tenant = { entityId: 'ent-correct', orgId: 'org-reported' };
     proxy.state.dropUsage = false;
     const correction = await askWithBrokenBlock(tenant);
@@ -151,7 +154,7 @@ describe('the LLM corrections of the validator against the token quota', () => {
     expect(sys.llm?.requestsFor(next)).toHaveLength(0);
   });
 
-  it('counts a correction whose endpoint reported no usage by the tokenizer estimate', async () => {
+  test('counts a correction whose endpoint reported no usage by the tokenizer estimate', async () => {
     const tenant = { entityId: 'ent-correct', orgId: 'org-no-usage' };
     proxy.state.dropUsage = true;
     try {

@@ -4,7 +4,8 @@
 // administrator switches it to model B and back through the gateway, and no process restarts.
 import { randomBytes } from 'node:crypto';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { bearerJson, jsonCaller } from '../support/http.ts';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -58,10 +59,12 @@ async function askModel() {
   return { query, complete: last?.data as { response: string; llmModel: string; status: string } };
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   // Model B is a second OpenAI-compatible server with its own key; A is startSystem's own.
   modelB = await startScriptedLlm({ apiKey: KEY_B, model: 'model-b' });
   sys = await startSystem({
+    database,
+    nats,
     env: {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
@@ -88,7 +91,7 @@ afterAll(async () => {
 describe('model configurations through the whole stack', () => {
   let configB: Config;
 
-  it('answers with the environment’s model A while the table is empty', async () => {
+  test('answers with the environment’s model A while the table is empty', async () => {
     expect(await configs()).toEqual([]);
     const { query, complete } = await askModel();
     expect(complete).toMatchObject({ status: 'answered', response: 'Answered by model A.' });
@@ -98,7 +101,7 @@ describe('model configurations through the whole stack', () => {
     expect(modelB.requestsFor(query)).toEqual([]);
   });
 
-  it('switches the agent to model B once an administrator makes B the default, with no restart', async () => {
+  test('switches the agent to model B once an administrator makes B the default, with no restart', async () => {
     const created = await call('POST', '/v1/admin/llm-configs', {
       name: 'model-b',
       provider: 'openai',
@@ -149,7 +152,7 @@ describe('model configurations through the whole stack', () => {
     expect(modelA.requests.length).toBe(settled);
   });
 
-  it('adds every answered turn to B’s usage totals', async () => {
+  test('adds every answered turn to B’s usage totals', async () => {
     const start = (await configs()).find((c) => c.id === configB.id)?.usage;
     expect(start?.requests).toBeGreaterThan(0);
     expect(start?.inputTokens).toBeGreaterThan(0);
@@ -171,7 +174,7 @@ describe('model configurations through the whole stack', () => {
       .toContain('model-b-large');
   });
 
-  it('refuses an endpoint that cannot serve chat completions with 400 naming endpoint, changing nothing', async () => {
+  test('refuses an endpoint that cannot serve chat completions with 400 naming endpoint, changing nothing', async () => {
     const snapshot = await configs();
     for (const endpoint of [
       'https://api.anthropic.com/v1/messages',
@@ -196,7 +199,7 @@ describe('model configurations through the whole stack', () => {
     expect(complete.response).toBe('Answered by model B.');
   });
 
-  it('refuses a tenant (non-admin) caller with 403 and changes nothing', async () => {
+  test('refuses a tenant (non-admin) caller with 403 and changes nothing', async () => {
     const snapshot = await configs();
     const attempts: [string, string, unknown][] = [
       ['GET', '/v1/admin/llm-configs', undefined],
@@ -221,7 +224,7 @@ describe('model configurations through the whole stack', () => {
     expect(complete.response).toBe('Answered by model B.');
   });
 
-  it('follows an edit of the default configuration, then a switch back to model A', async () => {
+  test('follows an edit of the default configuration, then a switch back to model A', async () => {
     const edited = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, { model: 'model-b-mini' });
     expect(edited.status).toBe(200);
     await expect
@@ -261,7 +264,7 @@ describe('model configurations through the whole stack', () => {
 describe('endpoints an administrator may not save, and rows the agent will not use', () => {
   const port = () => new URL(modelA.baseURL).port;
 
-  it('refuses loopback (not allow-listed), private, link-local/metadata and CGNAT endpoints with 400 naming endpoint', async () => {
+  test('refuses loopback (not allow-listed), private, link-local/metadata and CGNAT endpoints with 400 naming endpoint', async () => {
     const snapshot = await configs();
     const configB = snapshot.find((c) => c.name === 'model-b');
     if (!configB) throw new Error('model-b is missing');
@@ -290,7 +293,7 @@ describe('endpoints an administrator may not save, and rows the agent will not u
     expect((await configs()).map(settings)).toEqual(snapshot.map(settings));
   });
 
-  it('never sends a stored key to a new host: moving to another origin needs the key again', async () => {
+  test('never sends a stored key to a new host: moving to another origin needs the key again', async () => {
     const configB = (await configs()).find((c) => c.name === 'model-b');
     if (!configB) throw new Error('model-b is missing');
     const refused = await call('PATCH', `/v1/admin/llm-configs/${configB.id}`, { endpoint: modelA.baseURL });
@@ -312,7 +315,7 @@ describe('endpoints an administrator may not save, and rows the agent will not u
     expect(back.status).toBe(200);
   });
 
-  it('falls back to the environment model, with a warning, when the default row in the table points at cloud metadata', async () => {
+  test('falls back to the environment model, with a warning, when the default row in the table points at cloud metadata', async () => {
     // Planted straight in the table (a tampered database), so the gateway's own check never saw it.
     await sys.db.query('update llm_configs set is_default = false where is_default');
     const { rows } = await sys.db.query(

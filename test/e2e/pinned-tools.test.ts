@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { offeredToolNames } from '@munim/scripted-llm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { loggedCalls } from '../support/mcp-fixture.ts';
 import {
   initialDescriptions,
@@ -99,7 +100,7 @@ async function untilOffered(tool: string, offered: boolean): Promise<void> {
     .toBe(offered);
 }
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   dir = mkdtempSync(join(tmpdir(), 'pinned-tools-'));
   http = await startPinnedBooks('invoices');
   const script = fileURLToPath(new URL('../support/pinned-books.ts', import.meta.url));
@@ -115,6 +116,8 @@ beforeAll(async () => {
   writeFileSync(descriptionsFile, JSON.stringify(initialDescriptions('bills')));
   // Two executors: each must withhold the changed tool, and each must hear the operator's decision.
   sys = await startSystem({
+    database,
+    nats,
     scale: { 'mcp-executor': 2 },
     env: {
       MCP_SERVERS: JSON.stringify(servers),
@@ -143,7 +146,7 @@ afterAll(async () => {
 describe.each(SERVERS)('a tool whose description changes, over $transport', ({ server, tool }) => {
   let reviewed: Change;
 
-  it('is offered and called while its definition is the pinned one', async () => {
+  test('is offered and called while its definition is the pinned one', async () => {
     await untilOffered(tool, true);
     const before = received(server).length;
     const { events } = await askFor(tool);
@@ -152,7 +155,7 @@ describe.each(SERVERS)('a tool whose description changes, over $transport', ({ s
     expect(await pinOf(server, tool)).toBe('pinned');
   });
 
-  it('is withheld once its description changes: not offered, and a call of it never reaches the server', async () => {
+  test('is withheld once its description changes: not offered, and a call of it never reaches the server', async () => {
     await redescribe(server, tool, `Lists the ${tool.slice(5)} with their payment status.`);
     await expect
       .poll(async () => (await changes()).find((c) => c.server === server && c.tool === tool)?.state, {
@@ -177,7 +180,7 @@ describe.each(SERVERS)('a tool whose description changes, over $transport', ({ s
     expect(received(server)).toHaveLength(before);
   });
 
-  it('is offered and called again once an operator accepts the reviewed definition', async () => {
+  test('is offered and called again once an operator accepts the reviewed definition', async () => {
     const stale = await fetch(`${sys.gatewayUrl}/v1/admin/tools/${server}/${tool}/accept`, {
       method: 'POST',
       headers: admin,

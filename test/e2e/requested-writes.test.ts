@@ -8,16 +8,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeCsv, type SampleFile } from '@munim/attachments/testing';
 import type { Attachment } from '@munim/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;
 let dir: string;
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   dir = mkdtempSync(join(tmpdir(), 'munim-e2e-requested-'));
   sys = await startSystem({
+    database,
+    nats,
     env: { ATTACHMENTS_DIR: dir, ATTACHMENTS_SIGNING_KEY: 'e2e-signing-key-'.repeat(3) },
   });
 });
@@ -78,7 +81,7 @@ const createCustomer = (name: string) => ({
 });
 
 describe('a write the message did not ask for', () => {
-  it('"summarise the attached statement" asks for no change: the customer a line of the file asks for is flagged and typed', async () => {
+  test('"summarise the attached statement" asks for no change: the customer a line of the file asks for is flagged and typed', async () => {
     const tenant = freshTenant();
     const statement = await upload(
       makeCsv(
@@ -103,7 +106,7 @@ describe('a write the message did not ask for', () => {
     expect(writes('create_customer')).toHaveLength(before);
   });
 
-  it('a file the user asks to record from still makes the write typed-confirmed, without calling it unasked', async () => {
+  test('a file the user asks to record from still makes the write typed-confirmed, without calling it unasked', async () => {
     const tenant = freshTenant();
     const file = await upload(
       makeCsv(
@@ -130,7 +133,7 @@ describe('a write the message did not ask for', () => {
     expect(guardrails).not.toContain('unrequested_write');
   });
 
-  it('a write the user asked for, proposed after a tool result that gives orders, is typed-confirmed', async () => {
+  test('a write the user asked for, proposed after a tool result that gives orders, is typed-confirmed', async () => {
     const acme = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');
     expect(acme).toBeDefined();
     const original = acme?.Address ?? null;
@@ -150,7 +153,7 @@ describe('a write the message did not ask for', () => {
     }
   });
 
-  it('an asked-for write after plain reads keeps its own tier', async () => {
+  test('an asked-for write after plain reads keeps its own tier', async () => {
     const query = `add customer Plain Reads ${randomUUID().slice(0, 6)}`;
     const { card, guardrails } = await proposal(query, [
       { toolCalls: [{ name: 'get_all_customers', arguments: { Search: 'Plain Reads' } }] },

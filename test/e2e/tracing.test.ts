@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -81,9 +82,11 @@ const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'lo
   (s) => `munim-${s}`,
 );
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   receiver = await startReceiver();
   sys = await startSystem({
+    database,
+    nats,
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       // This receiver reads OTLP/JSON; production uses the default, protobuf.
@@ -100,7 +103,7 @@ afterAll(async () => {
 });
 
 describe('one query is one trace (OpenTelemetry)', () => {
-  it('gets spans from all six services under the trace id that complete reports', async () => {
+  test('gets spans from all six services under the trace id that complete reports', async () => {
     sys.llm?.script({ match: 'show all invoices', repeat: true, turns: [{ content: 'Your invoices.' }] });
     const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...tenant });
     const traceId = String(events.at(-1)?.data.traceId);
@@ -142,7 +145,7 @@ describe('one query is one trace (OpenTelemetry)', () => {
       );
   });
 
-  it('shows a blocked write as a span event', async () => {
+  test('shows a blocked write as a span event', async () => {
     const query = `record a payment please ${randomUUID().slice(0, 6)}`;
     sys.llm?.script({
       match: query,

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { readSse } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -10,12 +11,12 @@ let sys: TestSystem;
 let wav: Buffer;
 const tenant = { entityId: 'ent-voice', orgId: 'org-voice' };
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   // Real speech, made here: Debian's espeak-ng writes a WAV of the phrase.
   const dir = mkdtempSync(join(tmpdir(), 'munim-voice-'));
   execFileSync('espeak-ng', ['-w', join(dir, 'q.wav'), 'show all invoices']);
   wav = readFileSync(join(dir, 'q.wav'));
-  sys = await startSystem({ env: { STT_MAX_BYTES: String(wav.length * 4) } });
+  sys = await startSystem({ database, nats, env: { STT_MAX_BYTES: String(wav.length * 4) } });
 });
 
 afterAll(async () => {
@@ -30,7 +31,7 @@ function form(fields: Record<string, string>, file?: { bytes: Buffer; type: stri
 }
 
 describe('speech to text', () => {
-  it('transcribes real audio through the OpenAI-compatible endpoint', async () => {
+  test('transcribes real audio through the OpenAI-compatible endpoint', async () => {
     sys.llm?.transcribeAs((upload) => (upload.bytes.length > 1000 ? 'show all invoices' : ''));
     const res = await fetch(`${sys.gatewayUrl}/v1/transcribe`, {
       method: 'POST',
@@ -49,7 +50,7 @@ describe('speech to text', () => {
     expect(upload?.bytes.length).toBe(wav.length);
   });
 
-  it('answers a spoken query like a typed one', async () => {
+  test('answers a spoken query like a typed one', async () => {
     sys.llm?.transcribeAs('show all invoices');
     sys.llm?.script({
       match: 'show all invoices',
@@ -66,7 +67,7 @@ describe('speech to text', () => {
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
   });
 
-  it('refuses what it cannot take with a clear 4xx naming the file', async () => {
+  test('refuses what it cannot take with a clear 4xx naming the file', async () => {
     const cases: [FormData, number][] = [
       [form({}, { bytes: Buffer.from('%PDF-1.4'), type: 'application/pdf', name: 'x.pdf' }), 415],
       [form({}), 400],
