@@ -7,7 +7,8 @@
 // amount and date from what the turn read, never says "not looked up", and the server receives
 // nothing but reads until the user confirms — then the write, once.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { ReceivedCall } from '../support/mcp-fixture.ts';
 import { oddBooks, oddToolNames, type Shape } from '../support/odd-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
@@ -100,7 +101,7 @@ describe('confirmation cards on servers with unfamiliar record shapes, over Stre
   const received = (shape: Shape, transport: Transport): ReceivedCall[] =>
     fixtures.received(serverName(shape, transport));
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ database, nats }) => {
     const shapes = ['ledgerly', 'quickly'] as const;
     const script = new URL('../support/odd-books.ts', import.meta.url);
     fixtures = await startOverFixtures(
@@ -111,6 +112,8 @@ describe('confirmation cards on servers with unfamiliar record shapes, over Stre
       shapes.flatMap((shape) =>
         TRANSPORTS.flatMap((t) => oddToolNames(shape).map((tool) => offered(shape, t, tool))),
       ),
+      {},
+      { database, nats },
     );
     sys = fixtures.sys;
   }, 120_000);
@@ -121,7 +124,7 @@ describe('confirmation cards on servers with unfamiliar record shapes, over Stre
 
   describe.each(TRANSPORTS)('over %s', (transport) => {
     describe.each(['ledgerly', 'quickly'] as const)('%s', (shape) => {
-      it.each(FLOWS[shape])(
+      test.each(FLOWS[shape])(
         '$what: "$query" names the record; nothing is sent before the confirmation',
         async (flow) => {
           const read = offered(shape, transport, flow.read);

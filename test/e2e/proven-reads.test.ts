@@ -5,7 +5,8 @@
 // an honest read runs at once. One system holds both servers: snake_case names over Streamable
 // HTTP, camelCase names spawned over stdio.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { Args, ReceivedCall } from '../support/mcp-fixture.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { type FixtureSystem, startOverFixtures, type TestSystem } from '../support/stack.ts';
@@ -34,7 +35,7 @@ let fixtures: FixtureSystem;
 let sys: TestSystem;
 const received = (style: UnseenStyle): ReceivedCall[] => fixtures.received(SERVER_OF[style]);
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   fixtures = await startOverFixtures(
     [
       { name: SERVER_OF.snake, http: unseenBooks('snake') },
@@ -49,6 +50,7 @@ beforeAll(async () => {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       GATEWAY_API_KEYS: `${TENANT_KEY}:${tenant.entityId}:${tenant.orgId}`,
     },
+    { database, nats },
   );
   sys = fixtures.sys;
 }, 120_000);
@@ -136,7 +138,7 @@ describe.each(Object.entries(TRANSPORTS))('a read must be proven, over %s', (_tr
     },
   ];
 
-  it.each(writes)(
+  test.each(writes)(
     '$what ($tool) is confirmed at tier $tier before anything is sent, then sent once',
     async (w) => {
       const before = sent(w.tool).length;
@@ -159,7 +161,7 @@ describe.each(Object.entries(TRANSPORTS))('a read must be proven, over %s', (_tr
     },
   );
 
-  it(`an honest read (${n.listBills}) runs at once, with no confirmation`, async () => {
+  test(`an honest read (${n.listBills}) runs at once, with no confirmation`, async () => {
     const before = sent(n.listBills).length;
     const events = await run('which bills are unpaid?', n.listBills, {}, 'Two bills are unpaid.');
     expect(only(events, 'mcq')).toEqual([]);
@@ -168,7 +170,7 @@ describe.each(Object.entries(TRANSPORTS))('a read must be proven, over %s', (_tr
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
   });
 
-  it('the operator sees each decision and its reason', async () => {
+  test('the operator sees each decision and its reason', async () => {
     const res = await fetch(`${sys.gatewayUrl}/v1/admin/tools`, {
       headers: admin,
     });

@@ -6,7 +6,8 @@
 // blocked and never sent. One system holds both servers: snake_case names over Streamable HTTP,
 // camelCase names spawned over stdio.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import type { ReceivedCall } from '../support/mcp-fixture.ts';
 import { type OptionalBooksStyle, optionalBooks, optionalBooksNames } from '../support/optional-books.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
@@ -39,7 +40,7 @@ let sys: TestSystem;
 /** What the server of a style has received so far. */
 const received = (style: OptionalBooksStyle): ReceivedCall[] => fixtures.received(SERVER_OF[style]);
 
-beforeAll(async () => {
+test.beforeAll(async ({ database, nats }) => {
   fixtures = await startOverFixtures(
     [
       { name: SERVER_OF.snake, http: optionalBooks('snake') },
@@ -53,6 +54,8 @@ beforeAll(async () => {
       const names = optionalBooksNames(style);
       return [names.receivePayment, names.createVendorPayment];
     }),
+    {},
+    { database, nats },
   );
   sys = fixtures.sys;
 }, 120_000);
@@ -102,7 +105,7 @@ describe.each(Object.entries(TRANSPORTS))(
       },
     ];
 
-    it.each(writes)(
+    test.each(writes)(
       '$what ($tool) is proposed as it is, sent only once confirmed, exactly',
       async ({ tool, args }) => {
         const before = sent(tool).length;
@@ -124,7 +127,7 @@ describe.each(Object.entries(TRANSPORTS))(
       },
     );
 
-    it(`a payment of zero (${names.receivePayment}) on the same server is still blocked and never sent`, async () => {
+    test(`a payment of zero (${names.receivePayment}) on the same server is still blocked and never sent`, async () => {
       const tool = names.receivePayment;
       const before = sent(tool).length;
       const events = await run(tool, { [f('customer_id')]: '58', amount: 0 }, 'I need the amount first.');

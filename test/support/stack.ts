@@ -151,10 +151,13 @@ export async function startOverFixtures(
   servers: readonly FixtureServer[],
   tools: readonly string[],
   env: Record<string, string> = {},
+  /** The test file's `database` and `nats` fixtures, for the system (see `startSystem`). */
+  kit: { database?: { url: string }; nats?: { prefix: string } } = {},
 ): Promise<FixtureSystem> {
   const dir = mkdtempSync(join(tmpdir(), 'fixtures-'));
   const fixtures = await serveFixtures(servers, dir);
   const sys = await startSystem({
+    ...kit,
     env: {
       TOOL_STRATEGY: 'direct_llm_all_mcp_tools',
       TOOL_COLLAPSE: 'never',
