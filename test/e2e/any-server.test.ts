@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 import {
@@ -372,7 +373,7 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
     let received: (style: Style) => ReceivedCall[];
     let cleanup = async () => {};
 
-    beforeAll(async () => {
+    test.beforeAll(async ({ newDatabase, newNats }) => {
       let servers: Record<string, unknown>[];
       if (transport === 'stdio') {
         const dir = mkdtempSync(join(tmpdir(), 'styled-books-'));
@@ -399,7 +400,11 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
         received = (style) => books.get(style)?.calls ?? [];
         cleanup = async () => void (await Promise.all([...books.values()].map((b) => b.close())));
       }
-      sys = await startSystem({ env: { ...SYSTEM_ENV, MCP_SERVERS: JSON.stringify(servers) } });
+      sys = await startSystem({
+        database: await newDatabase(),
+        nats: newNats(),
+        env: { ...SYSTEM_ENV, MCP_SERVERS: JSON.stringify(servers) },
+      });
       await waitForTools(sys);
     }, 120_000);
 
@@ -447,7 +452,7 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
     describe.each(STYLES)('%s', (style) => {
       const cases = CASES[style];
 
-      it.each(cases.writes)(
+      test.each(cases.writes)(
         '$what ($tool) asks for tier $tier confirmation, is not sent until confirmed, then is sent once',
         async (write) => {
           const before = sent(style, write.tool).length;
@@ -467,7 +472,7 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
         },
       );
 
-      it(`a read (${cases.read.tool}) runs without asking`, async () => {
+      test(`a read (${cases.read.tool}) runs without asking`, async () => {
         const { tool, args } = cases.read;
         const before = sent(style, tool).length;
         const events = await run(style, cases.read, 'Here they are.');
@@ -496,22 +501,22 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
         return checked[0] as Record<string, unknown>;
       }
 
-      it(`a write missing a required field (${cases.missing.tool} without ${cases.missing.field}) is blocked and never sent`, async () => {
+      test(`a write missing a required field (${cases.missing.tool} without ${cases.missing.field}) is blocked and never sent`, async () => {
         const blocked = await expectBlocked(cases.missing);
         expect(blocked.missing_fields).toContain(cases.missing.field);
       });
 
-      it(`a zero payment (${cases.zeroPayment.tool}) is blocked and never sent`, async () => {
+      test(`a zero payment (${cases.zeroPayment.tool}) is blocked and never sent`, async () => {
         const blocked = await expectBlocked(cases.zeroPayment);
         expect(String(blocked.message)).toContain(cases.zeroPayment.field);
       });
 
-      it(`an unbalanced journal (${cases.unbalanced.tool}) is blocked and never sent`, async () => {
+      test(`an unbalanced journal (${cases.unbalanced.tool}) is blocked and never sent`, async () => {
         const blocked = await expectBlocked(cases.unbalanced);
         expect(String(blocked.message)).toMatch(/balance|debit|credit|sum/i);
       });
 
-      it(`a write the server refuses in plain text (${cases.failing.tool}) is reported as failed, not as done`, async () => {
+      test(`a write the server refuses in plain text (${cases.failing.tool}) is reported as failed, not as done`, async () => {
         const { tool, claim } = cases.failing;
         const before = sent(style, tool).length;
         const events = await run(style, cases.failing, claim);
@@ -529,7 +534,7 @@ describe.each(['Streamable HTTP', 'stdio'] as const)(
       });
     });
 
-    it('camel deleteContact, annotated readOnlyHint: true by an untrusted server, is a write confirmed by typing DELETE', async () => {
+    test('camel deleteContact, annotated readOnlyHint: true by an untrusted server, is a write confirmed by typing DELETE', async () => {
       const write = { tool: 'deleteContact', args: { contactId: 'C-CRUX' }, tier: 3, word: 'DELETE' };
       const { rows } = await sys.db.query(
         'select is_write, confirm_tier from tool_registry where tool_name = $1',

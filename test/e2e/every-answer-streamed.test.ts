@@ -6,7 +6,8 @@
 // PostgreSQL: once without a model, once with the scripted one.
 import { randomUUID } from 'node:crypto';
 import { STARTER_INTENTS } from '@munim/db';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -60,15 +61,15 @@ const FAST_PATH = STARTER_INTENTS.map((i) => [i.name, i.trainingPhrases[0] ?? i.
 describe('without a model, every answer is streamed', () => {
   let sys: TestSystem;
 
-  beforeAll(async () => {
-    sys = await startSystem({ llm: false });
+  test.beforeAll(async ({ newDatabase, newNats }) => {
+    sys = await startSystem({ database: await newDatabase(), nats: newNats(), llm: false });
   });
 
   afterAll(async () => {
     await sys?.stop();
   });
 
-  it.each(SMALL_TALK_VARIANTS)('small talk "%s"', async (query) => {
+  test.each(SMALL_TALK_VARIANTS)('small talk "%s"', async (query) => {
     const { events } = await ask(sys.gatewayUrl, { query, ...freshTenant() });
     expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({
       category: 'general_chat',
@@ -76,7 +77,7 @@ describe('without a model, every answer is streamed', () => {
     expectStreamed(events, query);
   });
 
-  it.each(FAST_PATH)('the fast path of %s ("%s"), then its cached answer', async (name, query) => {
+  test.each(FAST_PATH)('the fast path of %s ("%s"), then its cached answer', async (name, query) => {
     const tenant = freshTenant();
     const first = await ask(sys.gatewayUrl, { query, ...tenant });
     expect(first.events.find((e) => e.event === 'route_classified')?.data, name).toMatchObject({
@@ -108,8 +109,8 @@ describe('with a model, every answer is streamed', () => {
   let sys: TestSystem;
   const tenant = { entityId: 'ent-streamed-llm', orgId: 'org-streamed' };
 
-  beforeAll(async () => {
-    sys = await startSystem();
+  test.beforeAll(async ({ newDatabase, newNats }) => {
+    sys = await startSystem({ database: await newDatabase(), nats: newNats() });
   });
 
   afterAll(async () => {
@@ -162,7 +163,7 @@ describe('with a model, every answer is streamed', () => {
     return invoice.InvoiceId;
   };
 
-  it.each(['hello', 'namaste', 'नमस्ते', 'kaise ho', 'shukriya', 'what can you do'])(
+  test.each(['hello', 'namaste', 'नमस्ते', 'kaise ho', 'shukriya', 'what can you do'])(
     'small talk "%s" in the model’s words',
     async (greeting) => {
       const query = `${greeting} ${tag()}`;
@@ -175,14 +176,14 @@ describe('with a model, every answer is streamed', () => {
     },
   );
 
-  it('a fast-path answer in the model’s words', async () => {
+  test('a fast-path answer in the model’s words', async () => {
     sys.llm?.script({ match: 'show all invoices', turns: [{ content: 'Here are your invoices.' }] });
     const { events } = await ask(sys.gatewayUrl, { query: 'show all invoices', ...freshTenant() });
     expect(events.find((e) => e.event === 'route_classified')?.data).toMatchObject({ path: 'fast' });
     expectStreamed(events, 'show all invoices');
   });
 
-  it('an answer of the tool-calling loop', async () => {
+  test('an answer of the tool-calling loop', async () => {
     const query = `list my bills please ${tag()}`;
     sys.llm?.script({
       match: query,
@@ -194,29 +195,29 @@ describe('with a model, every answer is streamed', () => {
     expectStreamed((await ask(sys.gatewayUrl, { query, ...tenant })).events, query);
   });
 
-  it('an answer the final checks rewrote', async () => {
+  test('an answer the final checks rewrote', async () => {
     const query = `record the rent payment ${tag()}`;
     sys.llm?.script({ match: query, turns: [{ content: '✅ Payment of ₹20,000 recorded successfully.' }] });
     expectStreamed((await ask(sys.gatewayUrl, { query, ...tenant })).events, query);
   });
 
-  it('a confirmation card, and its confirmation', async () => {
+  test('a confirmation card, and its confirmation', async () => {
     const { conversationId, actionId } = await propose('create_invoice', newInvoice());
     expectStreamed((await answerCard(conversationId, actionId, 'confirm')).events, 'confirmed');
   });
 
-  it('a confirmation card, and a plain "haan" that confirms it', async () => {
+  test('a confirmation card, and a plain "haan" that confirms it', async () => {
     const { conversationId } = await propose('create_invoice', newInvoice());
     const { events } = await ask(sys.gatewayUrl, { query: 'haan', conversationId, ...tenant });
     expectStreamed(events, 'haan');
   });
 
-  it('a confirmation card, cancelled', async () => {
+  test('a confirmation card, cancelled', async () => {
     const { conversationId, actionId } = await propose('create_invoice', newInvoice());
     expectStreamed((await answerCard(conversationId, actionId, 'cancel')).events, 'cancelled', 'cancelled');
   });
 
-  it('a confirmation card, expired', async () => {
+  test('a confirmation card, expired', async () => {
     const { conversationId, actionId } = await propose('create_invoice', newInvoice());
     await sys.db.query(
       "update pending_actions set expires_at = now() - interval '1 minute' where action_id = $1",
@@ -225,7 +226,7 @@ describe('with a model, every answer is streamed', () => {
     expectStreamed((await answerCard(conversationId, actionId, 'confirm')).events, 'expired', 'cancelled');
   });
 
-  it('a confirmation card whose call changed after it was shown', async () => {
+  test('a confirmation card whose call changed after it was shown', async () => {
     const { conversationId, actionId } = await propose('create_invoice', newInvoice());
     await sys.db.query(
       `update pending_actions set args = jsonb_set(args, '{Lines,0,UnitPrice}', '99999') where action_id = $1`,
@@ -234,7 +235,7 @@ describe('with a model, every answer is streamed', () => {
     expectStreamed((await answerCard(conversationId, actionId, 'confirm')).events, 'void', 'needs_input');
   });
 
-  it('a riskier card: a plain "yes" and a wrong typed confirmation are asked again', async () => {
+  test('a riskier card: a plain "yes" and a wrong typed confirmation are asked again', async () => {
     const { conversationId, actionId } = await propose('void_invoice', { InvoiceId: openInvoiceId() });
     const plain = await ask(sys.gatewayUrl, { query: 'yes', conversationId, ...tenant });
     expectStreamed(plain.events, 'plain yes to a tier-3 card', 'awaiting_confirmation');
@@ -242,7 +243,7 @@ describe('with a model, every answer is streamed', () => {
     expectStreamed(typed.events, 'wrong typed confirmation', 'awaiting_confirmation');
   });
 
-  it('a write that needs more details after its retries', async () => {
+  test('a write that needs more details after its retries', async () => {
     const query = `record a payment for the latest invoice ${tag()}`;
     sys.llm?.script({
       match: query,

@@ -1,5 +1,5 @@
 import { createDb } from '@munim/db';
-import { createMigratedTestDatabase, serviceLoginUrls } from '@munim/db/testing';
+import { createMigratedTestDatabase, serviceLoginUrls, type TestDatabase } from '@munim/db/testing';
 import { test as base } from 'vitest';
 import { FixtureNats } from './nats.ts';
 
@@ -11,6 +11,8 @@ import { FixtureNats } from './nats.ts';
  * - `newNats()`: another slice, made when called, for a service that must not share the file's
  *   (an executor on its own queue group); each is cleaned up after the file;
  * - `database`: a fresh PostgreSQL database, migrated (a copy of a template migrated once);
+ * - `newDatabase()`: another such database, made when called, for a second system in the file;
+ *   each is dropped after the file;
  * - `serviceLogins`: each service's own login on it (its role, as deployed), by service;
  * - `db`: a kysely connection to it, of `dbPoolSize` connections (4; a file that runs many queries at
  *   once sets more with `test.override('dbPoolSize', { scope: 'file' }, 20)`).
@@ -47,6 +49,21 @@ export const test = base
       const database = await createMigratedTestDatabase();
       onCleanup(() => database.drop());
       return database;
+    },
+  )
+  .extend(
+    'newDatabase',
+    { scope: 'file' }, // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    async ({}, { onCleanup }) => {
+      const made: TestDatabase[] = [];
+      onCleanup(async () => {
+        await Promise.all(made.map((database) => database.drop()));
+      });
+      return async (): Promise<TestDatabase> => {
+        const database = await createMigratedTestDatabase();
+        made.push(database);
+        return database;
+      };
     },
   )
   .extend('serviceLogins', { scope: 'file' }, ({ database }) => serviceLoginUrls(database))
