@@ -10,10 +10,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lastUserText } from '@munim/scripted-llm';
+import { test } from '@munim/testkit';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createParser } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { eventsOf } from '../../packages/bus/src/index.ts';
 import { type NatsCluster, startNatsCluster } from '../../packages/bus/test/nats-cluster.ts';
 import type { SseEvent } from '../support/sse.ts';
@@ -36,9 +37,11 @@ let jsm: JetStreamManager;
 
 const streams = () => ['WORK', 'EVENTS'].map((s) => `${sys?.prefix.toUpperCase()}_${s}`);
 
-beforeAll(async () => {
+test.beforeAll(async ({ database }) => {
   cluster = await startNatsCluster();
+  // The database is the test kit's; NATS is this test's own cluster.
   sys = await startSystem({
+    database,
     env: {
       NATS_URL: cluster.url,
       NATS_STREAM_REPLICAS: '3',
@@ -221,7 +224,7 @@ async function expectThreeReplicas() {
 }
 
 describe('a three-node JetStream cluster', () => {
-  it('keeps every stream on three servers, and loses nothing while servers die and come back', async () => {
+  test('keeps every stream on three servers, and loses nothing while servers die and come back', async () => {
     if (!sys || !cluster) throw new Error('not started');
     const system = sys;
     const nodes = cluster;
