@@ -9,8 +9,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isListening } from '@munim/devstack';
-import { freePort, natsUrl } from '@munim/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, test } from '@munim/testkit';
+import { afterAll, describe, expect } from 'vitest';
 import { ask } from '../support/sse.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -21,9 +21,8 @@ let clone: string;
 let env: NodeJS.ProcessEnv;
 let gatewayUrl: string;
 let pgPort: number;
-const prefix = `cold${process.pid}`;
 
-beforeAll(async () => {
+test.beforeAll(async ({ nats }) => {
   clone = await mkdtemp(join(tmpdir(), 'munim-clone-'));
   // As a clone in any home directory: when this runs as root, PostgreSQL's own user must get in.
   await chmod(clone, 0o755);
@@ -44,20 +43,13 @@ beforeAll(async () => {
     PORT: String(port),
     DEMO_BOOKS_PORT: String(books),
     EMBEDDED_PG_PORT: String(pg),
-    NATS_PREFIX: prefix,
+    NATS_PREFIX: nats.prefix,
     LOG_LEVEL: 'warn',
   };
 }, 120_000);
 
 afterAll(async () => {
   await rm(clone, { recursive: true, force: true });
-  const { connect } = await import('@nats-io/transport-node');
-  const { jetstreamManager } = await import('@nats-io/jetstream');
-  const nc = await connect({ servers: natsUrl() });
-  const jsm = await jetstreamManager(nc);
-  for (const name of ['WORK', 'EVENTS'])
-    await jsm.streams.delete(`${prefix.toUpperCase()}_${name}`).catch(() => {});
-  await nc.close();
 });
 
 /** `npm start` in the clone until it says it is ready; the ms it took and the process. */
@@ -142,7 +134,7 @@ async function answersTheFastPath(): Promise<void> {
 }
 
 describe('npm start on a fresh clone, nothing configured', () => {
-  it(`starts cold ${COLD} times from an empty .data/, then warm ${WARM} times, answering each time`, async () => {
+  test(`starts cold ${COLD} times from an empty .data/, then warm ${WARM} times, answering each time`, async () => {
     const cold: number[] = [];
     const warm: number[] = [];
     for (let i = 0; i < COLD; i += 1) {
