@@ -11,9 +11,8 @@ import { access, chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Embedded, ensureNats, isListening, startPostgres } from '@munim/devstack';
-import { localAdminUrl, natsUrl } from '@munim/testkit/addresses';
+import { canConnect, localAdminUrl, natsUrl } from '@munim/testkit/addresses';
 import { freePort } from '@munim/testkit/ports';
-import pg from 'pg';
 
 const chromiumPath = () => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -61,18 +60,6 @@ function natsAnswers(url: string): Promise<boolean> {
   return isListening(hostname.replace(/^\[|\]$/g, ''), Number(port || 4222), 2_000);
 }
 
-async function pgAnswers(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** What this run started, stopped by `teardown` in reverse. */
 const started: Embedded[] = [];
 let dataDir: string | undefined;
@@ -106,7 +93,7 @@ async function resolveNats(): Promise<string> {
 async function resolvePostgres(): Promise<string> {
   const configured = process.env.TEST_DATABASE_ADMIN_URL;
   if (configured) {
-    if (await pgAnswers(configured)) return configured;
+    if (await canConnect(configured)) return configured;
     throw new Error(
       `TEST_DATABASE_ADMIN_URL: cannot connect to ${redacted(configured)} (unset it and the tests start a PostgreSQL of their own)`,
     );

@@ -18,8 +18,21 @@ export function parseSecretKey(text: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(trimmed)
     ? Buffer.from(trimmed, 'hex')
     : Buffer.from(trimmed, 'base64');
-  if (key.length !== 32) throw new SecretKeyError('must be 32 bytes, as 64 hex digits or base64');
+  if (key.length !== 32) throw new SecretKeyError(SECRET_KEY_SHAPE);
   return key;
+}
+
+/** What a secret key must be, as a setting's error says it. */
+export const SECRET_KEY_SHAPE = 'must be 32 bytes, as 64 hex digits or base64';
+
+/** Whether `text` is a 32-byte key as `parseSecretKey` reads it (for a setting's schema). */
+export function isSecretKeyText(text: string): boolean {
+  try {
+    parseSecretKey(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -22,7 +22,8 @@ export class TestDatabaseError extends Error {
 const LOCAL_ADMIN_USERS = ['postgres', 'root'];
 let resolvedAdminUrl: Promise<string> | undefined;
 
-async function canConnect(url: string): Promise<boolean> {
+/** Whether a PostgreSQL login at `url` succeeds (within 5 s). Never throws. */
+export async function canConnect(url: string): Promise<boolean> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   try {
     await client.connect();

@@ -1,3 +1,3 @@
 // Free of vitest, like ports.ts: the test run's global setup and the benches load it outside a test file.
 export { natsUrl } from '@munim/bus/testing';
-export { localAdminUrl } from '@munim/db/testing';
+export { canConnect, localAdminUrl } from '@munim/db/testing';

@@ -1,6 +1,6 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
 import { IdSchema, PERSON_ROLES, type PersonRole } from '@munim/contracts';
-import { parseSecretKey } from '@munim/db';
+import { isSecretKeyText, SECRET_KEY_SHAPE } from '@munim/db';
 import {
   BaseEnvSchema,
   csv,
@@ -238,17 +238,7 @@ const EnvObjectSchema = BaseEnvSchema.extend({
   OPENAI_API_KEY: z.string().min(1).optional(),
   LLM_MODEL: z.string().min(1).optional(),
   /** AES-256 key (32 bytes, hex or base64) that encrypts `llm_configs` API keys; unset: keys are refused. */
-  LLM_CONFIG_KEY: z
-    .string()
-    .refine((text) => {
-      try {
-        parseSecretKey(text);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be 32 bytes, as 64 hex digits or base64')
-    .optional(),
+  LLM_CONFIG_KEY: z.string().refine(isSecretKeyText, SECRET_KEY_SHAPE).optional(),
   /**
    * Hosts, addresses and CIDR ranges model endpoints saved through the admin API may use although
    * they are not public (loopback, private, link-local …); see `endpointProblem` in @munim/kit.

@@ -1,5 +1,5 @@
 import type { Bus } from '@munim/bus';
-import { type Database, openLlmKey, parseSecretKey } from '@munim/db';
+import { type Database, isSecretKeyText, openLlmKey, SECRET_KEY_SHAPE } from '@munim/db';
 import {
   EMPTY_ALLOWLIST,
   type EndpointAllowlist,
@@ -16,17 +16,7 @@ import { createLlm, type Llm, type LlmConfig } from './llm.ts';
 /** The agent's extra variable for database model configurations (kept apart from env.ts). */
 export const LlmConfigEnvSchema = z.object({
   /** AES-256 key (32 bytes, hex or base64) that decrypts `llm_configs` API keys; the gateway's same key. */
-  LLM_CONFIG_KEY: z
-    .string()
-    .refine((text) => {
-      try {
-        parseSecretKey(text);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be 32 bytes, as 64 hex digits or base64')
-    .optional(),
+  LLM_CONFIG_KEY: z.string().refine(isSecretKeyText, SECRET_KEY_SHAPE).optional(),
   /**
    * How often the agent checks whether the default configuration changed, for a change notice it
    * missed (it was reconnecting to NATS when the notice went out); 0: notices only.
