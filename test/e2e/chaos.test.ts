@@ -373,7 +373,16 @@ describe('chaos: kill -9 one instance of each service under load', () => {
       const unsure = results.findIndex((e) => e.data.code === 'TOOL_OUTCOME_UNKNOWN');
       if (sent.length === 1 && confirmation.lostPosts === 0) {
         expect(confirmation.end?.event, `${flow.name} ran: its confirmation's end`).toBe('complete');
-        expect(done || unsure >= 0, `${flow.name} ran: its result or an unknown outcome`).toBe(true);
+        const seen = confirmation.events
+          .map((e) => [e.event, e.data.tool, e.data.code, e.data.step].filter(Boolean).join(':'))
+          .join(' ');
+        expect(
+          done || unsure >= 0,
+          `${flow.name} ran: its result or an unknown outcome; it saw ${seen}\n${sys.logs
+            .filter((l) => l.includes(String(confirmation.requestId ?? flow.name)))
+            .slice(-20)
+            .join('\n')}`,
+        ).toBe(true);
       }
       if (done) {
         succeeded += 1;
