@@ -9,11 +9,10 @@ import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
 // The logger applies the feedback the router's counts are corrected by: both run here, as deployed.
 import { buildLogger, LOGGER_DURABLE, type LoggerApp } from '../../logger/src/app.ts';
-import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
-import { buildRouter } from '../src/app.ts';
-import { DEFAULT_TTLS } from '../src/cache.ts';
-import { NO_CONVERSATION } from '../src/route.ts';
+import { demoRegistry } from '../eval/evaluate.ts';
+import type { buildRouter } from '../src/app.ts';
 import { RouterStore } from '../src/store.ts';
+import { buildTestRouter } from './test-router.ts';
 
 let nats: TestNats;
 const registry = demoRegistry();
@@ -74,24 +73,12 @@ test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
     },
     { durable: 'agent' },
   );
-  router = await buildRouter({
-    bus: routerBus,
-    log: createLogger('router', 'silent'),
-    intents: { load: async () => seededIntents() },
-    tools,
-    conversations: { load: async () => NO_CONVERSATION },
-    store: new RouterStore(db),
-    config: {
-      fastPathThreshold: 0.85,
-      intentsRefreshMs: 60_000,
-      concurrency: 4,
-      toolStrategy: 'dynamic',
-      // Every ask is routed and counted, none answered from the cache.
-      cacheEnabled: false,
-      cacheTtls: DEFAULT_TTLS,
-      routeMaxAgeMs: 3_600_000,
-    },
-  });
+  router = await buildTestRouter(
+    { bus: routerBus, tools, store: new RouterStore(db) },
+    // Every ask is routed and counted, none answered from the cache.
+    { cacheEnabled: false },
+  );
+
   await router.start();
   logger = await buildLogger({
     bus: await nats.bus('logger'),

@@ -3,15 +3,14 @@ import type { Bus } from '@munim/bus';
 import { recordEvents } from '@munim/bus/testing';
 import { type AgentEvent, MAX_QUERY_LENGTH, type RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { createLogger, type ToolCatalog } from '@munim/kit';
+import type { ToolCatalog } from '@munim/kit';
 import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, vi } from 'vitest';
-import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
-import { buildRouter } from '../src/app.ts';
-import { DEFAULT_TTLS } from '../src/cache.ts';
-import { NO_CONVERSATION } from '../src/route.ts';
+import { demoRegistry } from '../eval/evaluate.ts';
+import type { buildRouter } from '../src/app.ts';
 import { RouterStore } from '../src/store.ts';
+import { buildTestRouter } from './test-router.ts';
 
 /** Characters the router's text normalisation reads: its work, counted instead of timed. */
 const work = vi.hoisted(() => ({ chars: 0 }));
@@ -54,23 +53,7 @@ test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
     },
     { durable: 'agent' },
   );
-  app = await buildRouter({
-    bus: await nats.bus('router'),
-    log: createLogger('router', 'silent'),
-    intents: { load: async () => seededIntents() },
-    tools,
-    conversations: { load: async () => NO_CONVERSATION },
-    store: new RouterStore(db),
-    config: {
-      fastPathThreshold: 0.85,
-      intentsRefreshMs: 60_000,
-      concurrency: 4,
-      toolStrategy: 'dynamic',
-      cacheEnabled: true,
-      cacheTtls: DEFAULT_TTLS,
-      routeMaxAgeMs: 3_600_000,
-    },
-  });
+  app = await buildTestRouter({ bus: await nats.bus('router'), tools, store: new RouterStore(db) });
   await app.start();
 });
 

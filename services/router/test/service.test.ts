@@ -3,16 +3,16 @@ import type { Bus } from '@munim/bus';
 import { recordEvents } from '@munim/bus/testing';
 import type { AgentEvent, EventPayload, QueryRouted, RequestScope } from '@munim/contracts';
 import { createDb, type Database } from '@munim/db';
-import { createLogger, type ToolCatalog } from '@munim/kit';
+import type { ToolCatalog } from '@munim/kit';
 import { type TestDatabase, type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
-import { buildRouter } from '../src/app.ts';
-import { DEFAULT_TTLS } from '../src/cache.ts';
+import type { buildRouter } from '../src/app.ts';
 import { type ConversationSource, dbConversationSource } from '../src/conversation.ts';
 import { type ConversationContext, NO_CONVERSATION } from '../src/route.ts';
 import { INVALIDATION_MARKER, RouterStore } from '../src/store.ts';
+import { buildTestRouter } from './test-router.ts';
 
 let nats: TestNats;
 const registry = demoRegistry();
@@ -66,23 +66,16 @@ function answered(data: QueryRouted, over: Partial<EventPayload<'complete'>> = {
 
 /** A router on the test's bus and database that loads its intents with `load`. */
 function testRouter(load: () => Promise<ReturnType<typeof seededIntents>>, concurrency: number) {
-  return buildRouter({
-    bus: routerBus,
-    log: createLogger('router', 'silent'),
-    intents: { load },
-    tools,
-    conversations: fakeConversations,
-    store: new RouterStore(db),
-    config: {
-      fastPathThreshold: 0.85,
-      intentsRefreshMs: 60_000,
-      concurrency,
-      toolStrategy: 'dynamic',
-      cacheEnabled: true,
-      cacheTtls: DEFAULT_TTLS,
-      routeMaxAgeMs: 3_600_000,
+  return buildTestRouter(
+    {
+      bus: routerBus,
+      intents: { load },
+      tools,
+      conversations: fakeConversations,
+      store: new RouterStore(db),
     },
-  });
+    { concurrency },
+  );
 }
 
 test.beforeAll(async ({ nats: fileNats, database, db: fileDb }) => {

@@ -5,15 +5,15 @@ import type { Bus } from '@munim/bus';
 import { recordEvents } from '@munim/bus/testing';
 import type { AgentEvent, QueryRouted, RequestScope } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { createLogger, type ToolCatalog } from '@munim/kit';
+import type { ToolCatalog } from '@munim/kit';
 import { type TestNats, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
-import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
-import { buildRouter } from '../src/app.ts';
-import { type CachedAnswer, cacheKey, DEFAULT_TTLS } from '../src/cache.ts';
-import { NO_CONVERSATION } from '../src/route.ts';
+import { demoRegistry } from '../eval/evaluate.ts';
+import type { buildRouter } from '../src/app.ts';
+import { type CachedAnswer, cacheKey } from '../src/cache.ts';
 import { RouterStore, type Tenant } from '../src/store.ts';
+import { buildTestRouter } from './test-router.ts';
 
 let nats: TestNats;
 const registry = demoRegistry();
@@ -74,23 +74,7 @@ test.beforeAll(async ({ nats: fileNats, db: fileDb }) => {
     },
     { durable: 'agent' },
   );
-  app = await buildRouter({
-    bus: routerBus,
-    log: createLogger('router', 'silent'),
-    intents: { load: async () => seededIntents() },
-    tools,
-    conversations: { load: async () => NO_CONVERSATION },
-    store,
-    config: {
-      fastPathThreshold: 0.85,
-      intentsRefreshMs: 60_000,
-      concurrency: 4,
-      toolStrategy: 'dynamic',
-      cacheEnabled: true,
-      cacheTtls: DEFAULT_TTLS,
-      routeMaxAgeMs: 3_600_000,
-    },
-  });
+  app = await buildTestRouter({ bus: routerBus, tools, store });
   await app.start();
 });
 
