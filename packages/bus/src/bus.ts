@@ -17,7 +17,7 @@ import {
   SYSTEM_SCOPE,
 } from '@munim/contracts';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { MsgHdrs, NatsConnection, Subscription } from '@nats-io/nats-core';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 import { SpanKind, type SpanKind as SpanKindT } from '@opentelemetry/api';
 import type { z } from 'zod';
 import { type ConsumeOptions, consume, type RunningConsumer, reportMalformed } from './consumers.ts';
@@ -33,7 +33,7 @@ import {
 } from './core.ts';
 import { describeIssues, MalformedMessageError } from './errors.ts';
 import { FOLLOW_CREATE_TIMEOUT_MS, type FollowedEvent, type Following, follow, lastEvent } from './follow.ts';
-import { publishRetrying } from './js-api.ts';
+import { isWrongLastSequence, type JsPublishOptions, publishRetrying } from './js-api.ts';
 import { RequestReply, type Served, type ServeHandler } from './request-reply.ts';
 import { type DurableOptions, ensureDurable, ensureStreams } from './streams.ts';
 import { eventHop, failSpan, type Hop, startHop } from './tracing.ts';
@@ -129,6 +129,7 @@ export class Bus implements BusCore {
       orgId: scope.orgId,
       service: this.service,
       ts: new Date().toISOString(),
+      ...(scope.actor ? { actor: scope.actor } : {}),
       data,
     };
     const parsed = this.schemaFor(name).safeParse(message);
@@ -183,7 +184,7 @@ export class Bus implements BusCore {
   }
 
   /** A JetStream publish that rides out a cluster's failover (see `publishRetrying`). */
-  private jsPublish(subject: string, data: Uint8Array, opts: { msgID: string; headers: MsgHdrs }) {
+  private jsPublish(subject: string, data: Uint8Array, opts: JsPublishOptions) {
     return publishRetrying(this.js, this.log, subject, data, opts);
   }
 
@@ -202,17 +203,32 @@ export class Bus implements BusCore {
   }
 
   /**
-   * Opens a request: its `connected` event, under one message id whoever sends it. The gateway
+   * Opens a request: its `connected` event, once, whoever sends it and however late. The gateway
    * sends it once the query is submitted and the router before its first event, so a gateway
    * that dies in between still leaves a request that opens, runs and ends, with one `connected`.
+   * One message id dedupes the two within the stream's duplicate window; past it (a router
+   * redelivery minutes later) the stream stores it only while the request's subject is empty.
+   * `duplicate` is true when the request was open already.
    */
-  open(scope: RequestScope, traceparent?: string): Promise<{ seq: number; duplicate: boolean }> {
-    return this.emit(
-      scope,
-      { type: 'connected', payload: { requestId: scope.requestId, conversationId: scope.conversationId } },
-      traceparent,
-      `${scope.requestId}:connected`,
-    );
+  async open(scope: RequestScope, traceparent?: string): Promise<{ duplicate: boolean }> {
+    const message = this.envelope('requestEvents', scope, {
+      type: 'connected',
+      payload: { requestId: scope.requestId, conversationId: scope.conversationId },
+    });
+    const hop = eventHop(traceparent, 'connected');
+    try {
+      const ack = await this.jsPublish(
+        this.subject('requestEvents', { requestId: scope.requestId }),
+        encoder.encode(JSON.stringify(message)),
+        { msgID: `${scope.requestId}:connected`, headers: hop.headers, expect: { lastSubjectSequence: 0 } },
+      );
+      return { duplicate: ack.duplicate };
+    } catch (error) {
+      if (isWrongLastSequence(error)) return { duplicate: true };
+      throw error;
+    } finally {
+      hop.span.end();
+    }
   }
 
   /**

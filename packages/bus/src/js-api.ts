@@ -16,6 +16,8 @@ const JS_CODES = {
   consumerActive: 10105,
   /** JSConsumerAlreadyExists: a create of an existing consumer with another configuration. */
   consumerExists: 10148,
+  /** JSStreamWrongLastSequenceErr: a publish's expected last (subject) sequence did not hold. */
+  wrongLastSequence: 10071,
 } as const;
 
 /** How long a JetStream call made while serving a request is made again while no leader answers. */
@@ -155,12 +157,25 @@ export async function orNotFound<T>(call: () => Promise<T>): Promise<T | undefin
  * so it is sent again, with the same `msgID`, until {@link FAILOVER_RETRY_MS} have passed. The
  * stream's duplicate window makes a retry of a publish that did land a no-op.
  */
+/** What munim's JetStream publishes set: always a message id, and trace headers. */
+export interface JsPublishOptions {
+  msgID: string;
+  headers: MsgHdrs;
+  /** Stored only if the subject's last message has this sequence (0: the subject is empty). */
+  expect?: { lastSubjectSequence: number };
+}
+
+/** A publish refused because its expected last sequence did not hold. */
+export function isWrongLastSequence(error: unknown): boolean {
+  return apiCode(error) === JS_CODES.wrongLastSequence;
+}
+
 export async function publishRetrying(
   js: JetStreamClient,
   log: BusLogger | undefined,
   subject: string,
   data: Uint8Array,
-  opts: { msgID: string; headers: MsgHdrs },
+  opts: JsPublishOptions,
 ) {
   const deadline = Date.now() + FAILOVER_RETRY_MS;
   for (let attempt = 1; ; attempt += 1) {
