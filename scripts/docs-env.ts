@@ -128,6 +128,10 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   GATEWAY_JWT_AUDIENCE: 'The `aud` a token must carry; required with GATEWAY_JWKS_URL.',
   GATEWAY_JWT_ENTITY_CLAIM: 'The JWT claim naming the entity a token may act for.',
   GATEWAY_JWT_ORG_CLAIM: 'The JWT claim naming the organisation a token may act for.',
+  GATEWAY_JWT_ROLES_CLAIM:
+    "The JWT claim naming the person's roles for the entity (`viewer`, `maker`, `approver`, `admin`, `owner`, " +
+    '`automation`), as an array or a space- or comma-separated string; other names are ignored, and a token ' +
+    "naming none only reads (viewer). The token's `sub` is the user.",
   GATEWAY_ADMIN_KEYS:
     'Comma-separated admin keys (at least 24 characters each) for `/v1/admin/*`; unset: admin endpoints answer 403 ' +
     '(unless a JWT carries the admin role).',

@@ -98,6 +98,7 @@ describe('a gateway killed while it submits a query', () => {
         entityId: 'ent-opened',
         orgId: 'org-opened',
         conversationId: `opened-${i}-${cut.when}-${cut.call}`,
+        actor: { userId: null, roles: ['owner'], via: 'api' },
       });
       return { cut, seen: dying.seen, submitted };
     });

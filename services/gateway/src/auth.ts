@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { IdSchema, type PersonRole } from '@munim/contracts';
+import { IdSchema, PERSON_ROLES, type PersonRole } from '@munim/contracts';
+import type { EntityRole, KeyHolder } from '@munim/db';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import type { ApiKey } from './env.ts';
 
@@ -17,8 +18,26 @@ export interface Principal {
   admin: boolean;
   /** `key:<digest prefix>` or `jwt:<issuer>:<subject or tenant>`; never the secret itself. */
   id: string;
-  /** The person a tenant credential acts as, when it names one, and their roles for its entity. */
-  user?: { userId: string | null; roles: PersonRole[] };
+  /**
+   * The person a tenant credential acts as and their roles for its entity: a key's user (none: the
+   * tenant's owner), a token's `sub`. For a key issued to a user, set once the tenant gate knows
+   * which of the user's entities the request is for.
+   */
+  user?: Person;
+  /** A key issued to a user of an org (`/v1/admin/users`): it acts for the entities the user has roles on. */
+  member?: { userId: string; orgId: string; roles: EntityRole[] };
+}
+
+/** A person and their roles for one entity. */
+export interface Person {
+  /** Null: the tenant's owner, no user named. */
+  userId: string | null;
+  roles: PersonRole[];
+}
+
+/** Where keys issued to users are looked up (the people store on the gateway's database). */
+export interface KeyHolders {
+  authenticate(key: string): Promise<KeyHolder | undefined>;
 }
 
 /** Who is an administrator: holders of these keys, and tokens with this role. */
@@ -40,8 +59,12 @@ export interface JwtSettings {
   entityClaim: string;
   /** Claim naming the organisation (default `org_id`). */
   orgClaim: string;
+  /** Claim naming the person's roles (default `roles`): an array, or a space- or comma-separated string. */
+  rolesClaim: string;
 }
 
+/** How keys issued to users begin (`@munim/db` People.issueKey). */
+const ISSUED_KEY_PREFIX = 'munim_';
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
 const ASYMMETRIC_ALGORITHMS = [
@@ -66,9 +89,24 @@ function claim(payload: JWTPayload, name: string): string | null {
 }
 
 /**
- * Bearer authentication: API keys from `GATEWAY_API_KEYS` and, alongside, JWTs (HS256 secret or
- * JWKS; `exp` required) whose claims name the entity and organisation. Keys are compared as
- * SHA-256 digests in constant time, and every configured key is compared, so the timing says
+ * The person roles a token's roles claim names: an array of strings, or one string of names
+ * separated by spaces or commas. Names that are not person roles are dropped; none left: viewer.
+ */
+export function rolesIn(value: unknown): PersonRole[] {
+  const names = Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === 'string')
+    : typeof value === 'string'
+      ? value.split(/[\s,]+/)
+      : [];
+  const roles = PERSON_ROLES.filter((role) => names.includes(role));
+  return roles.length > 0 ? roles : ['viewer'];
+}
+
+/**
+ * Bearer authentication: API keys from `GATEWAY_API_KEYS`, keys issued to users through
+ * `/v1/admin/users` (looked up by their hash in the database) and JWTs (HS256 secret or JWKS; `exp`
+ * required) whose claims name the entity, organisation, user (`sub`) and roles. Configured keys
+ * are compared as SHA-256 digests in constant time, and every one is compared, so the timing says
  * nothing about which (or how much of a) key matched.
  */
 export class Authenticator {
@@ -77,8 +115,10 @@ export class Authenticator {
   readonly #hmacKey: Uint8Array | undefined;
   readonly #jwks: JWTVerifyGetKey | undefined;
   readonly #adminRole: string | undefined;
+  readonly #holders: KeyHolders | undefined;
 
-  constructor(keys: readonly ApiKey[], jwt?: JwtSettings, admin?: AdminSettings) {
+  constructor(keys: readonly ApiKey[], jwt?: JwtSettings, admin?: AdminSettings, holders?: KeyHolders) {
+    this.#holders = holders;
     this.#keys = keys.map((k) => {
       const hashed = digest(k.key);
       return {
@@ -119,8 +159,24 @@ export class Authenticator {
     for (const entry of this.#keys) {
       if (timingSafeEqual(entry.digest, presented) && found === null) found = entry.principal;
     }
-    if (found || !this.#jwt || !JWT_SHAPE.test(token)) return found;
+    if (found) return found;
+    const held = await this.#issuedKey(token);
+    if (held !== undefined) return held;
+    if (!this.#jwt || !JWT_SHAPE.test(token)) return null;
     return this.#verifyJwt(token, this.#jwt);
+  }
+
+  /** A key issued to a user: its principal, null when refused, undefined when it is no such key. */
+  async #issuedKey(token: string): Promise<Principal | null | undefined> {
+    if (!this.#holders || !token.startsWith(ISSUED_KEY_PREFIX)) return undefined;
+    const holder = await this.#holders.authenticate(token);
+    if (!holder) return null;
+    return {
+      tenant: null,
+      admin: false,
+      id: `user-key:${holder.keyId}`,
+      member: { userId: holder.userId, orgId: holder.orgId, roles: holder.roles },
+    };
   }
 
   async #verifyJwt(token: string, settings: JwtSettings): Promise<Principal | null> {
@@ -152,8 +208,15 @@ export class Authenticator {
       if (!admin || !payload.sub) return null;
       return { tenant: null, id: `jwt:${payload.iss ?? ''}:${payload.sub}`, admin };
     }
+    // `sub` is the user: one that is not an id cannot be recorded as who asked, so it is refused.
+    if (payload.sub !== undefined && !IdSchema.safeParse(payload.sub).success) return null;
     const subject = payload.sub ?? `${entityId}/${orgId}`;
-    return { tenant: { entityId, orgId }, id: `jwt:${payload.iss ?? ''}:${subject}`, admin };
+    return {
+      tenant: { entityId, orgId },
+      id: `jwt:${payload.iss ?? ''}:${subject}`,
+      admin,
+      user: { userId: payload.sub ?? null, roles: rolesIn(payload[settings.rolesClaim]) },
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 import { type Attachments, createAttachments } from '@munim/attachments';
 import type { Bus } from '@munim/bus';
-import { type Database, TenantUsage } from '@munim/db';
+import { type Database, People, TenantUsage } from '@munim/db';
 import { isLoopbackHost } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -52,8 +52,11 @@ export function createContext(deps: GatewayDeps): GatewayContext {
       audience: config.GATEWAY_JWT_AUDIENCE,
       entityClaim: config.GATEWAY_JWT_ENTITY_CLAIM,
       orgClaim: config.GATEWAY_JWT_ORG_CLAIM,
+      rolesClaim: config.GATEWAY_JWT_ROLES_CLAIM,
     },
     { keys: config.GATEWAY_ADMIN_KEYS, role: config.GATEWAY_JWT_ADMIN_ROLE },
+    // Keys issued to users through /v1/admin/users, kept (hashed) in the database.
+    db ? new People(db) : undefined,
   );
   if (!authenticator.enabled && !isLoopbackHost(config.HOST)) {
     log.warn(

@@ -217,6 +217,11 @@ const EnvObjectSchema = BaseEnvSchema.extend({
   GATEWAY_JWT_ENTITY_CLAIM: z.string().min(1).default('entity_id'),
   /** JWT claim naming the organisation a token may act for. */
   GATEWAY_JWT_ORG_CLAIM: z.string().min(1).default('org_id'),
+  /**
+   * JWT claim naming the person's roles for the entity (an array, or a space- or comma-separated
+   * string); only person roles are kept, and a token naming none only reads (viewer).
+   */
+  GATEWAY_JWT_ROLES_CLAIM: z.string().min(1).default('roles'),
   /** PostgreSQL with `unified_conversations` and `feedback_log`; unset: those endpoints answer 503. */
   DATABASE_URL: DatabaseUrlSchema.optional(),
   /** Comma-separated keys that may use `/v1/admin/*` (and act for any entity); never logged. */

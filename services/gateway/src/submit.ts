@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent, traceparentOf } from '@munim/bus';
-import type { Channel, McqResponse, RequestScope } from '@munim/contracts';
+import type { Actor, Channel, McqResponse, RequestScope } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
 
@@ -17,6 +17,8 @@ export interface QueryInput {
   channel?: Channel | undefined;
   /** A caller allowed to debug asked for the tools' full results. */
   debug?: boolean | undefined;
+  /** Who asks: carried by every message of the request. */
+  actor: Actor;
 }
 
 /** A submitted query: its scope and the follow of its events, starting with `connected`. */
@@ -46,6 +48,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     conversationId: input.conversationId ?? randomUUID(),
     entityId: input.entityId,
     orgId: input.orgId,
+    actor: input.actor,
   };
   // The root of the query's trace: every hop after this is its descendant.
   const span = tracer.startSpan(input.mcqResponse ? 'munim.confirmation' : 'munim.query', {

@@ -45,9 +45,48 @@ const DOES_NOT_MATCH = {
 } as const;
 
 /** The tenant a credential acts for: null without auth, a refusal for a credential that names none. */
-function credentialTenant(principal: Principal | null): Tenant | null | TenantRefusal {
+function credentialTenant(principal: Principal | null, claims: TenantClaim[]): Tenant | null | TenantRefusal {
   if (!principal) return null;
+  if (principal.member) return memberTenant(principal, principal.member, claims);
   return principal.tenant ?? ADMIN_NOT_TENANT;
+}
+
+/**
+ * The tenant of a key issued to a user: the entity the request names (or the user's one entity,
+ * when it names none), which the user must hold a role on, as that user with those roles. An
+ * entity the user has no role on is refused like another tenant's.
+ */
+function memberTenant(
+  principal: Principal,
+  member: NonNullable<Principal['member']>,
+  claims: TenantClaim[],
+): Tenant | TenantRefusal {
+  const orgId = claims.find((c) => c.orgId !== undefined)?.orgId;
+  if (orgId !== undefined && orgId !== member.orgId)
+    return { status: 403, message: `${DOES_NOT_MATCH.orgId}: they may not act for it.`, field: 'orgId' };
+  const entities = [...new Set(member.roles.map((r) => r.entityId))];
+  const entityId =
+    claims.find((c) => c.entityId !== undefined)?.entityId ??
+    (entities.length === 1 ? entities[0] : undefined);
+  if (entityId === undefined) {
+    return entities.length === 0
+      ? { status: 403, message: 'This user holds no role on any entity, so the key may not act for one.' }
+      : {
+          status: 400,
+          message: 'entityId: is required (this key acts for several entities; name the one to act for)',
+          field: 'entityId',
+        };
+  }
+  const roles = member.roles.filter((r) => r.entityId === entityId).map((r) => r.role);
+  if (roles.length === 0)
+    return {
+      status: 403,
+      message: `${DOES_NOT_MATCH.entityId}: this user holds no role on it.`,
+      field: 'entityId',
+    };
+  // A principal of its own request (issued keys are looked up each time): the person it acts as here.
+  principal.user = { userId: member.userId, roles };
+  return { entityId, orgId: member.orgId };
 }
 
 const isRefusal = (value: Tenant | TenantRefusal | null): value is TenantRefusal =>
@@ -128,10 +167,11 @@ export const tenantGate = fp(
   async (scope) => {
     scope.decorateRequest('gatedCredential', undefined);
     scope.addHook('preValidation', async (request) => {
-      const credential = credentialTenant(request.principal);
+      const parts = [request.query, request.body];
+      const credential = credentialTenant(request.principal, parts.map(claimIn));
       if (isRefusal(credential)) throw refusalError(credential);
       if (credential) {
-        for (const part of [request.query, request.body]) {
+        for (const part of parts) {
           const refusal = otherTenant(credential, claimIn(part));
           if (refusal) throw refusalError(refusal);
         }

@@ -37,6 +37,7 @@ export async function executeCall(
     conversationId: message.conversationId,
     entityId: message.entityId,
     orgId: message.orgId,
+    ...(message.actor ? { actor: message.actor } : {}),
   };
   const announcement = new CallAnnouncement({
     emit: (event) => bus.emit(scope, event, traceparent),

@@ -35,6 +35,7 @@ export const scopeOf = (message: Message<unknown>): RequestScope => ({
   conversationId: message.conversationId,
   entityId: message.entityId,
   orgId: message.orgId,
+  ...(message.actor ? { actor: message.actor } : {}),
 });
 
 /** Runs `work` against the tool registry; its failure answers the caller that the call cannot be checked now. */

@@ -1,5 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { actorOf } from '../actor.ts';
 import type { GatewayContext } from '../context.ts';
 import { callerOf } from '../plugins/limits.ts';
 import { HIDDEN } from '../plugins/openapi.ts';
@@ -41,7 +42,12 @@ export const mcpRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =>
         .header('retry-after', String(refused.retryAfterSeconds))
         .send({ jsonrpc: '2.0', error: { code: -32000, message: refused.message }, id: call.id });
     }
-    const server = createServer(deps, credential, () => ctx.slots.acquire(callerOf(request)));
+    const server = createServer(
+      deps,
+      credential,
+      () => ctx.slots.acquire(callerOf(request)),
+      actorOf(request, 'mcp'),
+    );
     const transport = new StreamableHTTPServerTransport({}); // no session ids: stateless, one request per transport
     reply.hijack();
     reply.raw.on('close', () => {

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Bus } from '@munim/bus';
 import {
+  type Actor,
   type CompletionStatus,
   type ErrorInfo,
   type EventPayload,
@@ -89,6 +90,7 @@ async function runQuery(
   credential: Tenant | null,
   clientSignal: AbortSignal,
   acquire: () => (() => void) | SlotRefusal,
+  actor: Actor,
 ): Promise<CallToolResult> {
   const decision = decideTenant(credential, args, NO_TENANT);
   if (decision.refusal) return toolError(decision.refusal.message);
@@ -102,7 +104,7 @@ async function runQuery(
     return toolError(`Too many queries are running for you; retry in ${release.retryAfterSeconds} s.`);
   }
   try {
-    return await runResolvedQuery(deps, args, decision.tenant, clientSignal);
+    return await runResolvedQuery(deps, args, decision.tenant, clientSignal, actor);
   } finally {
     release();
   }
@@ -113,6 +115,7 @@ async function runResolvedQuery(
   args: QueryToolArgs,
   resolved: Tenant,
   clientSignal: AbortSignal,
+  actor: Actor,
 ): Promise<CallToolResult> {
   let submission: Awaited<ReturnType<typeof submitQuery>>;
   try {
@@ -122,6 +125,7 @@ async function runResolvedQuery(
       conversationId: args.conversationId,
       channel: 'mcp',
       ...resolved,
+      actor,
     });
   } catch (error) {
     if (!(error instanceof SubmitError)) throw error;
@@ -171,6 +175,8 @@ export function createServer(
   deps: McpDeps,
   credential: Tenant | null,
   acquire: () => (() => void) | SlotRefusal,
+  /** Who calls: the credential's person, acting through `/mcp`. */
+  actor: Actor,
 ): McpServer {
   const server = new McpServer({ name: 'munim', version: '0.1.0' });
   server.registerTool(
@@ -184,7 +190,7 @@ export function createServer(
       inputSchema: QueryToolInput,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    (args, extra) => runQuery(deps, args, credential, extra.signal, acquire),
+    (args, extra) => runQuery(deps, args, credential, extra.signal, acquire, actor),
   );
   return server;
 }

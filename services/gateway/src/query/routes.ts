@@ -1,5 +1,6 @@
 import { QueryOptionsSchema, type QueryRequest, QueryRequestSchema } from '@munim/contracts';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { actorOf } from '../actor.ts';
 import { checkQueryAttachments } from '../attachments/checks.ts';
 import type { GatewayContext } from '../context.ts';
 import { streamView } from '../detail.ts';
@@ -37,7 +38,11 @@ export async function answerQuery(
     if (refused) throw quotaRefusalError(refused);
     let submission: Awaited<ReturnType<typeof submitQuery>>;
     try {
-      submission = await submitQuery(ctx.bus, { ...body, debug: view.detail });
+      submission = await submitQuery(ctx.bus, {
+        ...body,
+        debug: view.detail,
+        actor: actorOf(request, 'api'),
+      });
     } catch (error) {
       if (!(error instanceof SubmitError)) throw error;
       request.log.error({ err: error }, 'query could not be submitted');
