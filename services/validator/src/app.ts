@@ -18,7 +18,7 @@ export {
 } from './containers.ts';
 export type { ValidatorConfig, ValidatorDeps } from './context.ts';
 export { createLlmCorrector, type JsonCorrector } from './correct.ts';
-export { CONCEPTS, type Concept, isAmountKey } from './fields.ts';
+export { CONCEPTS, type Concept } from './fields.ts';
 export { FIELD_QUESTIONS, FIELD_SOURCES, questionsFor } from './guidance.ts';
 export { checkJournal } from './journal.ts';
 export { type CallRules, rulesFor } from './match.ts';

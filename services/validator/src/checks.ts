@@ -1,6 +1,5 @@
-import { type FieldIssue, isRecord } from '@munim/contracts';
+import { type FieldIssue, isAmountKey, isCurrencyKey, isDateKey, isRecord } from '@munim/contracts';
 import { ISO_4217 } from './currencies.ts';
-import { isAmountKey, isCurrencyKey, isDateKey } from './fields.ts';
 import { renderValue } from './schema.ts';
 
 const DATE_TEXT =

@@ -1,24 +1,4 @@
-import { nameWords, singular } from '@munim/contracts';
-
-/** A field name as lower-case snake words, whatever its style: `DebitAmount`, `debit-amount` → `debit_amount`. */
-export function fieldKey(name: string): string {
-  return memo(keys, name, () => nameWords(name).join('_'));
-}
-
-/** Per-name answers, bounded: argument names come from outside and are not to grow memory without end. */
-const MEMO_LIMIT = 10_000;
-const keys = new Map<string, string>();
-const amounts = new Map<string, boolean>();
-const dates = new Map<string, boolean>();
-const currencies = new Map<string, boolean>();
-function memo<T>(cache: Map<string, T>, name: string, compute: () => T): T {
-  const hit = cache.get(name);
-  if (hit !== undefined) return hit;
-  const value = compute();
-  if (cache.size >= MEMO_LIMIT) cache.clear();
-  cache.set(name, value);
-  return value;
-}
+import { singular } from '@munim/contracts';
 
 /** Field concepts a write rule can ask for; each is found in a tool's schema by meaning, not by spelling. */
 export type Concept =
@@ -34,7 +14,7 @@ export type Concept =
 
 /** How a concept is spelt in real APIs. */
 export interface ConceptSpec {
-  /** Patterns over {@link fieldKey}, best first: the first that a schema property matches wins. */
+  /** Patterns over a field's key in snake words (`fieldKey`), best first: the first that a schema property matches wins. */
   patterns: readonly RegExp[];
   /** The field holds a list: only array-typed properties match (when the schema gives a type). */
   list?: boolean;
@@ -107,73 +87,4 @@ export function recordIdSpec(nouns: readonly string[]): ConceptSpec {
   // Name words are letters and digits only: nothing to escape.
   const patterns = [...new Set(names)].filter((n) => n !== '').map((n) => new RegExp(`^${n}_id$`));
   return { patterns: [...patterns, /^id$/] };
-}
-
-const NOT_MONEY = new Set([
-  'id',
-  'ids',
-  'qty',
-  'quantity',
-  'count',
-  'number',
-  'num',
-  'no',
-  'code',
-  'ref',
-  'type',
-  'currency',
-  'percent',
-  'percentage',
-  'rate',
-  'account',
-  'date',
-  'mode',
-  'method',
-  'status',
-  'or',
-  'is',
-  'has',
-]);
-const MONEY_LAST = new Set(['price', 'total', 'subtotal', 'cost', 'debit', 'credit', 'amt']);
-
-/** Keys that say whether a journal line is a debit or a credit (`PostingType`, `drCr`, `side`, …). */
-export const POSTING_TYPE_KEYS: ReadonlySet<string> = new Set([
-  'posting_type',
-  'type',
-  'side',
-  'dr_cr',
-  'entry_type',
-  'debit_or_credit',
-  'debit_credit',
-  'dc',
-]);
-
-/**
- * Whether a field holds money, by its words in any style (`Amount`, `unit_price`, `lineAmount`,
- * `tax_amount`, `total`, `SubTotal`, `dr`): not quantities, ids, rates, types or codes.
- */
-export function isAmountKey(name: string): boolean {
-  return memo(amounts, name, () => amountKey(fieldKey(name)));
-}
-
-function amountKey(key: string): boolean {
-  if (key === 'dr' || key === 'cr') return true;
-  if (POSTING_TYPE_KEYS.has(key)) return false;
-  const words = key.split('_').map(singular);
-  if (words.some((w) => NOT_MONEY.has(w))) return false;
-  const last = words.at(-1) ?? '';
-  return words.includes('amount') || MONEY_LAST.has(last) || key.endsWith('sub_total');
-}
-
-/** Whether a field holds a date (`Date`, `dueDate`, `due_date`, `TXN_DATE`). */
-export function isDateKey(name: string): boolean {
-  return memo(dates, name, () => fieldKey(name).split('_').at(-1) === 'date');
-}
-
-/** Whether a field holds an ISO 4217 code (`Currency`, `currency_code`, `baseCurrency`). */
-export function isCurrencyKey(name: string): boolean {
-  return memo(currencies, name, () => {
-    const key = fieldKey(name);
-    return key.endsWith('currency') || key.endsWith('currency_code');
-  });
 }

@@ -1,5 +1,12 @@
-import { isRecord, parseToolName, singular, type ToolDefinition, type VerbClass } from '@munim/contracts';
-import { CONCEPTS, type Concept, type ConceptSpec, fieldKey, recordIdSpec } from './fields.ts';
+import {
+  fieldKey,
+  isRecord,
+  parseToolName,
+  singular,
+  type ToolDefinition,
+  type VerbClass,
+} from '@munim/contracts';
+import { CONCEPTS, type Concept, type ConceptSpec, recordIdSpec } from './fields.ts';
 import { deref, isRequiredPath, propertiesOf, requiredNames } from './required.ts';
 import { WRITE_RULES, type WriteRuleSpec } from './rules.ts';
 

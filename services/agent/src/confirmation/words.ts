@@ -1,4 +1,4 @@
-import { nameWords, singular } from '@munim/contracts';
+import { nameWords, readMoney, singular } from '@munim/contracts';
 
 /**
  * The vocabulary and value shapes a confirmation reads records by: the words of a field's name in
@@ -132,13 +132,9 @@ export function isNameShaped(value: unknown): value is string {
 /** A non-empty string, trimmed. */
 export const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
-/** A number or a number written as text ("1250.00", "1,18,000.00"). */
+/** A number or money written as text ("1250.00", "1,18,000.00", "₹1,18,000"): the one reader of amounts. */
 export function amountOf(value: unknown): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value !== 'string') return undefined;
-  // Grouped the Indian or the international way: "1,18,000.00", "118,000.00".
-  const v = value.trim();
-  return /^-?\d{1,3}(,\d{2,3})*(\.\d+)?$|^-?\d+(\.\d+)?$/.test(v) ? Number(v.replace(/,/g, '')) : undefined;
+  return readMoney(value)?.amount;
 }
 
 const MONTH =
