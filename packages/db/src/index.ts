@@ -1,3 +1,4 @@
+export * from './approval-policies.ts';
 export * from './audit.ts';
 export * from './business-context.ts';
 export * from './db.ts';

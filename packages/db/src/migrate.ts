@@ -23,6 +23,7 @@ import * as approvalBinding from './migrations/0022_approval_binding.ts';
 import { resealLlmKeys } from './migrations/0023_reseal_llm_keys.ts';
 import * as serviceRoles from './migrations/0024_service_roles.ts';
 import * as people from './migrations/0025_people.ts';
+import * as approvalPolicies from './migrations/0027_approval_policies.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -59,6 +60,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0023_reseal_llm_keys': resealLlmKeys(undefined),
   '0024_service_roles': serviceRoles,
   '0025_people': people,
+  '0027_approval_policies': approvalPolicies,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

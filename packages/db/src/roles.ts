@@ -2,6 +2,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { SERVICE_GRANTS as ROLES_GRANTS, SERVICE_ROLES } from './migrations/0024_service_roles.ts';
 import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
+import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
 import type { Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -10,7 +11,11 @@ export { SERVICE_ROLES };
 export const SERVICE_GRANTS = Object.fromEntries(
   Object.entries(ROLES_GRANTS).map(([service, grants]) => [
     service,
-    { ...grants, ...PEOPLE_GRANTS[service as keyof typeof SERVICE_ROLES] },
+    {
+      ...grants,
+      ...PEOPLE_GRANTS[service as keyof typeof SERVICE_ROLES],
+      ...APPROVAL_POLICY_GRANTS[service as keyof typeof SERVICE_ROLES],
+    },
   ]),
 ) as Readonly<Record<keyof typeof SERVICE_ROLES, Grants>>;
 

@@ -11,6 +11,7 @@ import type {
 } from './schema/agent.ts';
 import type {
   ApiKeysTable,
+  ApprovalPoliciesTable,
   AttachmentsTable,
   IntentsTable,
   LlmConfigsTable,
@@ -50,6 +51,7 @@ export interface Database {
   user_roles: UserRolesTable;
   api_keys: ApiKeysTable;
   audit_log: AuditLogTable;
+  approval_policies: ApprovalPoliciesTable;
   unified_conversations: UnifiedConversationsTable;
   llm_usage_logs: LlmUsageLogsTable;
   feedback_log: FeedbackLogTable;
@@ -96,6 +98,7 @@ export const TABLE_NAMES = [
   'user_roles',
   'api_keys',
   'audit_log',
+  'approval_policies',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

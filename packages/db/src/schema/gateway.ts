@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 import type { GeneratedJson, GeneratedTimestamp, NullableTimestamp, Timestamp } from './columns.ts';
 
 /**
@@ -171,4 +171,15 @@ export interface ApiKeysTable {
   created_by: string;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
+}
+
+/**
+ * An org's approval policy (who must approve which writes), set through the admin API; see
+ * migration 0027. Written by the gateway, checked against the policy schema first; read by the agent.
+ */
+export interface ApprovalPoliciesTable {
+  org_id: string;
+  policy: JSONColumnType<Record<string, unknown>, string, string>;
+  updated_by: string;
+  updated_at: GeneratedTimestamp;
 }
