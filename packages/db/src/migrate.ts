@@ -23,6 +23,7 @@ import * as approvalBinding from './migrations/0022_approval_binding.ts';
 import { resealLlmKeys } from './migrations/0023_reseal_llm_keys.ts';
 import * as serviceRoles from './migrations/0024_service_roles.ts';
 import * as people from './migrations/0025_people.ts';
+import * as actor from './migrations/0026_actor.ts';
 import * as approvalPolicies from './migrations/0027_approval_policies.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
@@ -60,6 +61,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0023_reseal_llm_keys': resealLlmKeys(undefined),
   '0024_service_roles': serviceRoles,
   '0025_people': people,
+  '0026_actor': actor,
   '0027_approval_policies': approvalPolicies,
 };
 

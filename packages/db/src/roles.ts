@@ -2,21 +2,39 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { SERVICE_GRANTS as ROLES_GRANTS, SERVICE_ROLES } from './migrations/0024_service_roles.ts';
 import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
-import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
-import type { Grants } from './migrations/grants.ts';
+import { ACTOR_GRANTS } from './migrations/0026_actor.ts';
+import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
 
+/** Two grants on one table together: grants only add. */
+function both(a: Access | undefined, b: Access | undefined): Access {
+  const update =
+    a?.update === true || b?.update === true
+      ? true
+      : [...new Set([...(a?.update || []), ...(b?.update || [])])];
+  return {
+    ...(a?.select || b?.select ? { select: true } : {}),
+    ...(a?.insert || b?.insert ? { insert: true } : {}),
+    ...(update === true || update.length > 0 ? { update } : {}),
+    ...(a?.delete || b?.delete ? { delete: true } : {}),
+  };
+}
+
+/** One service's grants of several migrations together, table by table. */
+function merged(...all: (Grants | undefined)[]): Grants {
+  const out: Record<string, Access> = {};
+  for (const grants of all)
+    for (const [table, access] of Object.entries(grants ?? {})) out[table] = both(out[table], access);
+  return out;
+}
+
 /** What each service's role may do, table by table: every migration's grants together. */
 export const SERVICE_GRANTS = Object.fromEntries(
-  Object.entries(ROLES_GRANTS).map(([service, grants]) => [
-    service,
-    {
-      ...grants,
-      ...PEOPLE_GRANTS[service as keyof typeof SERVICE_ROLES],
-      ...APPROVAL_POLICY_GRANTS[service as keyof typeof SERVICE_ROLES],
-    },
-  ]),
+  Object.entries(ROLES_GRANTS).map(([service, grants]) => {
+    const s = service as keyof typeof SERVICE_ROLES;
+    return [s, merged(grants, PEOPLE_GRANTS[s], ACTOR_GRANTS[s])];
+  }),
 ) as Readonly<Record<keyof typeof SERVICE_ROLES, Grants>>;
 
 /** A service that logs in to PostgreSQL (the validator does not). */

@@ -18,10 +18,15 @@ export const UNAPPROVED_WRITE_REFUSED = 'unapproved_write_refused';
 
 /** A request's row before any event is folded in. */
 export function emptyRow(
-  ids: Pick<RoutingLog, 'request_id' | 'entity_id' | 'org_id' | 'conversation_id' | 'trace_id'>,
+  ids: Pick<RoutingLog, 'request_id' | 'entity_id' | 'org_id' | 'conversation_id' | 'trace_id'> &
+    Partial<Pick<RoutingLog, 'actor_user_id' | 'actor_roles' | 'actor_via'>>,
   createdAt: Date,
 ): RoutingLog {
   return {
+    // Who asked is in the envelopes, not in the stored events: a refolded row keeps its own.
+    actor_user_id: null,
+    actor_roles: null,
+    actor_via: null,
     ...ids,
     query: null,
     path: null,
@@ -103,6 +108,8 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
     }
   },
   mode_switch: noop,
+  // The write's own row (pending_actions) and the audit trail keep who must approve it.
+  approval_requested: noop,
   write_validation: (row, p) => {
     row.is_write_operation = true;
     const entry: WriteToolResult = {
@@ -168,6 +175,7 @@ function apply<T extends EventType>(
  */
 export function foldInto(row: RoutingLog, messages: Iterable<Message<AgentEvent>>): RoutingLog {
   for (const message of messages) {
+    noteActor(row, message);
     const ts = new Date(message.ts);
     if (ts < row.created_at) {
       if (row.latency_ms !== null) row.latency_ms += row.created_at.getTime() - ts.getTime();
@@ -176,6 +184,14 @@ export function foldInto(row: RoutingLog, messages: Iterable<Message<AgentEvent>
     apply(row, message.data, message);
   }
   return row;
+}
+
+/** Records who asked, from the first envelope of the request that names them. */
+export function noteActor(row: RoutingLog, message: Message<AgentEvent>): void {
+  if (row.actor_roles !== null || !message.actor) return;
+  row.actor_user_id = message.actor.userId;
+  row.actor_roles = [...message.actor.roles];
+  row.actor_via = message.actor.via;
 }
 
 /** The row after one more event (see {@link foldInto}): a copy, the input is left untouched. */

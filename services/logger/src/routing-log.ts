@@ -26,6 +26,9 @@ const UPDATED_COLUMNS = {
   error_code: 'text',
   response: 'text',
   trace_id: 'text',
+  actor_user_id: 'text',
+  actor_roles: 'text[]',
+  actor_via: 'text',
   created_at: 'timestamptz',
 } as const satisfies Partial<Record<keyof RoutingLog, string>>;
 

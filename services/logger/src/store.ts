@@ -3,7 +3,7 @@ import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database } from '@munim/db';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type EventOrigin, eventRecords, type IncomingEvent } from './event-records.ts';
-import { emptyRow, foldInto, type RoutingLog } from './fold.ts';
+import { emptyRow, foldInto, noteActor, type RoutingLog } from './fold.ts';
 import { recordImplicitFeedback } from './implicit-feedback.ts';
 import { currentRows, refold, upsertRoutingLogs } from './routing-log.ts';
 
@@ -87,6 +87,7 @@ export async function storeBatch(
         let row: RoutingLog;
         if (known && (moved.has(id) || (known.lastSeq !== null && first && known.lastSeq > first.seq))) {
           row = await refold(trx, known.row);
+          for (const e of news) noteActor(row, e.message);
           refolded += 1;
         } else if (first) {
           const base =

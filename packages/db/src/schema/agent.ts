@@ -98,6 +98,12 @@ export interface PendingActionsTable {
   executed_request_id: string | null;
   /** When the approval was used; a retry of its call is accepted while its outcome is kept. */
   executed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The user who asked for the write; null: the tenant's owner (or a proposal from before people). */
+  requested_by: string | null;
+  /** Their roles for the entity when they asked; null on proposals from before people. */
+  requested_roles: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** The user whose confirmation moved it to `executing`; null: the tenant's owner, or not confirmed. */
+  approved_by: string | null;
 }
 
 /** What the audit trail records a person or program doing to a write. */

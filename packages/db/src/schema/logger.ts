@@ -77,6 +77,12 @@ export interface QueryRoutingLogsTable {
   error_code: string | null;
   response: string | null;
   trace_id: string | null;
+  /** The user who asked; null: the tenant's owner, no user named (or an older request: see `actor_roles`). */
+  actor_user_id: string | null;
+  /** Their roles for the entity; null when the request's events named no actor (older requests). */
+  actor_roles: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** How they asked: `api`, `mcp` or `messaging`. */
+  actor_via: string | null;
   /** Time of the request's earliest event. */
   created_at: Timestamp;
   updated_at: GeneratedTimestamp;
