@@ -27,6 +27,8 @@ function userOf(tenant: { entityId: unknown; orgId: unknown }): Record<string, s
     exp: Math.floor(Date.now() / 1000) + 300,
     entity_id: tenant.entityId,
     org_id: tenant.orgId,
+    // A person who may propose and confirm writes (a token naming no role only reads).
+    roles: ['maker'],
   };
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
   return {

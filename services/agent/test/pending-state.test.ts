@@ -119,6 +119,7 @@ describe('the loop state stored with a pending action', () => {
       status: 'pending',
       expiresAt: new Date(Date.now() + 60_000),
       approvedByRequest: null,
+      requestedBy: null,
     };
     await expect(resume(run, pending, 'confirm', undefined)).rejects.toBeInstanceOf(PendingStateError);
     expect(transition).not.toHaveBeenCalled();

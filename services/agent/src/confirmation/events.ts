@@ -1,5 +1,6 @@
 import type { EventPayload } from '@munim/contracts';
 import { describeTool } from '../answer/tool-words.ts';
+import { auditWrite } from '../run/audit.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../run/store.ts';
 import { type LoopState, LoopStateSchema } from './state.ts';
@@ -93,5 +94,6 @@ export async function supersede(run: Run) {
         reason: 'a new question was asked',
       },
     });
+    await auditWrite(run, 'cancelled', action, 'a new question was asked');
   }
 }

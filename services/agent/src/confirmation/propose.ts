@@ -4,6 +4,7 @@ import { isRecord } from '@munim/contracts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { confirmWord } from '../answer/tool-words.ts';
 import { withoutImages } from '../model/attachments.ts';
+import { auditWrite } from '../run/audit.ts';
 import type { Run } from '../run/run.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
@@ -68,6 +69,7 @@ export async function propose(
     state,
     expiresAt: new Date(Date.now() + run.ctx.config.confirmTtlMs),
   });
+  await auditWrite(run, 'proposed', { tool: validation.tool, argsHash: validation.argsHash, record });
   await run.emit({
     type: 'confirmation',
     payload: { actionId, step: 'proposed', tool: validation.tool, tier, args_hash: validation.argsHash },

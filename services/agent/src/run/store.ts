@@ -1,5 +1,5 @@
 import { setTimeout } from 'node:timers/promises';
-import type { RequestScope } from '@munim/contracts';
+import type { Actor, RequestScope } from '@munim/contracts';
 import {
   type BusinessContext,
   type ConversationMessage,
@@ -56,6 +56,8 @@ export interface PendingAction {
   expiresAt: Date;
   /** The request that carried the user's approval, once approved. */
   approvedByRequest: string | null;
+  /** The user who asked for it; null: the tenant's owner. */
+  requestedBy: string | null;
 }
 
 /** What the agent keeps in PostgreSQL: conversations, pending confirmations, LLM usage. */
@@ -151,7 +153,7 @@ export class AgentStore {
 
   async createPending(
     scope: RequestScope,
-    action: Omit<PendingAction, 'status' | 'requestId' | 'approvedByRequest'>,
+    action: Omit<PendingAction, 'status' | 'requestId' | 'approvedByRequest' | 'requestedBy'>,
   ): Promise<void> {
     await this.db
       .insertInto('pending_actions')
@@ -171,6 +173,9 @@ export class AgentStore {
         tool_call_id: action.toolCallId,
         state: JSON.stringify(action.state),
         expires_at: action.expiresAt,
+        // Who asked for it: the request's person (no actor: a request from before people).
+        requested_by: scope.actor?.userId ?? null,
+        requested_roles: scope.actor ? [...scope.actor.roles] : null,
       })
       .execute();
   }
@@ -239,6 +244,8 @@ export class AgentStore {
     result?: unknown,
     /** With `executing`: the request that carries the user's approval. */
     approvedBy?: string,
+    /** With `executing`: the person whose confirmation it is. */
+    approver?: Actor,
   ): Promise<boolean> {
     const updated = await this.db
       .updateTable('pending_actions')
@@ -247,7 +254,11 @@ export class AgentStore {
         decided_at: new Date(),
         // Moving to `executing` is the user's approval: the executor's proof for this one call.
         ...(to === 'executing'
-          ? { approved_at: sql<Date>`now()`, approved_by_request: approvedBy ?? null }
+          ? {
+              approved_at: sql<Date>`now()`,
+              approved_by_request: approvedBy ?? null,
+              approved_by: approver?.userId ?? null,
+            }
           : {}),
         ...(result === undefined ? {} : { result: JSON.stringify(result) }),
       })
@@ -346,6 +357,7 @@ function toPending(row: {
   status: PendingStatus;
   expires_at: Date;
   approved_by_request: string | null;
+  requested_by: string | null;
 }): PendingAction {
   return {
     actionId: row.action_id,
@@ -362,5 +374,6 @@ function toPending(row: {
     status: row.status,
     expiresAt: row.expires_at,
     approvedByRequest: row.approved_by_request,
+    requestedBy: row.requested_by,
   };
 }

@@ -1,5 +1,5 @@
 import type { ValidationResult } from '@munim/contracts';
-import { isRecord } from '@munim/contracts';
+import { isRecord, mayProposeWrites } from '@munim/contracts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import type { Run } from '../run/run.ts';
 import { execute, validate } from './requests.ts';
@@ -11,9 +11,13 @@ const PAGE_SIZE = 50;
 const UNCONFIRMABLE =
   'A change to the books needs your confirmation, and it cannot be asked for here, so it was not made.';
 
-/** How one tool call ended: blocked by the validator, waiting for the user, or run. */
+/** Why a write was not even put to a person who may only read. */
+const READ_ONLY = 'The person asking may only read these books (viewer): no change was proposed or made.';
+
+/** How one tool call ended: blocked by the validator, refused to a reader, waiting for the user, or run. */
 export type ToolStep =
   | { kind: 'blocked'; validation: ValidationResult }
+  | { kind: 'read_only'; validation: ValidationResult }
   | { kind: 'confirm'; validation: ValidationResult; callId: string }
   | { kind: 'executed'; success: boolean; content: unknown; error?: string };
 
@@ -63,6 +67,12 @@ export async function toolStep(
   args = await withPagination(run, tool, args);
   const validation = await validate(run, tool, args, rawArgs, callId);
   for (const g of validation.guardrails) if (g !== 'write_preflight_block') run.guardrails.add(g);
+  // A viewer reads only: no write of theirs is put to anyone, checked for its fields, or run.
+  if (validation.isWrite && !mayProposeWrites(run.scope.actor)) {
+    run.guardrails.add('read_only_write_refused');
+    run.toolResults.push({ tool, input: args, error: READ_ONLY, success: false, write: true });
+    return { kind: 'read_only', validation };
+  }
   if (validation.status === 'blocked') {
     run.blocked.set(tool, validation);
     run.blockedInARow.set(tool, (run.blockedInARow.get(tool) ?? 0) + 1);

@@ -2,6 +2,7 @@ import { isRecord } from '@munim/contracts';
 import { answer, answerStream, enrich, needsInputMessage } from '../answer/answer.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { propose } from '../confirmation/propose.ts';
+import { refuseReadOnly } from '../confirmation/read-only.ts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import { enrichmentPrompt } from '../render/enrichments.ts';
 import { AgentError } from '../run/errors.ts';
@@ -76,6 +77,10 @@ export async function loop(
         continue;
       }
       const step = await toolStep(run, call.name, call.arguments, { mayConfirm: true });
+      if (step.kind === 'read_only') {
+        await refuseReadOnly(run, data, userText, call.name);
+        return;
+      }
       if (step.kind === 'confirm') {
         await propose(run, data, userText, step, call.id, {
           messages,

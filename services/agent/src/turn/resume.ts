@@ -1,11 +1,13 @@
-import type { QueryRouted, ValidationResult } from '@munim/contracts';
+import { mayProposeWrites, type QueryRouted, type ValidationResult } from '@munim/contracts';
 import { answer } from '../answer/answer.ts';
 import { complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
 import { PLAIN_YES } from '../confirmation/plain-yes.ts';
+import { refuseReadOnly } from '../confirmation/read-only.ts';
 import { type LoopState, PendingStateError, parseLoopState } from '../confirmation/state.ts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
+import { auditDone, auditWrite } from '../run/audit.ts';
 import { AgentError } from '../run/errors.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../run/store.ts';
@@ -61,6 +63,12 @@ async function carryOut(
     ...(execution.outcome ? { outcome: execution.outcome } : {}),
     ...(execution.error ? { error: execution.error } : {}),
   });
+  await auditDone(
+    run,
+    execution.success ? 'executed' : 'failed',
+    pending,
+    execution.outcome === 'unknown' ? 'its outcome is unknown' : execution.error?.message,
+  );
   await emitStep(run, pending, 'executed');
   const content = JSON.stringify(
     execution.success ? execution.result : { success: false, error: execution.error?.message ?? 'failed' },
@@ -117,8 +125,10 @@ export async function resume(
   const userText = answerValue === 'cancel' ? 'Cancel' : typed ? `Confirm (${typed})` : 'Confirm';
   if (pending.status !== 'pending') throw new AgentError('CONFLICT', ANSWERED);
   if (pending.expiresAt.getTime() <= Date.now()) {
-    if (await store.transition(pending.actionId, 'pending', 'expired'))
+    if (await store.transition(pending.actionId, 'pending', 'expired')) {
       await emitStep(run, pending, 'expired');
+      await auditWrite(run, 'expired', pending);
+    }
     const response = await answer(
       run,
       `That confirmation has expired, so nothing was changed. Ask again if you still want to ${describeTool(pending.tool)}.`,
@@ -131,11 +141,17 @@ export async function resume(
       throw new AgentError('CONFLICT', ANSWERED);
     }
     await emitStep(run, pending, 'cancelled');
+    await auditWrite(run, 'cancelled', pending, 'the person answering cancelled it');
     const response = await answer(
       run,
       `Okay, I won't ${describeTool(pending.tool)}: cancelled. Nothing was changed.`,
     );
     await complete(run, asked, userText, response, 'cancelled');
+    return;
+  }
+  // A viewer may not make a change, so neither may one confirm it (it stays pending for someone who may).
+  if (!mayProposeWrites(run.scope.actor)) {
+    await refuseReadOnly(run, asked, userText, pending.tool);
     return;
   }
   if (pending.confirmText && (typed ?? '').trim().toUpperCase() !== pending.confirmText) {
@@ -164,9 +180,19 @@ export async function resume(
     await complete(run, asked, userText, response, 'needs_input');
     return;
   }
-  if (!(await store.transition(pending.actionId, 'pending', 'executing', undefined, run.scope.requestId))) {
+  if (
+    !(await store.transition(
+      pending.actionId,
+      'pending',
+      'executing',
+      undefined,
+      run.scope.requestId,
+      run.scope.actor,
+    ))
+  ) {
     throw new AgentError('CONFLICT', ANSWERED);
   }
+  await auditWrite(run, 'confirmed', pending);
   await emitStep(run, pending, 'approved');
   await carryOut(run, pending, state, validation, userText);
 }
@@ -179,6 +205,10 @@ export async function answerPlainYes(run: Run, data: QueryRouted): Promise<boole
   if (data.channel === 'mcp' || !PLAIN_YES.test(data.query)) return false;
   const pending = await run.ctx.store.proposedByLastAnswer(run.scope);
   if (!pending) return false;
+  if (!mayProposeWrites(run.scope.actor)) {
+    await refuseReadOnly(run, data, data.query, pending.tool);
+    return true;
+  }
   if (pending.tier === 1) {
     await resume(run, pending, 'confirm', undefined);
     return true;

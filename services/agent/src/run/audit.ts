@@ -1,0 +1,65 @@
+import type { Actor } from '@munim/contracts';
+import { type AuditAction, appendAudit } from '@munim/db';
+import { describeTool } from '../answer/tool-words.ts';
+import type { Run } from './run.ts';
+
+/** The audit actions the agent records about a write. */
+type WriteAction = Extract<
+  AuditAction,
+  'proposed' | 'confirmed' | 'cancelled' | 'expired' | 'executed' | 'failed'
+>;
+
+/** How the audit trail names who did it: the user's id, or `owner` for the tenant's owner with no user named. */
+export function auditActor(actor: Actor | undefined): string {
+  return actor?.userId ?? 'owner';
+}
+
+const AS = (actor: Actor | undefined) =>
+  actor ? ` (as ${actor.roles.join(', ') || 'no role'}, via ${actor.via})` : '';
+
+/** What happened to the write, in words for a finance person. */
+const SAID: Record<WriteAction, (what: string, why: string | undefined) => string> = {
+  proposed: (what) => `Asked to ${what}; put to them for confirmation.`,
+  confirmed: (what) => `Confirmed: ${what}.`,
+  cancelled: (what, why) => `Cancelled${why ? ` (${why})` : ''}: ${what}; nothing was changed.`,
+  expired: (what) => `The confirmation expired unanswered: ${what}; nothing was changed.`,
+  executed: (what) => `Done: ${what}.`,
+  failed: (what, why) => `Failed: ${what}${why ? `: ${why}` : ''}.`,
+};
+
+/**
+ * Appends one row about a write to the org's audit trail, naming the request's person. A row that
+ * cannot be written fails the step it records (nothing proposed or confirmed goes unrecorded).
+ */
+export async function auditWrite(
+  run: Run,
+  action: WriteAction,
+  write: { tool: string; argsHash: string; record?: string | undefined },
+  why?: string,
+): Promise<void> {
+  const what = `${describeTool(write.tool)}${write.record ? ` (${write.record})` : ''}`;
+  await appendAudit(run.ctx.store.db, {
+    entityId: run.scope.entityId,
+    orgId: run.scope.orgId,
+    actor: auditActor(run.scope.actor),
+    action,
+    tool: write.tool,
+    argsHash: write.argsHash,
+    summary: `${SAID[action](what, why)}${AS(run.scope.actor)}`,
+  });
+}
+
+/** As {@link auditWrite}, for what already happened (a write ran): a row that cannot be written is logged. */
+export async function auditDone(
+  run: Run,
+  action: 'executed' | 'failed',
+  write: { tool: string; argsHash: string },
+  why?: string,
+): Promise<void> {
+  await auditWrite(run, action, write, why).catch((error: unknown) =>
+    run.ctx.log.error(
+      { err: error, requestId: run.scope.requestId, tool: write.tool, action },
+      'could not record the write in the audit trail',
+    ),
+  );
+}
