@@ -7,6 +7,8 @@ export const ErrorCodeSchema = z.enum([
   'MALFORMED_MESSAGE',
   'UNAUTHORIZED',
   'FORBIDDEN',
+  /** The caller's roles for the entity do not allow this (e.g. reading the audit trail as a viewer). */
+  'ROLE_REQUIRED',
   'NOT_FOUND',
   'CONFLICT',
   'RATE_LIMITED',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { AuditAction, Database } from './schema.ts';
 
 /** What the row before an org's first row hashes to. */
@@ -50,6 +50,38 @@ export function auditHash(row: Omit<AuditRow, 'hash'>): string {
   return createHash('sha256').update(prevHash).update(body).digest('hex');
 }
 
+/**
+ * A row of another entity of the org in an entity's export: only its place in the chain (`seq`,
+ * `orgId`, `prevHash`, `hash`), so the chain can be followed through it without showing another
+ * entity's business. Its own hash cannot be checked; the links on either side can.
+ */
+export interface WithheldAuditRow {
+  seq: number;
+  at: null;
+  entityId: null;
+  orgId: string;
+  actor: null;
+  action: null;
+  tool: null;
+  argsHash: null;
+  summary: null;
+  prevHash: string;
+  hash: string;
+}
+
+/** A row of an export: whole, or withheld (another entity's). */
+export type ExportedAuditRow = AuditRow | WithheldAuditRow;
+
+/** Whether an exported row is withheld: every row the trail records has an action. */
+export const isWithheld = (row: ExportedAuditRow): row is WithheldAuditRow => row.action === null;
+
+/** A row as an export of another entity shows it. */
+export function withhold(row: ExportedAuditRow): WithheldAuditRow {
+  const { seq, orgId, prevHash, hash } = row;
+  const hidden = { entityId: null, actor: null, action: null, tool: null, argsHash: null, summary: null };
+  return { seq, at: null, ...hidden, orgId, prevHash, hash };
+}
+
 /** Where an audit chain breaks, in words. */
 export interface ChainBreak {
   seq: number;
@@ -59,18 +91,19 @@ export interface ChainBreak {
 
 /**
  * Checks an export: within each org, rows follow one another (seq + 1, each naming the hash of
- * the one before; an org's first row names the genesis hash) and each row's hash is its own.
+ * the one before; an org's first row names the genesis hash) and each whole row's hash is its own
+ * (a withheld row's links are checked, its content is not there to check).
  * An export of a window may start after row 1: its first row is checked against itself only.
  */
 export function verifyAuditChain(
-  rows: readonly AuditRow[],
-): { ok: true; rows: number } | ({ ok: false } & ChainBreak) {
-  const byOrg = new Map<string, AuditRow[]>();
+  rows: readonly ExportedAuditRow[],
+): { ok: true; rows: number; withheld: number } | ({ ok: false } & ChainBreak) {
+  const byOrg = new Map<string, ExportedAuditRow[]>();
   for (const row of rows) byOrg.set(row.orgId, [...(byOrg.get(row.orgId) ?? []), row]);
   for (const chain of byOrg.values()) {
     // In the order given: a reordered export is a break, as is a removed row.
     const seqs = new Set(chain.map((r) => r.seq));
-    let previous: AuditRow | undefined;
+    let previous: ExportedAuditRow | undefined;
     for (const row of chain) {
       const at = { seq: row.seq, orgId: row.orgId };
       if (row.seq === 1 && row.prevHash !== GENESIS_HASH)
@@ -90,12 +123,12 @@ export function verifyAuditChain(
       }
       if (previous && row.prevHash !== previous.hash)
         return { ok: false, ...at, reason: `it does not name row ${previous.seq}'s hash` };
-      if (auditHash(row) !== row.hash)
+      if (!isWithheld(row) && auditHash(row) !== row.hash)
         return { ok: false, ...at, reason: 'its hash is not its own: it was changed' };
       previous = row;
     }
   }
-  return { ok: true, rows: rows.length };
+  return { ok: true, rows: rows.length, withheld: rows.filter(isWithheld).length };
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -157,6 +190,23 @@ export async function appendAudit(
   }
 }
 
+type AuditLogRow = Selectable<Database['audit_log']>;
+
+/** A row of the table as exported. */
+const exported = (r: AuditLogRow): AuditRow => ({
+  seq: Number(r.seq),
+  at: new Date(r.at).toISOString(),
+  entityId: r.entity_id,
+  orgId: r.org_id,
+  actor: r.actor,
+  action: r.action,
+  tool: r.tool,
+  argsHash: r.args_hash,
+  summary: r.summary,
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});
+
 /** An org's rows in a window (every org's, without one), oldest first, as exported. */
 export async function readAudit(
   db: Kysely<Database>,
@@ -168,17 +218,45 @@ export async function readAudit(
   if (window.from) query = query.where('at', '>=', window.from);
   if (window.to) query = query.where('at', '<', window.to);
   const rows = await query.orderBy('org_id').orderBy('seq').execute();
-  return rows.map((r) => ({
-    seq: Number(r.seq),
-    at: new Date(r.at).toISOString(),
-    entityId: r.entity_id,
-    orgId: r.org_id,
-    actor: r.actor,
-    action: r.action,
-    tool: r.tool,
-    argsHash: r.args_hash,
-    summary: r.summary,
-    prevHash: r.prev_hash,
-    hash: r.hash,
-  }));
+  return rows.map(exported);
+}
+
+/**
+ * The places of an org's chain that a window of time covers: from the first row at or after
+ * `from` to the last row before `to`, so an export of it is one unbroken piece of the chain (rows
+ * written at nearly the same time by two services may take their places out of time order).
+ * Null when no row is in the window.
+ */
+export async function auditSeqRange(
+  db: Kysely<Database>,
+  orgId: string,
+  window: { from?: Date | undefined; to?: Date | undefined } = {},
+): Promise<{ first: number; last: number } | null> {
+  let query = db
+    .selectFrom('audit_log')
+    .select((eb) => [eb.fn.min('seq').as('first'), eb.fn.max('seq').as('last')])
+    .where('org_id', '=', orgId);
+  if (window.from) query = query.where('at', '>=', window.from);
+  if (window.to) query = query.where('at', '<', window.to);
+  const range = await query.executeTakeFirst();
+  if (range?.first == null || range.last == null) return null;
+  return { first: Number(range.first), last: Number(range.last) };
+}
+
+/** Up to `limit` rows of an org's chain from place `from` through place `through`, in order. */
+export async function readAuditPlaces(
+  db: Kysely<Database>,
+  orgId: string,
+  places: { from: number; through: number; limit: number },
+): Promise<AuditRow[]> {
+  const rows = await db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('seq', '>=', places.from)
+    .where('seq', '<=', places.through)
+    .orderBy('seq')
+    .limit(places.limit)
+    .execute();
+  return rows.map(exported);
 }

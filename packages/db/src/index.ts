@@ -1,5 +1,6 @@
 export * from './approval-policies.ts';
 export * from './audit.ts';
+export * from './audit-export.ts';
 export * from './business-context.ts';
 export * from './db.ts';
 export * from './llm-config-keys.ts';

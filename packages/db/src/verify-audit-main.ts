@@ -1,49 +1,55 @@
 /**
  * Verifies the audit trail: every org's rows follow one another and each row's hash is its own.
- * `npm run audit:verify -- export.json` checks an export (`GET /v1/audit?format=json`);
- * `npm run audit:verify -- --database` checks the table at DATABASE_URL. Exits 0 when the chain
- * holds, 1 naming the first row that was changed, removed or reordered, 2 on bad input.
+ * `npm run audit:verify -- audit.json` (or `audit.csv`) checks an export (`GET /v1/audit`);
+ * `npm run audit:verify -- --database [url] [--org <orgId>]` checks the table (at DATABASE_URL
+ * without a url). Exits 0 when the chain holds, 1 naming the first row that was changed, removed
+ * or reordered, 2 on bad input.
  */
 import { readFileSync } from 'node:fs';
-import { type AuditRow, readAudit, verifyAuditChain } from './audit.ts';
+import { type ExportedAuditRow, readAudit, verifyAuditChain } from './audit.ts';
+import { parseAuditExport, verdictOf } from './audit-export.ts';
 import { createDb } from './db.ts';
 
-const target = process.argv[2];
-if (!target) {
-  console.error('audit:verify: give an export file (npm run audit:verify -- audit.json) or --database');
-  process.exit(2);
-}
+const USAGE =
+  'give an export file (npm run audit:verify -- audit.json, or audit.csv) or --database [url] [--org <orgId>]';
 
-async function rowsOf(source: string): Promise<AuditRow[]> {
-  if (source === '--database') {
-    const url = process.env.DATABASE_URL;
-    if (!url) throw new Error('--database reads DATABASE_URL, which is not set');
-    const db = createDb(url, { max: 1 });
-    try {
-      return await readAudit(db);
-    } finally {
-      await db.destroy();
-    }
+/** What to verify, from the command line. */
+function target(args: readonly string[]): { file: string } | { database: string; orgId?: string } {
+  const at = args.indexOf('--database');
+  if (at === -1) {
+    const [file, ...rest] = args;
+    if (!file || file.startsWith('--') || rest.length > 0) throw new Error(USAGE);
+    return { file };
   }
-  const parsed = JSON.parse(readFileSync(source, 'utf8')) as { rows?: unknown } | unknown[];
-  const rows = Array.isArray(parsed) ? parsed : parsed.rows;
-  if (!Array.isArray(rows)) throw new Error('it holds no rows');
-  return rows as AuditRow[];
+  const rest = args.filter((_, i) => i !== at);
+  const url = rest[0] && !rest[0].startsWith('--') ? rest.shift() : process.env.DATABASE_URL;
+  if (!url) throw new Error('--database without a url reads DATABASE_URL, which is not set');
+  if (rest.length === 0) return { database: url };
+  const [flag, orgId, ...extra] = rest;
+  if (flag !== '--org' || !orgId || extra.length > 0) throw new Error(USAGE);
+  return { database: url, orgId };
 }
 
-let rows: AuditRow[];
+async function rowsOf(source: ReturnType<typeof target>): Promise<ExportedAuditRow[]> {
+  if ('file' in source) return parseAuditExport(readFileSync(source.file, 'utf8'));
+  const db = createDb(source.database, { max: 1 });
+  try {
+    return await readAudit(db, source.orgId === undefined ? {} : { orgId: source.orgId });
+  } finally {
+    await db.destroy();
+  }
+}
+
+let rows: ExportedAuditRow[];
 try {
-  rows = await rowsOf(target);
+  rows = await rowsOf(target(process.argv.slice(2)));
 } catch (error) {
-  console.error(`audit:verify: cannot read ${target}: ${(error as Error).message}`);
+  console.error(`audit:verify: cannot verify: ${(error as Error).message}`);
   process.exit(2);
 }
-const verdict = verifyAuditChain(rows);
-if (verdict.ok) {
-  console.log(`audit:verify: ${verdict.rows} rows verified: the chain is whole`);
-} else {
-  console.error(
-    `audit:verify: row ${verdict.seq} of org ${verdict.orgId} breaks the chain: ${verdict.reason}`,
-  );
+const verdict = verdictOf(verifyAuditChain(rows));
+if (verdict.ok) console.log(`audit:verify: ${verdict.message}`);
+else {
+  console.error(`audit:verify: ${verdict.message}`);
   process.exitCode = 1;
 }

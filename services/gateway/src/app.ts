@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPlug
 import { adminRoutes } from './admin/index.ts';
 import { attachmentContentRoutes } from './attachments/content.ts';
 import { attachmentRoutes } from './attachments/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
 import { trustHops } from './client-address.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { createContext, type GatewayContext, type GatewayDeps } from './context.ts';
@@ -55,6 +56,7 @@ const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   attachmentRoutes,
   metricsRoutes,
   suggestionRoutes,
+  auditRoutes,
   mcpRoutes,
 ];
 
