@@ -163,6 +163,14 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CONFIRM_TIERS:
     "Removed: only the value `1,2,3` is accepted. To run a write without confirmation, give it tier 0 in the executor's TOOL_POLICY_FILE.",
   CONFIRM_TTL_MS: 'How long a proposed write waits for its confirmation.',
+  APPROVAL_POLICY_FILE:
+    'Who must approve which writes (JSON or YAML): rules by class (payment, transfer, document, journal, ' +
+    'party, edit, destructive, send, any) or tool glob, from an amount, for a party, each naming how many ' +
+    'people other than the maker approve and of which roles; and per role the most it may confirm alone ' +
+    'or approve (`limits: { maker: { maxAmount: 50000 } }`), in the business’s currency. An org’s own ' +
+    'policy, set through the admin API, takes its place for that org. Read at start: a bad file stops the ' +
+    'service naming the entry. Give the gateway and the agent the same file. Unset: the person who asked ' +
+    'confirms every write.',
   HISTORY_MESSAGES: 'Past messages of the conversation given to the model.',
   LLM_API_STYLE:
     "`azure` for Azure OpenAI's deployments API (`api-key` header; LLM_MODEL is the deployment).",

@@ -1,3 +1,4 @@
+export * from './approval-policy-file.ts';
 export * from './canonical.ts';
 export * from './endpoints.ts';
 export * from './env.ts';

@@ -1,5 +1,11 @@
 import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
-import { BaseEnvSchema, DatabaseUrlSchema, parseEnv, QuotaEnvSchema } from '@munim/kit';
+import {
+  ApprovalPolicyFileEnv,
+  BaseEnvSchema,
+  DatabaseUrlSchema,
+  parseEnv,
+  QuotaEnvSchema,
+} from '@munim/kit';
 import { z } from 'zod';
 
 export const EnvSchema = BaseEnvSchema.extend({
@@ -15,6 +21,12 @@ export const EnvSchema = BaseEnvSchema.extend({
         "is no longer supported: to run a write without confirmation, give it tier 0 in the executor's TOOL_POLICY_FILE",
     })
     .optional(),
+  /**
+   * Who must approve which writes (JSON or YAML), read and checked at start: a bad file stops the
+   * agent naming the entry. An org's own policy (admin API) takes its place for that org; unset,
+   * the person who asked confirms every write.
+   */
+  APPROVAL_POLICY_FILE: ApprovalPolicyFileEnv.optional(),
   /** How long a confirmation stays valid. */
   CONFIRM_TTL_MS: z.coerce
     .number()

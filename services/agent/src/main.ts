@@ -92,6 +92,7 @@ await runMain('agent', async (log) => {
       historyMessages: env.HISTORY_MESSAGES,
       vision: env.LLM_VISION,
       attachmentMaxChars: env.LLM_ATTACHMENT_MAX_CHARS,
+      approvalPolicy: env.APPROVAL_POLICY_FILE?.policy,
     },
   });
   await app.start();

@@ -2,6 +2,7 @@ import { AttachmentsEnvSchema, checkS3Keys } from '@munim/attachments';
 import { IdSchema, PERSON_ROLES, type PersonRole } from '@munim/contracts';
 import { isSecretKeyText, SECRET_KEY_SHAPE } from '@munim/db';
 import {
+  ApprovalPolicyFileEnv,
   BaseEnvSchema,
   csv,
   DatabaseUrlSchema,
@@ -226,6 +227,11 @@ const EnvObjectSchema = BaseEnvSchema.extend({
   DATABASE_URL: DatabaseUrlSchema.optional(),
   /** Comma-separated keys that may use `/v1/admin/*` (and act for any entity); never logged. */
   GATEWAY_ADMIN_KEYS: AdminKeysSchema.default([]),
+  /**
+   * The operator's approval policy, as the agent reads it: the gateway answers it as an org's
+   * policy in force until the org sets its own through the admin API. A bad file stops the gateway.
+   */
+  APPROVAL_POLICY_FILE: ApprovalPolicyFileEnv.optional(),
   /** The role (in a token's `roles` array or `role` string claim) that grants admin access. */
   GATEWAY_JWT_ADMIN_ROLE: z.string().min(1).default('admin'),
   /** OpenAI-compatible endpoint the admin side uses to draft intents; unset: generation answers 503. */

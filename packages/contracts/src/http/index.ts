@@ -4,6 +4,7 @@ export * from './admin-intents.ts';
 export * from './admin-llm-configs.ts';
 export * from './admin-tools.ts';
 export * from './admin-users.ts';
+export * from './approval-policy.ts';
 export * from './attachments.ts';
 export * from './audit.ts';
 export * from './conversations.ts';

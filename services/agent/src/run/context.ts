@@ -1,4 +1,5 @@
 import type { Bus } from '@munim/bus';
+import type { ApprovalPolicy } from '@munim/contracts';
 import type { Logger, ToolCatalog } from '@munim/kit';
 import type { AttachmentSource, VisionMode } from '../model/attachments.ts';
 import type { Llm } from '../model/llm.ts';
@@ -23,6 +24,8 @@ export interface AgentConfig {
   vision?: VisionMode;
   /** Characters of attachment text given to the model per query. */
   attachmentMaxChars?: number;
+  /** The operator's approval policy (`APPROVAL_POLICY_FILE`); an org's own takes its place. */
+  approvalPolicy?: ApprovalPolicy | undefined;
 }
 
 /** What `buildAgent` is given. */

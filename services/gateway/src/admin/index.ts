@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context.ts';
 import { MIN_KEY_LENGTH } from '../env.ts';
 import { httpError } from '../http-errors.ts';
 import { analyticsRoutes } from './analytics.ts';
+import { approvalPolicyRoutes, isOrgAdmin } from './approval-policy.ts';
 import { generateRoutes } from './generate.ts';
 import { intentRoutes } from './intents.ts';
 import { llmConfigRoutes } from './llm-configs.ts';
@@ -28,12 +29,15 @@ function adminRefusal(config: GatewayContext['config']): string {
 /**
  * The admin endpoints under `/v1/admin/*`, which need an admin key (`GATEWAY_ADMIN_KEYS`) or a
  * token with the admin role, always (also when the gateway runs without auth); anyone else gets
- * 403 and nothing changes. Their routes are left out of the published API description.
+ * 403 and nothing changes — but for routes marked `orgAdmins`, which an org's own admins and
+ * owners may use for their org. Their routes are left out of the published API description.
  */
 export const adminRoutes: FastifyPluginAsync<GatewayContext> = async (admin, ctx) => {
   const refusal = adminRefusal(ctx.config);
   admin.addHook('onRequest', async (request, reply) => {
     if (request.principal?.admin) return;
+    // Routes an org's own admins and owners may also use; the route checks the org.
+    if (request.routeOptions.config.orgAdmins && isOrgAdmin(request.principal)) return;
     return reply.code(403).send(httpError('FORBIDDEN', refusal));
   });
   await admin.register(adminSuggestionRoutes, ctx);
@@ -45,4 +49,5 @@ export const adminRoutes: FastifyPluginAsync<GatewayContext> = async (admin, ctx
   await admin.register(toolRoutes, ctx);
   await admin.register(toolPinRoutes, ctx);
   await admin.register(userRoutes, ctx);
+  await admin.register(approvalPolicyRoutes, ctx);
 };
