@@ -120,8 +120,11 @@ function moneyIn(value: unknown, path: string, walk: Walk): number | undefined {
   return Math.abs(money.amount);
 }
 
-/** What a list of records adds up to: a journal's larger side, else its lines' amounts (or quantity × price). */
-function listTotal(items: Record<string, unknown>[], path: string, walk: Walk): number {
+/**
+ * What a list of records adds up to: a journal's larger side, else its lines' amounts (or quantity
+ * × price); undefined when no line holds money (a list of invoice ids, of contact persons).
+ */
+function listTotal(items: Record<string, unknown>[], path: string, walk: Walk): number | undefined {
   const lines = items.map((item, i) => readJournalLine(item, `${path}[${i}]`));
   const sided = lines.some((l) => l.columns || (l.side !== 'none' && l.side !== 'unknown'));
   if (sided) {
@@ -139,6 +142,7 @@ function listTotal(items: Record<string, unknown>[], path: string, walk: Walk): 
     return Math.max(debits, credits);
   }
   let total = 0;
+  let money = false;
   items.forEach((item, i) => {
     const inner: Walk = { totals: [], currencies: walk.currencies };
     let [quantity, price] = [undefined as number | undefined, undefined as number | undefined];
@@ -149,10 +153,11 @@ function listTotal(items: Record<string, unknown>[], path: string, walk: Walk): 
     }
     walkValue(item, `${path}[${i}]`, inner, 1);
     if (inner.unread) walk.unread ??= inner.unread;
-    const ofQuantity = quantity !== undefined && price !== undefined ? Math.abs(quantity * price) : 0;
-    total += Math.max(ofQuantity, ...inner.totals);
+    const priced = quantity !== undefined && price !== undefined;
+    money ||= priced || inner.totals.length > 0;
+    total += Math.max(priced ? Math.abs((quantity ?? 0) * (price ?? 0)) : 0, ...inner.totals);
   });
-  return total;
+  return money ? total : undefined;
 }
 
 function walkValue(record: Record<string, unknown>, path: string, walk: Walk, depth: number): void {
@@ -162,8 +167,10 @@ function walkValue(record: Record<string, unknown>, path: string, walk: Walk, de
     const at = path ? `${path}.${key}` : key;
     if (Array.isArray(value)) {
       const items = value.filter(isRecord);
-      if (items.length > 0) walk.totals.push(listTotal(items, at, walk));
-      else if (isAmountKey(key))
+      if (items.length > 0) {
+        const total = listTotal(items, at, walk);
+        if (total !== undefined) walk.totals.push(total);
+      } else if (isAmountKey(key))
         for (const [i, v] of value.entries()) {
           const amount = moneyIn(v, `${at}[${i}]`, walk);
           if (amount !== undefined) walk.totals.push(amount);

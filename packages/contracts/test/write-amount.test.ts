@@ -129,6 +129,11 @@ describe('the amount of a write', () => {
       {},
     );
     expect(writeAmount({ invoice_id: 'INV-1', to: 'a@b.in' }, 'INR')).toEqual({});
+    // Lists that hold no money are no amount of 0: a payment of these invoices is read from the books.
+    expect(writeAmount({ invoices: [{ invoice_id: 'INV-1' }, { invoice_id: 'INV-2' }] }, 'INR')).toEqual({});
+    expect(
+      writeAmount({ name: 'Acme', contact_persons: [{ first_name: 'Asha', email: 'a@b.in' }] }, 'INR'),
+    ).toEqual({});
   });
 
   it('says so when the money could not be read, or is in another currency than the business’s', () => {

@@ -87,6 +87,8 @@ describe('who must approve a write', () => {
       ['create_invoice', { customer_id: 'C-1', line_items: [{ quantity: 2, rate: 20_000 }] }, 0],
       ['create_customer', { display_name: 'Initech', gstin: '27AAPFU0939F1ZV' }, 0],
       ['void_invoice', { invoice_id: 'INV-1' }, 1, 'rule 2'],
+      // The amount lives in the books, not in the call: taken as over every minimum (fail closed).
+      ['mark_invoices_paid', { invoices: [{ invoice_id: 'INV-1' }, { invoice_id: 'INV-2' }] }, 1, 'rule 1'],
       ['record_payment', { customer_name: 'GLOBEX PVT. LTD.', amount: 10 }, 2, 'rule 3'],
     ];
     for (const [tool, args, needed, rule] of cases) {

@@ -19,20 +19,27 @@ const file = (name: string, text: string) => {
 
 describe('the approval policy file', () => {
   it('is read as YAML or JSON', () => {
+    // The example of the documentation, as written there.
     const yaml = file(
       'policy.yaml',
       [
         'rules:',
-        '  - match: { class: payment, minAmount: 100000 }  # payments from 1,00,000',
+        '  - match: { class: payment, minAmount: 100000 }  # class: payment | transfer | document | journal | party | edit | destructive | send | any; or tool: <glob>',
+        '    approvers: 1                                  # people other than the maker',
+        '    roles: [approver, owner]                      # who may approve',
+        '  - match: { class: destructive }',
         '    approvers: 1',
-        '    roles: [approver, owner]',
+        '    roles: [approver]',
         'limits:',
-        '  maker: { maxAmount: 50000 }',
+        '  maker: { maxAmount: 50000 }                     # what a role may confirm alone',
       ].join('\n'),
     );
     const json = file('policy.json', JSON.stringify({ rules: [], limits: { owner: { maxAmount: 1e7 } } }));
     expect(loadEnv({ ...base, APPROVAL_POLICY_FILE: yaml }).APPROVAL_POLICY_FILE?.policy).toEqual({
-      rules: [{ match: { class: 'payment', minAmount: 100000 }, approvers: 1, roles: ['approver', 'owner'] }],
+      rules: [
+        { match: { class: 'payment', minAmount: 100000 }, approvers: 1, roles: ['approver', 'owner'] },
+        { match: { class: 'destructive' }, approvers: 1, roles: ['approver'] },
+      ],
       limits: { maker: { maxAmount: 50000 } },
     });
     expect(loadEnv({ ...base, APPROVAL_POLICY_FILE: json }).APPROVAL_POLICY_FILE?.policy.limits).toEqual({
