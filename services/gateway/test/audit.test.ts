@@ -195,6 +195,7 @@ describe('GET /v1/audit', () => {
       ['from=yesterday', 'from'],
       ['to=2026-13-01', 'to'],
       ['limit=5', 'limit'],
+      ['from=2026-03-02&to=2026-03-01', 'to'],
     ] as const) {
       const response = await get(`/v1/audit?${query}`);
       expect({ query, status: response.status }).toEqual({ query, status: 400 });

@@ -39,7 +39,11 @@ export const AuditQuerySchema = z
       .default('json')
       .describe('`json` (default) or `csv` (a header row first).'),
   })
-  .strict();
+  .strict()
+  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) < Date.parse(q.to), {
+    path: ['to'],
+    error: 'must be after from',
+  });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
 const Hash = z.string().regex(/^[0-9a-f]{64}$/);
