@@ -10,6 +10,7 @@ import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
 import type { Gateway } from '../src/app.ts';
+import { loadEnv } from '../src/env.ts';
 import { startGateway } from './helpers.ts';
 
 const ADMIN_KEY = 'admin-key-approval-policy-0001';
@@ -147,5 +148,16 @@ describe('/v1/admin/approval-policy', () => {
     expect((await get('org-b', ADMIN_KEY)).body.policy.rules).toEqual(policy.rules);
     // The other admin routes stay for admin credentials alone.
     expect((await call(url, 'GET', '/v1/admin/users?orgId=org-a', OWNER_A)).status).toBe(403);
+  });
+});
+
+describe('APPROVAL_POLICY_FILE in the gateway', () => {
+  test('stops the gateway naming the variable and the entry when the file is wrong', () => {
+    const typo = join(dir, 'typo.yaml');
+    writeFileSync(typo, 'rules:\n  - match: { class: paymnet }\n    approvers: 1\n    roles: [owner]\n');
+    expect(() => loadEnv({ APPROVAL_POLICY_FILE: typo })).toThrow(
+      /APPROVAL_POLICY_FILE: .*typo\.yaml: rules\[0\]\.match\.class: unknown class "paymnet"/,
+    );
+    expect(loadEnv({ APPROVAL_POLICY_FILE: policyFile }).APPROVAL_POLICY_FILE?.policy).toEqual(FILE_POLICY);
   });
 });
