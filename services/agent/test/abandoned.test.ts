@@ -4,7 +4,7 @@
 // agent's own login) and the real NATS stream its client follows.
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, RequestScope } from '@munim/contracts';
-import { createDb } from '@munim/db';
+import { createDb, readAudit } from '@munim/db';
 import type { Logger } from '@munim/kit';
 import { recordEvents, test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
@@ -34,6 +34,8 @@ interface Row {
   taken: boolean;
   status?: 'executing' | 'executed' | 'pending';
   requestId?: string;
+  /** The user who confirmed it. */
+  approvedBy?: string;
 }
 
 /** A confirmed write as the agent and executor leave it, in a fresh conversation. */
@@ -69,6 +71,7 @@ async function write(row: Row): Promise<{ actionId: string; scope: RequestScope 
       decided_at: status === 'pending' ? null : approvedAt,
       approved_at: status === 'pending' ? null : approvedAt,
       approved_by_request: status === 'pending' ? null : scope.requestId,
+      ...(row.approvedBy ? { approved_by: row.approvedBy } : {}),
       ...(row.taken
         ? {
             executed_call_id: `call-${actionId}`,
@@ -180,6 +183,26 @@ describe('a confirmed write its request abandoned', () => {
     expect(kinds(seen.of(0))).toEqual(['confirmation:executed', 'error']);
     expect((await statusOf(actionId)).result).toMatchObject({ outcome: 'unknown' });
     expect(fallback).toEqual([]);
+  });
+
+  test('what became of a settled write goes into the audit trail, as done by the person who confirmed it', async () => {
+    const confirmer = `user-${randomUUID().slice(0, 8)}`;
+    const neverSent = await write({ approvedAgo: 600, taken: false, approvedBy: confirmer });
+    const sent = await write({ approvedAgo: 600, taken: true, approvedBy: confirmer });
+    const seen = await eventsOf([neverSent.scope.requestId, sent.scope.requestId], () =>
+      sweepAbandoned(agent, 30 * MINUTE),
+    );
+    await expect.poll(() => seen.of(0).length + seen.of(1).length).toBe(4);
+    seen.stop();
+    const rows = (await readAudit(admin, { orgId: 'org-abandoned' })).filter((r) => r.actor === confirmer);
+    expect(rows.map((r) => [r.action, r.tool, r.entityId])).toEqual([
+      ['failed', 'create_payment', 'ent-abandoned'],
+      ['failed', 'create_payment', 'ent-abandoned'],
+    ]);
+    expect(rows.map((r) => r.summary).sort()).toEqual([
+      expect.stringMatching(/before it was sent, so nothing was changed/),
+      expect.stringMatching(/before its outcome was known/),
+    ]);
   });
 
   test('a request that approved nothing ends the usual way', async () => {

@@ -52,9 +52,10 @@ function credentialTenant(principal: Principal | null, claims: TenantClaim[]): T
 }
 
 /**
- * The tenant of a key issued to a user: the entity the request names (or the user's one entity,
- * when it names none), which the user must hold a role on, as that user with those roles. An
- * entity the user has no role on is refused like another tenant's.
+ * The tenant of a key issued to a user: the entity the request names — or, naming none (an MCP
+ * handshake, say), the first of the user's entities by id — which the user must hold a role on,
+ * as that user with those roles. An entity the user has no role on is refused like another
+ * tenant's.
  */
 function memberTenant(
   principal: Principal,
@@ -64,19 +65,10 @@ function memberTenant(
   const orgId = claims.find((c) => c.orgId !== undefined)?.orgId;
   if (orgId !== undefined && orgId !== member.orgId)
     return { status: 403, message: `${DOES_NOT_MATCH.orgId}: they may not act for it.`, field: 'orgId' };
-  const entities = [...new Set(member.roles.map((r) => r.entityId))];
-  const entityId =
-    claims.find((c) => c.entityId !== undefined)?.entityId ??
-    (entities.length === 1 ? entities[0] : undefined);
-  if (entityId === undefined) {
-    return entities.length === 0
-      ? { status: 403, message: 'This user holds no role on any entity, so the key may not act for one.' }
-      : {
-          status: 400,
-          message: 'entityId: is required (this key acts for several entities; name the one to act for)',
-          field: 'entityId',
-        };
-  }
+  const entities = [...new Set(member.roles.map((r) => r.entityId))].sort();
+  const entityId = claims.find((c) => c.entityId !== undefined)?.entityId ?? entities[0];
+  if (entityId === undefined)
+    return { status: 403, message: 'This user holds no role on any entity, so the key may not act for one.' };
   const roles = member.roles.filter((r) => r.entityId === entityId).map((r) => r.role);
   if (roles.length === 0)
     return {
@@ -149,6 +141,15 @@ function claimIn(part: unknown): TenantClaim {
   };
 }
 
+/** The tenants the MCP tool calls of a JSON-RPC message (one or a batch) name in their arguments. */
+function toolCallClaims(body: unknown): TenantClaim[] {
+  return (Array.isArray(body) ? body : [body]).flatMap((message) =>
+    isRecord(message) && message.method === 'tools/call' && isRecord(message.params)
+      ? [claimIn(message.params.arguments)]
+      : [],
+  );
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the tenant gate: the tenant of the credential (null without auth); undefined where it did not run. */
@@ -168,7 +169,9 @@ export const tenantGate = fp(
     scope.decorateRequest('gatedCredential', undefined);
     scope.addHook('preValidation', async (request) => {
       const parts = [request.query, request.body];
-      const credential = credentialTenant(request.principal, parts.map(claimIn));
+      // A key issued to a user picks its entity from the request, MCP tool arguments included.
+      const claims = [...parts.map(claimIn), ...toolCallClaims(request.body)];
+      const credential = credentialTenant(request.principal, claims);
       if (isRefusal(credential)) throw refusalError(credential);
       if (credential) {
         for (const part of parts) {

@@ -4,6 +4,8 @@
 // JWT's `sub` is the user and its roles claim the roles. Without authentication a request is its
 // tenant's owner. The person travels in the envelope of the submitted query.
 import { createHmac, randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Actor, PERSON_ROLES, type PersonRole } from '@munim/contracts';
 import { createDb, type Database, type KeyHolder } from '@munim/db';
 import { type FixtureNats, test } from '@munim/testkit';
@@ -156,6 +158,47 @@ describe('keys issued through /v1/admin/users', () => {
     expect(
       (await actorAsking(authUrl, tenant, bearer(`munim_${randomBytes(32).toString('base64url')}`))).status,
     ).toBe(401);
+  });
+});
+
+describe('keys issued to users, over /mcp', () => {
+  test('act as their user through the tool, for the entity its arguments name, refusing one without a role', async () => {
+    const user = await userWithKey('org-m', [
+      { entityId: 'ent-m1', role: 'viewer' },
+      { entityId: 'ent-m2', role: 'maker' },
+    ]);
+    const client = new Client({ name: 'people-auth', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${authUrl}/mcp`), {
+        requestInit: { headers: bearer(user.key) },
+      }),
+    );
+    try {
+      for (const [entityId, roles] of [
+        ['ent-m2', ['maker']],
+        ['ent-m1', ['viewer']],
+      ] as const) {
+        const query = `mcp who am i ${randomBytes(6).toString('hex')}`;
+        const result = await client.callTool({
+          name: 'query_cfo_agent',
+          arguments: { query, entityId, orgId: 'org-m' },
+        });
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+        const received = backend.received.find((r) => r.message.data.query === query);
+        expect(received?.message.entityId).toBe(entityId);
+        expect(received?.message.actor).toEqual({ userId: user.userId, roles, via: 'mcp' });
+      }
+      const before = backend.received.length;
+      await expect(
+        client.callTool({
+          name: 'query_cfo_agent',
+          arguments: { query: 'x', entityId: 'ent-m3', orgId: 'org-m' },
+        }),
+      ).rejects.toThrow(/403|entity/i);
+      expect(backend.received.length).toBe(before);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -37,7 +37,6 @@ export async function auditWrite(
   write: { tool: string; argsHash: string; record?: string | undefined },
   why?: string,
 ): Promise<void> {
-  const what = `${describeTool(write.tool)}${write.record ? ` (${write.record})` : ''}`;
   await appendAudit(run.ctx.store.db, {
     entityId: run.scope.entityId,
     orgId: run.scope.orgId,
@@ -45,8 +44,19 @@ export async function auditWrite(
     action,
     tool: write.tool,
     argsHash: write.argsHash,
-    summary: `${SAID[action](what, why)}${AS(run.scope.actor)}`,
+    summary: auditSummary(action, write, why, run.scope.actor),
   });
+}
+
+/** An audit row's summary: what happened to the write, in words, and as whom. */
+export function auditSummary(
+  action: WriteAction,
+  write: { tool: string; record?: string | undefined },
+  why?: string,
+  actor?: Actor,
+): string {
+  const what = `${describeTool(write.tool)}${write.record ? ` (${write.record})` : ''}`;
+  return `${SAID[action](what, why)}${AS(actor)}`;
 }
 
 /** As {@link auditWrite}, for what already happened (a write ran): a row that cannot be written is logged. */

@@ -1,7 +1,9 @@
 import type { Message, RequestScope } from '@munim/contracts';
 import { TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import { appendAudit } from '@munim/db';
 import { sql } from 'kysely';
 import { describeTool } from '../answer/tool-words.ts';
+import { auditSummary } from '../run/audit.ts';
 import type { AgentContext } from '../run/context.ts';
 
 /** Deliveries JetStream makes of one query before it gives up (the bus's default). */
@@ -16,6 +18,8 @@ export interface SettledWrite {
   argsHash: string;
   /** `not_run`: the executor never took its approval, and now never will; `unknown`: it did. */
   outcome: 'not_run' | 'unknown';
+  /** Who confirmed it (null: the tenant's owner, or a write confirmed before people were recorded). */
+  approvedBy: string | null;
 }
 
 type Filter = { requestId: string } | { staleBefore: Date };
@@ -56,6 +60,7 @@ async function settle(agent: AgentContext, filter: Filter): Promise<SettledWrite
     'tool',
     'tier',
     'args_hash',
+    'approved_by',
   ] as const;
   const voided = await which(false)
     .set({
@@ -89,6 +94,7 @@ async function settle(agent: AgentContext, filter: Filter): Promise<SettledWrite
     tier: row.tier,
     argsHash: row.args_hash,
     outcome,
+    approvedBy: row.approved_by,
   });
   return [...voided.map(settled('not_run')), ...unknown.map(settled('unknown'))].filter(
     (s) => s.scope.requestId !== '',
@@ -116,6 +122,27 @@ async function announce(agent: AgentContext, write: SettledWrite): Promise<void>
   log.warn(
     { requestId, actionId: write.actionId, outcome: write.outcome },
     'settled an abandoned confirmed write',
+  );
+  // The trail says what became of the write the person confirmed (a failure to say so is logged).
+  await appendAudit(agent.store.db, {
+    entityId: write.scope.entityId,
+    orgId: write.scope.orgId,
+    actor: write.approvedBy ?? 'owner',
+    action: 'failed',
+    tool: write.tool,
+    argsHash: write.argsHash,
+    summary: auditSummary(
+      'failed',
+      write,
+      write.outcome === 'unknown'
+        ? 'the request stopped before its outcome was known'
+        : 'the request stopped before it was sent, so nothing was changed',
+    ),
+  }).catch((error: unknown) =>
+    log.error(
+      { err: error, requestId, actionId: write.actionId },
+      'could not record the settled write in the audit trail',
+    ),
   );
   await bus.emit(
     write.scope,
