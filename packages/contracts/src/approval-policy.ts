@@ -59,7 +59,9 @@ export const ApprovalRuleSchema = z
       .int({ error: 'must be a whole number of people from 1 to 10' })
       .min(1, { error: 'must be at least 1 (a write no rule matches needs only the maker)' })
       .max(10, { error: 'must be at most 10' }),
-    roles: z.array(RoleSchema).min(1, { error: 'must name at least one role that may approve' }),
+    roles: z
+      .array(RoleSchema.refine((r) => r !== 'viewer', { error: 'a viewer only reads and cannot approve' }))
+      .min(1, { error: 'must name at least one role that may approve' }),
   })
   .strict();
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;

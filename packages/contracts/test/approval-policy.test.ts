@@ -38,6 +38,9 @@ describe('a bad approval policy', () => {
     expect(refusal({ rules: [{ ...ok, roles: ['owner', 'boss'] }] })).toMatch(
       /^rules\[0\]\.roles\[1\]: unknown role "boss": one of viewer, maker/,
     );
+    expect(refusal({ rules: [{ ...ok, roles: ['owner', 'viewer'] }] })).toBe(
+      'rules[0].roles[1]: a viewer only reads and cannot approve',
+    );
     expect(refusal({ limits: { maker: { maxAmount: 5 }, boss: { maxAmount: 5 } } })).toMatch(
       /^limits\.boss: unknown role "boss"/,
     );
@@ -140,6 +143,10 @@ describe('who must approve a write', () => {
 
 describe('on generated policies and writes', () => {
   const roles = fc.uniqueArray(fc.constantFrom(...PERSON_ROLES), { minLength: 1, maxLength: 3 });
+  const approverRoles = fc.uniqueArray(fc.constantFrom(...PERSON_ROLES.filter((r) => r !== 'viewer')), {
+    minLength: 1,
+    maxLength: 3,
+  });
   const rule = fc.record({
     match: fc.oneof(
       fc.record({ class: fc.constantFrom(...WRITE_CLASSES, 'any' as const) }),
@@ -151,7 +158,7 @@ describe('on generated policies and writes', () => {
       fc.record({ class: fc.constant('any' as const), party: fc.constantFrom('Acme', 'Globex') }),
     ),
     approvers: fc.integer({ min: 1, max: 3 }),
-    roles,
+    roles: approverRoles,
   });
   const policies = fc
     .record({
