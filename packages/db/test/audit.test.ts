@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AUDIT_COLUMNS,
   type AuditAction,
   type AuditRow,
   appendAudit,
@@ -15,9 +16,13 @@ import {
   canonicalJson,
   createDb,
   type Database,
+  type ExportedAuditRow,
   GENESIS_HASH,
+  parseAuditExport,
   readAudit,
   verifyAuditChain,
+  verifyAuditExport,
+  withhold,
 } from '../src/index.ts';
 import { createMigratedTestDatabase, serviceLoginUrls, type TestDatabase } from '../src/testing.ts';
 
@@ -285,5 +290,109 @@ describe('canonical JSON', () => {
       // Nothing between the tokens: the compact form of the key-sorted row.
       expect(text).toBe(JSON.stringify(Object.fromEntries(keys.map((k) => [k, row[k]]))));
     }
+  });
+});
+
+describe('the verify command', () => {
+  it('says how it is used, and exits 2, when it is not given an export or a database', async () => {
+    const usage = (...args: string[]) =>
+      run(process.execPath, [VERIFY, ...args], { env: { ...process.env, DATABASE_URL: '' } }).then(
+        () => ({ code: 0, out: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, out: error.stderr }),
+      );
+    for (const args of [
+      [],
+      ['--org', 'x'],
+      ['a.json', 'b.json'],
+      ['--database'],
+      ['--database', database.url, '--org'],
+    ])
+      expect(await usage(...args), args.join(' ')).toMatchObject({
+        code: 2,
+        out: expect.stringMatching(/^audit:verify: cannot verify: /),
+      });
+    expect(await usage(join(dir, 'nothing-here.json'))).toMatchObject({
+      code: 2,
+      out: expect.stringContaining('ENOENT'),
+    });
+  });
+});
+
+describe('reading an export', () => {
+  const row = (seq: number, prevHash: string, fields: Partial<AuditRow> = {}): AuditRow => {
+    const unhashed = {
+      seq,
+      at: new Date(Date.UTC(2026, 0, 1, 0, seq)).toISOString(),
+      entityId: 'e-1',
+      orgId: 'o-1',
+      actor: 'u',
+      action: 'executed' as AuditAction,
+      tool: 'void_invoice',
+      argsHash: null,
+      summary: `Voided, "INV-${seq}"`,
+      prevHash,
+      ...fields,
+    };
+    return { ...unhashed, hash: auditHash(unhashed) };
+  };
+  const chain = (n: number) => {
+    const rows: AuditRow[] = [];
+    for (let seq = 1; seq <= n; seq++)
+      rows.push(row(seq, rows.at(-1)?.hash ?? GENESIS_HASH, { tool: seq % 2 ? '' : null }));
+    return rows;
+  };
+  const csv = (rows: readonly ExportedAuditRow[]) => {
+    const field = (v: string | number | null) =>
+      v === null ? '' : typeof v === 'number' ? String(v) : `"${v.replaceAll('"', '""')}"`;
+    return [
+      AUDIT_COLUMNS.join(','),
+      ...rows.map((r) => AUDIT_COLUMNS.map((c) => field(r[c])).join(',')),
+    ].join('\r\n');
+  };
+
+  it('reads CSV as JSON: an empty field is null, a quoted empty one the empty string', () => {
+    const rows = chain(4);
+    expect(parseAuditExport(csv(rows))).toEqual(rows);
+    expect(parseAuditExport(JSON.stringify({ rows }))).toEqual(rows);
+    expect(parseAuditExport(JSON.stringify(rows))).toEqual(rows);
+    expect(verifyAuditExport(csv(rows))).toEqual({
+      ok: true,
+      message: '4 rows verified: the chain is whole',
+    });
+  });
+
+  it('follows the chain through a withheld row, and names the row after one whose hash was changed', () => {
+    const rows: ExportedAuditRow[] = chain(5).map((r) => (r.seq === 3 ? withhold(r) : r));
+    expect(verifyAuditChain(rows)).toEqual({ ok: true, rows: 5, withheld: 1 });
+    const changed = rows.map((r) => (r.seq === 3 ? { ...r, hash: 'f'.repeat(64) } : r));
+    expect(verifyAuditExport(JSON.stringify({ rows: changed }))).toEqual({
+      ok: false,
+      message: "row 4 of org o-1 breaks the chain: it does not name row 3's hash",
+    });
+  });
+
+  it('refuses what is not an export, naming the line or row at fault', () => {
+    const rows = chain(3);
+    const cases: [string, RegExp][] = [
+      ['seq,at\n1,x', /CSV header is not seq,at,entityId/],
+      [csv(rows).replace(/\r\n2,/, '\r\nx,'), /^line 3 \(seq x\): seq is not a whole number/],
+      [
+        JSON.stringify({ rows: rows.map((r) => (r.seq === 2 ? { ...r, seq: '2' } : r)) }),
+        /^row 2 \(seq 2\): seq is not/,
+      ],
+      [
+        JSON.stringify({
+          rows: [withhold(rows[0] as AuditRow), { ...withhold(rows[1] as AuditRow), summary: 's' }],
+        }),
+        /^row 2 \(seq 2\): it is withheld but shows summary/,
+      ],
+      [
+        JSON.stringify({ rows: rows.map((r) => (r.seq === 3 ? { ...r, actor: null } : r)) }),
+        /^row 3 \(seq 3\): actor is not text/,
+      ],
+      ['{"rows": 5}', /holds no rows/],
+      ['{"rows": [', /not JSON/],
+    ];
+    for (const [text, error] of cases) expect(() => parseAuditExport(text), text).toThrow(error);
   });
 });
