@@ -51,7 +51,11 @@ export const EVENT_DESCRIPTIONS: Readonly<Record<string, { by: string; text: str
   },
   confirmation: {
     by: 'agent',
-    text: "One step in a confirmation's life (proposed, approved, cancelled, rejected, expired, void, executed), with the hash that binds it to the exact call.",
+    text: "One step in a confirmation's life (proposed, approved, cancelled, rejected, expired, void, executed, awaiting_approval), with the hash that binds it to the exact call.",
+  },
+  approval_requested: {
+    by: 'agent',
+    text: 'The write its maker confirmed (or a program asked for) now waits for other people: which roles may approve, how many must, and until when. Decide it with `POST /v1/approvals/:approvalId`; the request ends with `complete.status` `awaiting_approval`.',
   },
   response_generating: { by: 'agent', text: 'The model is writing the answer.' },
   response_chunk: {

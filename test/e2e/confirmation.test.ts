@@ -20,7 +20,10 @@ const call = jsonCaller(() => sys.gatewayUrl, bearerJson(ADMIN_KEY));
 const JWT_SECRET = randomBytes(32).toString('hex');
 
 /** The headers of a user of `tenant`: an HS256 token naming it (an admin key acts for no tenant). */
-function userOf(tenant: { entityId: unknown; orgId: unknown }): Record<string, string> {
+function userOf(
+  tenant: { entityId: unknown; orgId: unknown },
+  roles: string[] = ['maker'],
+): Record<string, string> {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const claims = {
     sub: 'user',
@@ -28,7 +31,7 @@ function userOf(tenant: { entityId: unknown; orgId: unknown }): Record<string, s
     entity_id: tenant.entityId,
     org_id: tenant.orgId,
     // A person who may propose and confirm writes (a token naming no role only reads).
-    roles: ['maker'],
+    roles,
   };
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
   return {
@@ -160,9 +163,10 @@ describe('/mcp confirms a change only with the explicit argument (17.4)', () => 
     const tenant = freshTenant();
     const name = `Mcp Client Co ${randomUUID().slice(0, 6)}`;
     const client = new Client({ name: 'confirmation-test', version: '1.0.0' });
+    // A program the operator allowed to confirm its own writes (without `automation` they wait for a person).
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${sys.gatewayUrl}/mcp`), {
-        requestInit: { headers: userOf(tenant) },
+        requestInit: { headers: userOf(tenant, ['maker', 'automation']) },
       }),
     );
     try {

@@ -161,7 +161,8 @@ export function partyKey(text: string): string {
     .trim();
 }
 
-function globMatches(glob: string, tool: string): boolean {
+/** Whether a tool glob (`*` any run, `?` one character; no case) names `tool`. */
+export function globMatches(glob: string, tool: string): boolean {
   const pattern = glob
     .split('')
     .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/-]/g, '\\$&')))

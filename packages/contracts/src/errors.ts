@@ -11,6 +11,8 @@ export const ErrorCodeSchema = z.enum([
   'ROLE_REQUIRED',
   'NOT_FOUND',
   'CONFLICT',
+  /** The person who asked for a write cannot also approve it (segregation of duties). */
+  'SELF_APPROVAL',
   'RATE_LIMITED',
   'NO_MODEL_CONFIGURED',
   'LLM_UNAVAILABLE',

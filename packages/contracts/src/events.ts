@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERSON_ROLES } from './approval-policy.ts';
 import { CardChangeSchema, CardDetailSchema } from './confirmation-card.ts';
 import { ErrorCodeSchema, FieldIssueSchema } from './errors.ts';
 
@@ -20,6 +21,8 @@ export const CompletionStatusSchema = z.enum([
   'awaiting_confirmation',
   'cancelled',
   'needs_input',
+  /** The maker confirmed a write the approval policy gives to other people: it waits for them. */
+  'awaiting_approval',
 ]);
 export type CompletionStatus = z.infer<typeof CompletionStatusSchema>;
 
@@ -134,10 +137,32 @@ export const EventPayloads = {
     /** Tier 2: each field the change sets, as it is now (when it could be read) and as it will be. */
     changes: z.array(CardChangeSchema).optional(),
   }),
+  /** A confirmed write now waits for other people (the approval policy's rule, or a program asked). */
+  approval_requested: z.object({
+    approvalId: z.string(),
+    tool: z.string(),
+    /** The change, in words. */
+    summary: z.string(),
+    /** Roles any of whom may approve. */
+    requiredRoles: z.array(z.enum(PERSON_ROLES)),
+    /** People other than the maker who must still approve. */
+    approversNeeded: z.number().int().min(1),
+    expiresAt: z.iso.datetime(),
+  }),
   /** One step of a confirmation's life, with the hash that binds it to the exact call. */
   confirmation: z.object({
     actionId: z.string(),
-    step: z.enum(['proposed', 'approved', 'cancelled', 'rejected', 'expired', 'void', 'executed']),
+    step: z.enum([
+      'proposed',
+      'approved',
+      'cancelled',
+      'rejected',
+      'expired',
+      'void',
+      'executed',
+      /** Confirmed by its maker, now waiting for the people the approval policy names. */
+      'awaiting_approval',
+    ]),
     tool: z.string(),
     tier: z.number().int().min(1).max(3),
     args_hash: z.string(),
@@ -175,6 +200,14 @@ export const EventPayloads = {
     guardrails: z.array(z.string()).optional(),
     /** The pending confirmation, when `status` is `awaiting_confirmation`. */
     actionId: z.string().optional(),
+    /** What a decision on an approval came to (`POST /v1/approvals/:approvalId` answers with it). */
+    approval: z
+      .object({
+        approvalId: z.string(),
+        status: z.enum(['executed', 'failed', 'rejected', 'awaiting_approval']),
+        error: z.string().optional(),
+      })
+      .optional(),
     /** The W3C trace id of the query (one query is one trace). */
     traceId: z
       .string()

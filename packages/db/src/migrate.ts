@@ -25,6 +25,7 @@ import * as serviceRoles from './migrations/0024_service_roles.ts';
 import * as people from './migrations/0025_people.ts';
 import * as actor from './migrations/0026_actor.ts';
 import * as approvalPolicies from './migrations/0027_approval_policies.ts';
+import * as approvalFlow from './migrations/0028_approval_flow.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -63,6 +64,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0025_people': people,
   '0026_actor': actor,
   '0027_approval_policies': approvalPolicies,
+  '0028_approval_flow': approvalFlow,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

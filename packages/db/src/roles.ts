@@ -4,6 +4,7 @@ import { SERVICE_GRANTS as ROLES_GRANTS, SERVICE_ROLES } from './migrations/0024
 import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
 import { ACTOR_GRANTS } from './migrations/0026_actor.ts';
 import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
+import { APPROVAL_GRANTS } from './migrations/0028_approval_flow.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -34,7 +35,10 @@ function merged(...all: (Grants | undefined)[]): Grants {
 export const SERVICE_GRANTS = Object.fromEntries(
   Object.entries(ROLES_GRANTS).map(([service, grants]) => {
     const s = service as keyof typeof SERVICE_ROLES;
-    return [s, merged(grants, PEOPLE_GRANTS[s], ACTOR_GRANTS[s], APPROVAL_POLICY_GRANTS[s])];
+    return [
+      s,
+      merged(grants, PEOPLE_GRANTS[s], ACTOR_GRANTS[s], APPROVAL_POLICY_GRANTS[s], APPROVAL_GRANTS[s]),
+    ];
   }),
 ) as Readonly<Record<keyof typeof SERVICE_ROLES, Grants>>;
 

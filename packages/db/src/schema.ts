@@ -4,9 +4,11 @@
  */
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type {
+  ApprovalDecisionsTable,
   AuditLogTable,
   LlmUsageLogsTable,
   PendingActionsTable,
+  StandingApprovalUsesTable,
   UnifiedConversationsTable,
 } from './schema/agent.ts';
 import type {
@@ -16,6 +18,7 @@ import type {
   IntentsTable,
   LlmConfigsTable,
   QuickSuggestionsTable,
+  StandingApprovalsTable,
   TenantUsageTable,
   UserRolesTable,
   UsersTable,
@@ -68,6 +71,9 @@ export interface Database {
   tenant_usage: TenantUsageTable;
   country_configs: CountryConfigsTable;
   business_contexts: BusinessContextsTable;
+  approval_decisions: ApprovalDecisionsTable;
+  standing_approvals: StandingApprovalsTable;
+  standing_approval_uses: StandingApprovalUsesTable;
 }
 
 /** Every table the migrations create. */
@@ -99,6 +105,9 @@ export const TABLE_NAMES = [
   'api_keys',
   'audit_log',
   'approval_policies',
+  'approval_decisions',
+  'standing_approvals',
+  'standing_approval_uses',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -1,6 +1,7 @@
 // Layers of src, lowest first (render < model < run < tool-step < answer < confirmation < turn < app): see README.md.
 import type { RunningConsumer } from '@munim/bus';
 import { endRequestOnGiveUp } from '@munim/kit';
+import { expireApprovals } from './confirmation/approval-flow.ts';
 import { type AgentDeps, agentContext } from './run/context.ts';
 import { abandonedAfterMs, settleOnGiveUp, sweepAbandoned } from './turn/abandoned.ts';
 import { handleQuery } from './turn/query.ts';
@@ -26,9 +27,13 @@ export async function buildAgent(deps: AgentDeps) {
       });
       // A confirmed write whose every delivery died is settled (never run again) and its request ended.
       const abandonedMs = abandonedAfterMs(ackWaitMs, config.executeTimeoutMs);
+      // …and a write left waiting for approvers past its window expires, on the trail.
       sweeper = setInterval(() => {
         sweepAbandoned(agent, abandonedMs).catch((error: unknown) =>
           agent.log.warn({ err: error }, 'could not settle abandoned confirmed writes'),
+        );
+        expireApprovals(agent).catch((error: unknown) =>
+          agent.log.warn({ err: error }, 'could not expire unanswered approvals'),
         );
       }, ackWaitMs);
       sweeper.unref();

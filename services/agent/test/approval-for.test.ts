@@ -4,7 +4,7 @@ import { ApprovalPolicies, createDb, type Database } from '@munim/db';
 import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect } from 'vitest';
-import { approvalFor } from '../src/approval/approval-for.ts';
+import { approvalFor } from '../src/confirmation/approval-for.ts';
 import type { AgentContext } from '../src/run/context.ts';
 import { AgentStore } from '../src/run/store.ts';
 

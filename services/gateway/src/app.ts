@@ -1,6 +1,7 @@
 import fastifyMultipart from '@fastify/multipart';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import { adminRoutes } from './admin/index.ts';
+import { approvalRoutes } from './approvals/routes.ts';
 import { attachmentContentRoutes } from './attachments/content.ts';
 import { attachmentRoutes } from './attachments/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
@@ -57,6 +58,7 @@ const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
   metricsRoutes,
   suggestionRoutes,
   auditRoutes,
+  approvalRoutes,
   mcpRoutes,
 ];
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent, traceparentOf } from '@munim/bus';
-import type { Actor, Channel, McqResponse, RequestScope } from '@munim/contracts';
+import type { Actor, ApprovalDecision, Channel, McqResponse, RequestScope } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
 
@@ -8,6 +8,8 @@ import { SpanKind, trace } from '@opentelemetry/api';
 export interface QueryInput {
   query?: string | undefined;
   mcqResponse?: McqResponse | undefined;
+  /** A person's decision on a write waiting for approval (in the maker's conversation). */
+  approvalDecision?: ApprovalDecision | undefined;
   entityId: string;
   orgId: string;
   conversationId?: string | undefined;
@@ -76,6 +78,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
       {
         query: input.query ?? '',
         ...(input.mcqResponse ? { mcqResponse: input.mcqResponse } : {}),
+        ...(input.approvalDecision ? { approvalDecision: input.approvalDecision } : {}),
         ...(input.attachmentIds?.length ? { attachmentIds: input.attachmentIds } : {}),
         ...(input.channel ? { channel: input.channel } : {}),
         ...(input.debug ? { debug: true } : {}),

@@ -108,6 +108,8 @@ export const fold: { [T in EventType]: FoldHandler<T> } = {
     }
   },
   mode_switch: noop,
+  // The write's own row (pending_actions) and the audit trail keep who must approve it.
+  approval_requested: noop,
   write_validation: (row, p) => {
     row.is_write_operation = true;
     const entry: WriteToolResult = {

@@ -18,7 +18,7 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
 
   return async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
-    const { query, mcqResponse, attachmentIds, channel, debug } = message.data;
+    const { query, mcqResponse, approvalDecision, attachmentIds, channel, debug } = message.data;
     const passed = { ...(channel ? { channel } : {}), ...(debug ? { debug } : {}) };
     const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
@@ -31,11 +31,18 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
     // delivery opens it (one message id: it is stored once), the router's bus role reading no events.
     await bus.open(scope, ctx.traceparent);
 
-    if (mcqResponse) {
+    // An answer to a confirmation, or a decision on an approval, goes straight to the agent.
+    if (mcqResponse || approvalDecision) {
       await bus.publish(
         'queryRouted',
         scope,
-        { query, mcqResponse, route: confirmationRoute(), ...passed },
+        {
+          query,
+          ...(mcqResponse ? { mcqResponse } : {}),
+          ...(approvalDecision ? { approvalDecision } : {}),
+          route: confirmationRoute(),
+          ...passed,
+        },
         { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
       );
       return;

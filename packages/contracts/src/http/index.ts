@@ -5,6 +5,7 @@ export * from './admin-llm-configs.ts';
 export * from './admin-tools.ts';
 export * from './admin-users.ts';
 export * from './approval-policy.ts';
+export * from './approvals.ts';
 export * from './attachments.ts';
 export * from './audit.ts';
 export * from './conversations.ts';

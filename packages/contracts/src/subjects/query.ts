@@ -21,6 +21,19 @@ export const McqResponseSchema = z.object({
 });
 export type McqResponse = z.infer<typeof McqResponseSchema>;
 
+/**
+ * A person's decision on a write waiting for approval (`POST /v1/approvals/:approvalId`), carried
+ * as a request in the maker's conversation so the conversation shows the outcome.
+ */
+export const ApprovalDecisionSchema = z.object({
+  approvalId: z.string().min(1).max(128),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().max(1000).optional(),
+  /** Fields of the call to change before approving: validated and checked again, both versions recorded. */
+  args: z.record(z.string(), z.unknown()).optional(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
 /** Longest query text accepted, in characters. */
 export const MAX_QUERY_LENGTH = 4000;
 
@@ -31,6 +44,7 @@ export type Channel = z.infer<typeof ChannelSchema>;
 export const QuerySubmittedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   mcqResponse: McqResponseSchema.optional(),
+  approvalDecision: ApprovalDecisionSchema.optional(),
   channel: ChannelSchema.optional(),
   /** Files of the tenant the query is about (checked by the gateway, read by the agent). */
   attachmentIds: AttachmentIdsSchema.optional(),
@@ -68,6 +82,7 @@ export const QueryRoutedSchema = z.object({
   query: z.string().max(MAX_QUERY_LENGTH),
   route: RouteDecisionSchema,
   mcqResponse: McqResponseSchema.optional(),
+  approvalDecision: ApprovalDecisionSchema.optional(),
   channel: ChannelSchema.optional(),
   attachmentIds: AttachmentIdsSchema.optional(),
   /** See {@link QuerySubmittedSchema}. */

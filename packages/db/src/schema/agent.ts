@@ -62,7 +62,7 @@ export interface LlmUsageLogsTable {
 
 /**
  * A write waiting for the user's confirmation.
- * Written by the agent (only it proposes); the executor sets only `executed_*` when it uses an approval; read by the router.
+ * Written by the agent (only it proposes); the executor sets only `executed_*` when it uses an approval; read by the router and the gateway (the approvals inbox).
  */
 export interface PendingActionsTable {
   action_id: string;
@@ -80,7 +80,14 @@ export interface PendingActionsTable {
   tool_call_id: string;
   state: JSONColumnType<Record<string, unknown>, string, string>;
   status: ColumnType<
-    'pending' | 'executing' | 'executed' | 'cancelled' | 'expired' | 'void',
+    | 'pending'
+    | 'executing'
+    | 'executed'
+    | 'cancelled'
+    | 'expired'
+    | 'void'
+    | 'awaiting_approval'
+    | 'rejected',
     string | undefined,
     string
   >;
@@ -104,6 +111,48 @@ export interface PendingActionsTable {
   requested_roles: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   /** The user whose confirmation moved it to `executing`; null: the tenant's owner, or not confirmed. */
   approved_by: string | null;
+  /** People other than the maker who must approve it (0: the maker's confirmation is enough). */
+  approvals_needed: ColumnType<number, number | undefined, number>;
+  /** Roles any of whom may approve it. */
+  approver_roles: ColumnType<string[], string[] | undefined, string[]>;
+  /** Why it needs them, in words (the policy's rule, or a program asked). */
+  approval_reason: string | null;
+  /** When its maker's confirmation sent it for approval. */
+  approval_requested_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+/**
+ * One person's decision on a write waiting for approval; an edit keeps the call before and after.
+ * Written by the agent; read by the gateway (the approvals inbox).
+ */
+export interface ApprovalDecisionsTable {
+  id: Generated<string>;
+  action_id: string;
+  org_id: string;
+  entity_id: string;
+  user_id: string | null;
+  roles: string[];
+  decision: 'approve' | 'reject';
+  reason: string | null;
+  /** The call decided on: an approval counts only for the call as it now stands. */
+  args_hash: string;
+  args_before: NullableJson<Record<string, unknown>>;
+  args_after: NullableJson<Record<string, unknown>>;
+  request_id: string;
+  decided_at: GeneratedTimestamp;
+}
+
+/**
+ * Each write a standing approval let through, with its amount.
+ * Written by the agent (when a maker's confirmation uses a grant); read by the gateway.
+ */
+export interface StandingApprovalUsesTable {
+  id: Generated<string>;
+  grant_id: string;
+  action_id: string;
+  amount: ColumnType<string | null, number | string | null | undefined, never>;
+  used_by: string | null;
+  used_at: GeneratedTimestamp;
 }
 
 /** What the audit trail records a person or program doing to a write. */

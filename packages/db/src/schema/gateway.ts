@@ -1,4 +1,4 @@
-import type { Generated, JSONColumnType } from 'kysely';
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { GeneratedJson, GeneratedTimestamp, NullableTimestamp, Timestamp } from './columns.ts';
 
 /**
@@ -171,6 +171,30 @@ export interface ApiKeysTable {
   created_by: string;
   revoked_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
+}
+
+/**
+ * A standing approval: writes within its scope need only their maker's confirmation.
+ * Written by the gateway (granted and revoked through the API); the agent counts its uses.
+ */
+export interface StandingApprovalsTable {
+  id: string;
+  org_id: string;
+  entity_id: string;
+  granted_by: string | null;
+  granted_roles: string[];
+  write_class: string | null;
+  tool: string | null;
+  party: string | null;
+  max_amount: ColumnType<string | null, number | string | null | undefined, never>;
+  max_total: ColumnType<string | null, number | string | null | undefined, never>;
+  max_uses: number;
+  uses: ColumnType<number, number | undefined, number>;
+  used_total: ColumnType<string, number | string | undefined, number | string>;
+  expires_at: ColumnType<Date, Date | string, never>;
+  created_at: GeneratedTimestamp;
+  revoked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  revoked_by: string | null;
 }
 
 /**

@@ -47,7 +47,12 @@ export async function complete(
   userText: string,
   response: string,
   status: CompletionStatus,
-  extra: { pipelineSteps?: PipelineStep[]; actionId?: string } = {},
+  extra: {
+    pipelineSteps?: PipelineStep[];
+    actionId?: string;
+    /** What a decision on an approval came to. */
+    approval?: EventPayload<'complete'>['approval'];
+  } = {},
 ) {
   const { llm, store, log } = run.ctx;
   const turn: ConversationMessage[] = [
@@ -111,6 +116,7 @@ export async function complete(
     status,
     ...(run.guardrails.size > 0 ? { guardrails: [...run.guardrails] } : {}),
     ...(extra.actionId ? { actionId: extra.actionId } : {}),
+    ...(extra.approval ? { approval: extra.approval } : {}),
     ...(traceIdOf(run.traceparent) ? { traceId: traceIdOf(run.traceparent) } : {}),
   };
   await run.emit({ type: 'complete', payload });

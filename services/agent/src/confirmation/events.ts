@@ -1,6 +1,6 @@
 import type { EventPayload } from '@munim/contracts';
+import { auditWrite } from '../answer/audit.ts';
 import { describeTool } from '../answer/tool-words.ts';
-import { auditWrite } from '../run/audit.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../run/store.ts';
 import { type LoopState, LoopStateSchema } from './state.ts';

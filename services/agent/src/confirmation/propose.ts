@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidationResult } from '@munim/contracts';
 import { isRecord } from '@munim/contracts';
+import { auditWrite } from '../answer/audit.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { confirmWord } from '../answer/tool-words.ts';
 import { withoutImages } from '../model/attachments.ts';
-import { auditWrite } from '../run/audit.ts';
 import type { Run } from '../run/run.ts';
+import { programWithoutAutomation, sendForApproval } from './approval-flow.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
 import { inMinorUnits, lookUp } from './lookup.ts';
@@ -74,6 +75,32 @@ export async function propose(
     type: 'confirmation',
     payload: { actionId, step: 'proposed', tool: validation.tool, tier, args_hash: validation.argsHash },
   });
+  // A program that may not confirm its own writes gets no card and no word to type: the write waits for a person.
+  if (programWithoutAutomation(run)) {
+    await sendForApproval(
+      run,
+      {
+        actionId,
+        requestId: run.scope.requestId,
+        tool: validation.tool,
+        args,
+        argsHash: validation.argsHash,
+        tier,
+        confirmText,
+        question,
+        callId: step.callId,
+        toolCallId,
+        state,
+        status: 'pending',
+        expiresAt: new Date(Date.now() + run.ctx.config.confirmTtlMs),
+        approvedByRequest: null,
+        requestedBy: run.scope.actor?.userId ?? null,
+      },
+      data,
+      userText,
+    );
+    return;
+  }
   await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText, state });
   await complete(run, data, userText, question, 'awaiting_confirmation', { actionId });
 }

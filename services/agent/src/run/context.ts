@@ -24,6 +24,8 @@ export interface AgentConfig {
   vision?: VisionMode;
   /** Characters of attachment text given to the model per query. */
   attachmentMaxChars?: number;
+  /** How long a write waits for its approvers (default a day). */
+  approvalTtlMs?: number;
   /** The operator's approval policy (`APPROVAL_POLICY_FILE`); an org's own takes its place. */
   approvalPolicy?: ApprovalPolicy | undefined;
 }

@@ -38,7 +38,15 @@ export class ConversationForbiddenError extends Error {
   override name = 'ConversationForbiddenError';
 }
 
-export type PendingStatus = 'pending' | 'executing' | 'executed' | 'cancelled' | 'expired' | 'void';
+export type PendingStatus =
+  | 'pending'
+  | 'executing'
+  | 'executed'
+  | 'cancelled'
+  | 'expired'
+  | 'void'
+  | 'awaiting_approval'
+  | 'rejected';
 
 export interface PendingAction {
   actionId: string;

@@ -2,8 +2,8 @@ import type { Message, RequestScope } from '@munim/contracts';
 import { TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { appendAudit } from '@munim/db';
 import { sql } from 'kysely';
+import { auditSummary } from '../answer/audit.ts';
 import { describeTool } from '../answer/tool-words.ts';
-import { auditSummary } from '../run/audit.ts';
 import type { AgentContext } from '../run/context.ts';
 
 /** Deliveries JetStream makes of one query before it gives up (the bus's default). */

@@ -1,5 +1,6 @@
 import type { MessageContext } from '@munim/bus';
 import { type Message, type QueryRouted, TERMINAL_EVENT_TYPES } from '@munim/contracts';
+import { decide } from '../confirmation/approval-flow.ts';
 import { supersede } from '../confirmation/events.ts';
 import type { AgentContext } from '../run/context.ts';
 import { AgentError, toUserError } from '../run/errors.ts';
@@ -40,6 +41,13 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
         'finishing a confirmed write',
       );
       await finishApproved(run, approved);
+      return;
+    }
+    if (data.approvalDecision) {
+      const pending = await store.findPending(run.scope, data.approvalDecision.approvalId);
+      if (!pending)
+        throw new AgentError('NOT_FOUND', 'There is no approval with that id in this conversation.');
+      await decide(run, pending, data.approvalDecision);
       return;
     }
     if (data.mcqResponse) {

@@ -1,13 +1,14 @@
 import { mayProposeWrites, type QueryRouted, type ValidationResult } from '@munim/contracts';
 import { answer } from '../answer/answer.ts';
+import { auditDone, auditWrite } from '../answer/audit.ts';
 import { complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
+import { sendForApproval } from '../confirmation/approval-flow.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
 import { PLAIN_YES } from '../confirmation/plain-yes.ts';
 import { refuseReadOnly } from '../confirmation/read-only.ts';
 import { type LoopState, PendingStateError, parseLoopState } from '../confirmation/state.ts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
-import { auditDone, auditWrite } from '../run/audit.ts';
 import { AgentError } from '../run/errors.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../run/store.ts';
@@ -180,6 +181,8 @@ export async function resume(
     await complete(run, asked, userText, response, 'needs_input');
     return;
   }
+  // The approval policy may give the write to other people after its maker's confirmation.
+  if (await sendForApproval(run, pending, asked, userText)) return;
   if (
     !(await store.transition(
       pending.actionId,

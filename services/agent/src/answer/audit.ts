@@ -1,7 +1,7 @@
 import type { Actor } from '@munim/contracts';
 import { type AuditAction, appendAudit } from '@munim/db';
-import { describeTool } from '../answer/tool-words.ts';
-import type { Run } from './run.ts';
+import type { Run } from '../run/run.ts';
+import { describeTool } from './tool-words.ts';
 
 /** The audit actions the agent records about a write. */
 type WriteAction = Extract<
