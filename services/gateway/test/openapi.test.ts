@@ -38,6 +38,7 @@ describe('OpenAPI description', () => {
       '/v1/attachments',
       '/v1/attachments/{attachmentId}',
       '/v1/attachments/{attachmentId}/content',
+      '/v1/audit',
       '/v1/conversations',
       '/v1/conversations/{conversationId}',
       '/v1/conversations/{conversationId}/export',
