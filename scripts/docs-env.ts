@@ -163,6 +163,8 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   CONFIRM_TIERS:
     "Removed: only the value `1,2,3` is accepted. To run a write without confirmation, give it tier 0 in the executor's TOOL_POLICY_FILE.",
   CONFIRM_TTL_MS: 'How long a proposed write waits for its confirmation.',
+  APPROVAL_TTL_MS:
+    'How long a write its maker confirmed waits for the approvers the policy names; then it expires, and the audit trail says so.',
   APPROVAL_POLICY_FILE:
     'Who must approve which writes (JSON or YAML): rules by class (payment, transfer, document, journal, ' +
     'party, edit, destructive, send, any) or tool glob, from an amount, for a party, each naming how many ' +

@@ -110,8 +110,12 @@ function billToPay(amount: number) {
   return { query, reference, billId: bill.BillId };
 }
 
-/** The maker asks to pay and confirms on the card: what the confirmation's stream said. */
-async function makerPays(amount: number, who: keyof typeof KEYS = 'maker') {
+/** The maker asks to pay and confirms on the card (changing `edits` first): what the confirmation's stream said. */
+async function makerPays(
+  amount: number,
+  who: keyof typeof KEYS = 'maker',
+  edits?: (billId: string) => Record<string, unknown>,
+) {
   const bill = billToPay(amount);
   const conversationId = `conv-${randomUUID()}`;
   const proposal = await ask(sys.gatewayUrl, { query: bill.query, conversationId, ...tenant }, as(who));
@@ -129,6 +133,7 @@ async function makerPays(amount: number, who: keyof typeof KEYS = 'maker') {
         actionId: String(card?.data.actionId),
         value: 'confirm',
         ...(card?.data.confirm_text ? { typedConfirmation: card.data.confirm_text } : {}),
+        ...(edits ? { args: edits(bill.billId) } : {}),
       },
     },
     as(who),
@@ -220,6 +225,25 @@ describe('a write the policy gives to an approver', () => {
     expect(sent(pay.reference).map((c) => c.args.Amount)).toEqual([150_000]);
   });
 
+  test('the maker’s edit before confirming is validated and decides what it needs: lowered within the limit, it runs at once', async () => {
+    const lowered = await makerPays(200_000, 'maker', (billId) => ({
+      Amount: 40_000,
+      Applications: [{ BillId: billId, Amount: 40_000 }],
+    }));
+    expect(last(lowered.events)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
+    expect(sent(lowered.reference).map((c) => c.args.Amount)).toEqual([40_000]);
+    const bad = await makerPays(30_000, 'maker', () => ({ Amount: 'a lot' }));
+    expect(last(bad.events)).toMatchObject({ event: 'error', data: { code: 'VALIDATION_ERROR' } });
+    expect(sent(bad.reference)).toHaveLength(0);
+    const trail = await fetch(`${sys.gatewayUrl}/v1/audit`, { headers: as('approver') });
+    const rows = ((await trail.json()) as { rows: { action: string; summary: string }[] }).rows;
+    expect(
+      rows
+        .filter((r) => r.action === 'edited' && r.summary.includes('before confirming'))
+        .map((r) => r.summary),
+    ).toEqual([expect.stringMatching(/Amount: 200000 → 40000/)]);
+  });
+
   test('a payment within the maker’s limit needs no one else', async () => {
     const pay = await makerPays(20_000);
     expect(last(pay.events)).toMatchObject({ event: 'complete', data: { status: 'answered' } });
@@ -247,6 +271,29 @@ describe('standing approvals', () => {
       grants: { status: string; used: number }[];
     };
     expect(grants.grants[0]).toMatchObject({ status: 'exhausted', used: 1 });
+    // A revoked grant no longer applies, even to a card shown before.
+    const another = await call('approver', 'POST', '/v1/approvals/standing', {
+      tool: 'create_bill_*',
+      uses: 5,
+      expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    const grantId = ((await another.json()) as { grants: { grantId: string }[] }).grants[0]?.grantId;
+    const bill = billToPay(220_000);
+    const conversationId = `conv-${randomUUID()}`;
+    const shown = await ask(sys.gatewayUrl, { query: bill.query, conversationId, ...tenant }, as('maker'));
+    const card = shown.events.find((e) => e.event === 'mcq');
+    const revoked = await fetch(`${sys.gatewayUrl}/v1/approvals/standing/${grantId}`, {
+      method: 'DELETE',
+      headers: as('approver'),
+    });
+    expect(revoked.status).toBe(204);
+    const confirmed = await ask(
+      sys.gatewayUrl,
+      { ...tenant, conversationId, mcqResponse: { actionId: String(card?.data.actionId), value: 'confirm' } },
+      as('maker'),
+    );
+    expect(last(confirmed.events)).toMatchObject({ data: { status: 'awaiting_approval' } });
+    expect(sent(bill.reference)).toHaveLength(0);
     // A maker may not grant one.
     const refused = await call('maker', 'POST', '/v1/approvals/standing', {
       class: 'payment',

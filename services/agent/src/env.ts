@@ -27,6 +27,12 @@ export const EnvSchema = BaseEnvSchema.extend({
    * the person who asked confirms every write.
    */
   APPROVAL_POLICY_FILE: ApprovalPolicyFileEnv.optional(),
+  /** How long a write waits for its approvers before it expires (a recorded outcome). */
+  APPROVAL_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(24 * 3600_000),
   /** How long a confirmation stays valid. */
   CONFIRM_TTL_MS: z.coerce
     .number()

@@ -93,6 +93,7 @@ await runMain('agent', async (log) => {
       vision: env.LLM_VISION,
       attachmentMaxChars: env.LLM_ATTACHMENT_MAX_CHARS,
       approvalPolicy: env.APPROVAL_POLICY_FILE?.policy,
+      approvalTtlMs: env.APPROVAL_TTL_MS,
     },
   });
   await app.start();

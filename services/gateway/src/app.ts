@@ -1,19 +1,11 @@
 import fastifyMultipart from '@fastify/multipart';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/index.ts';
-import { approvalRoutes } from './approvals/routes.ts';
 import { attachmentContentRoutes } from './attachments/content.ts';
-import { attachmentRoutes } from './attachments/routes.ts';
-import { auditRoutes } from './audit/routes.ts';
 import { trustHops } from './client-address.ts';
 import { consoleRoutes } from './console/routes.ts';
-import { createContext, type GatewayContext, type GatewayDeps } from './context.ts';
-import { exportRoutes } from './conversations/export-routes.ts';
-import { conversationRoutes } from './conversations/routes.ts';
-import { feedbackRoutes } from './feedback/routes.ts';
+import { createContext, type GatewayDeps } from './context.ts';
 import { healthRoutes } from './health/routes.ts';
-import { mcpRoutes } from './mcp/routes.ts';
-import { metricsRoutes } from './metrics/routes.ts';
 import { bearerAuth, principals } from './plugins/auth.ts';
 import { registerCors } from './plugins/cors.ts';
 import { errors } from './plugins/errors.ts';
@@ -22,12 +14,9 @@ import { rateLimit, urlLimit } from './plugins/limits.ts';
 import { openApi } from './plugins/openapi.ts';
 import { streams } from './plugins/streams.ts';
 import { validation } from './plugins/validation.ts';
-import { replayRoutes } from './query/replay.ts';
-import { queryRoutes } from './query/routes.ts';
 import { requestLogSerializers } from './request-log.ts';
-import { suggestionRoutes } from './suggestions/routes.ts';
 import { tenantGate } from './tenant-gate.ts';
-import { transcribeRoutes } from './voice/routes.ts';
+import { TENANT_ROUTES } from './tenant-routes.ts';
 
 export type { GatewayConfig, GatewayDeps } from './context.ts';
 
@@ -45,22 +34,6 @@ export interface Gateway {
 
 /** Bind addresses that name no host a browser would use. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
-
-/** The route families under `/v1` (but the admin ones) and `/mcp`, which act for a tenant. */
-const TENANT_ROUTES: FastifyPluginAsync<GatewayContext>[] = [
-  queryRoutes,
-  transcribeRoutes,
-  replayRoutes,
-  conversationRoutes,
-  exportRoutes,
-  feedbackRoutes,
-  attachmentRoutes,
-  metricsRoutes,
-  suggestionRoutes,
-  auditRoutes,
-  approvalRoutes,
-  mcpRoutes,
-];
 
 /** Builds the gateway: HTTP API with SSE streams, API-key auth, health endpoints and the MCP endpoint. */
 export async function buildGateway(deps: GatewayDeps): Promise<Gateway> {

@@ -35,6 +35,10 @@ describe('OpenAPI description', () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/healthz',
       '/readyz',
+      '/v1/approvals',
+      '/v1/approvals/standing',
+      '/v1/approvals/standing/{grantId}',
+      '/v1/approvals/{approvalId}',
       '/v1/attachments',
       '/v1/attachments/{attachmentId}',
       '/v1/attachments/{attachmentId}/content',

@@ -18,6 +18,12 @@ export const McqResponseSchema = z.object({
     .max(200)
     .optional()
     .describe('The word the card asked to type (`confirm_text`), for changes confirmed by typing.'),
+  args: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'Fields of the proposed call to change before confirming: the edited call is validated again and is the one confirmed; both versions are kept on the audit trail.',
+    ),
 });
 export type McqResponse = z.infer<typeof McqResponseSchema>;
 

@@ -12,6 +12,7 @@ import type { PendingAction } from '../run/store.ts';
 import { execute, validate } from '../tool-step/requests.ts';
 import { approvalFor } from './approval-for.ts';
 import { emitStep } from './events.ts';
+import { minorUnitFields } from './lookup.ts';
 import { parseLoopState } from './state.ts';
 
 /** How long a write waits for its approvers by default (a day). */
@@ -47,14 +48,18 @@ async function audit(
   });
 }
 
-/** Who else must approve `args` of `pending`'s tool, for the person asking. */
-async function needFor(run: Run, tool: string, args: Record<string, unknown>) {
+/** Who else must approve `args` of `tool`, for a maker holding `roles`. */
+async function needFor(run: Run, tool: string, args: Record<string, unknown>, roles: readonly PersonRole[]) {
   const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find((t) => t.name === tool);
-  const roles = run.scope.actor?.roles ?? ['owner'];
   const decided = await approvalFor(
     run.ctx,
     run.scope,
-    { tool, description: definition?.description, args },
+    {
+      tool,
+      description: definition?.description,
+      args,
+      minorUnits: minorUnitFields(definition?.inputSchema),
+    },
     roles,
   );
   return { decided, writeClass: writeClass(tool, definition?.description) };
@@ -73,7 +78,12 @@ export async function sendForApproval(
   userText: string,
 ): Promise<boolean> {
   const program = programWithoutAutomation(run);
-  const { decided, writeClass: cls } = await needFor(run, pending.tool, pending.args);
+  const { decided, writeClass: cls } = await needFor(
+    run,
+    pending.tool,
+    pending.args,
+    run.scope.actor?.roles ?? ['owner'],
+  );
   let needed = decided.needed;
   let roles: PersonRole[] = decided.needed > 0 && 'roles' in decided ? decided.roles : [];
   let reason = 'rule' in decided ? decided.rule : decided.reason;
@@ -141,8 +151,52 @@ export async function sendForApproval(
   return true;
 }
 
+/** The fields an edit changed, before and after, in words for the trail (bounded). */
+function changedFields(before: Record<string, unknown>, fields: Record<string, unknown>): string {
+  const text = (v: unknown) => (v === undefined ? 'nothing' : JSON.stringify(v));
+  const said = Object.entries(fields)
+    .filter(([k, v]) => JSON.stringify(before[k]) !== JSON.stringify(v))
+    .map(([k, v]) => `${k}: ${text(before[k])} → ${text(v)}`)
+    .join('; ');
+  return said.length > 600 ? `${said.slice(0, 599)}…` : said || 'no field changed';
+}
+
+/**
+ * The maker changes fields of a proposed write before confirming it: the edited call is validated
+ * again and replaces the proposal (the confirmation binds to it); the trail keeps both versions.
+ */
+export async function editBeforeConfirm(
+  run: Run,
+  pending: PendingAction,
+  fields: Record<string, unknown>,
+): Promise<PendingAction> {
+  const after = { ...pending.args, ...fields };
+  run.attempts.set(pending.tool, 1);
+  const validation = await validate(run, pending.tool, after, undefined, pending.callId);
+  if (validation.status === 'blocked')
+    throw new AgentError(
+      'VALIDATION_ERROR',
+      `The edited change does not check out, so nothing was done: ${validation.message ?? 'it was blocked'}`,
+    );
+  const args = validation.args ?? after;
+  if (!(await new ApprovalStore(run.ctx.store.db).editPending(pending.actionId, args, validation.argsHash)))
+    throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
+  await audit(
+    run,
+    'edited',
+    { tool: pending.tool, argsHash: validation.argsHash },
+    `Edited by ${who(run)} before confirming: ${describeTool(pending.tool)} (${changedFields(pending.args, fields)}).`,
+  );
+  return { ...pending, args, argsHash: validation.argsHash };
+}
+
 /** The changed call of an edit: the pending call with the given fields replaced, validated again. */
-async function edit(run: Run, pending: PendingAction, fields: Record<string, unknown>) {
+async function edit(
+  run: Run,
+  pending: PendingAction,
+  fields: Record<string, unknown>,
+  makerRoles: readonly PersonRole[],
+) {
   const after = { ...pending.args, ...fields };
   run.attempts.set(pending.tool, 1);
   const validation = await validate(run, pending.tool, after, undefined, pending.callId);
@@ -151,7 +205,8 @@ async function edit(run: Run, pending: PendingAction, fields: Record<string, unk
       'VALIDATION_ERROR',
       `The edited change does not check out, so nothing was approved: ${validation.message ?? 'it was blocked'}`,
     );
-  const { decided } = await needFor(run, pending.tool, validation.args ?? after);
+  // What the edited call needs is judged for its maker, as the original was.
+  const { decided } = await needFor(run, pending.tool, validation.args ?? after, makerRoles);
   return { validation, decided, after: validation.args ?? after };
 }
 
@@ -186,7 +241,7 @@ export async function decide(run: Run, pending: PendingAction, decision: Approva
   let validation: ValidationResult | undefined;
   let edited: Parameters<ApprovalStore['decide']>[0]['edited'];
   if (decision.decision === 'approve' && decision.args && Object.keys(decision.args).length > 0) {
-    const changed = await edit(run, pending, decision.args);
+    const changed = await edit(run, pending, decision.args, awaiting.requestedRoles);
     validation = changed.validation;
     const needed = Math.max(changed.decided.needed, awaiting.approvalsNeeded > 0 ? 1 : 0);
     edited = {
@@ -203,6 +258,8 @@ export async function decide(run: Run, pending: PendingAction, decision: Approva
   }
   const outcome = await approvals.decide({
     scope: run.scope,
+    // An edit that now needs other roles (a larger amount) is kept, but does not count as their approval.
+    counts: !edited || roles.some((r) => edited.roles.includes(r)),
     actionId: pending.actionId,
     actor,
     decision: decision.decision,
@@ -215,12 +272,11 @@ export async function decide(run: Run, pending: PendingAction, decision: Approva
     throw new AgentError('CONFLICT', 'This approval has already been decided, or it expired.');
   if (outcome.kind === 'repeated') throw new AgentError('CONFLICT', 'You have already approved this change.');
   if (edited) {
-    const argsHash = edited.argsHash;
     await audit(
       run,
       'edited',
-      { tool: pending.tool, argsHash },
-      `Edited by ${who(run)} before approving: ${what} (the call before: ${pending.argsHash.slice(0, 12)}, after: ${argsHash.slice(0, 12)}).`,
+      { tool: pending.tool, argsHash: edited.argsHash },
+      `Edited by ${who(run)} before approving: ${what} (${changedFields(pending.args, decision.args ?? {})}).`,
     );
   }
   const current = {

@@ -378,3 +378,15 @@ function readOnce(run: Run, tool: string, args: Record<string, unknown>): Promis
     return { kind: 'executed' as const, success: false, content: null, error: 'the books did not answer' };
   });
 }
+
+/** The fields (at any depth) whose schema says their amounts are in the currency's smallest unit. */
+export function minorUnitFields(schema: unknown, into = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 4 || !isRecord(schema)) return into;
+  if (isRecord(schema.properties))
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      if (isRecord(prop) && inMinorUnits(prop.description)) into.add(name);
+      minorUnitFields(prop, into, depth + 1);
+    }
+  if (isRecord(schema.items)) minorUnitFields(schema.items, into, depth + 1);
+  return into;
+}

@@ -9,7 +9,7 @@ import type { Run } from '../run/run.ts';
 import { programWithoutAutomation, sendForApproval } from './approval-flow.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
-import { inMinorUnits, lookUp } from './lookup.ts';
+import { lookUp, minorUnitFields } from './lookup.ts';
 import { asksForChange } from './requested.ts';
 import type { LoopState } from './state.ts';
 import { untrustedRead } from './untrusted.ts';
@@ -103,16 +103,4 @@ export async function propose(
   }
   await emitMcq(run, { actionId, tool: validation.tool, args, tier, question, confirmText, state });
   await complete(run, data, userText, question, 'awaiting_confirmation', { actionId });
-}
-
-/** The fields (at any depth) whose schema says their amounts are in the currency's smallest unit. */
-function minorUnitFields(schema: unknown, into = new Set<string>(), depth = 0): Set<string> {
-  if (depth > 4 || !isRecord(schema)) return into;
-  if (isRecord(schema.properties))
-    for (const [name, prop] of Object.entries(schema.properties)) {
-      if (isRecord(prop) && inMinorUnits(prop.description)) into.add(name);
-      minorUnitFields(prop, into, depth + 1);
-    }
-  if (isRecord(schema.items)) minorUnitFields(schema.items, into, depth + 1);
-  return into;
 }

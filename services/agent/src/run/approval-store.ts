@@ -7,6 +7,8 @@ export interface AwaitingApproval {
   actionId: string;
   status: string;
   requestedBy: string | null;
+  /** The maker's roles when they asked (what they may confirm alone depends on them). */
+  requestedRoles: PersonRole[];
   approvalsNeeded: number;
   approverRoles: PersonRole[];
   approvalReason: string | null;
@@ -55,6 +57,7 @@ export class ApprovalStore {
         'action_id',
         'status',
         'requested_by',
+        'requested_roles',
         'approvals_needed',
         'approver_roles',
         'approval_reason',
@@ -70,12 +73,25 @@ export class ApprovalStore {
       actionId: row.action_id,
       status: row.status,
       requestedBy: row.requested_by,
+      // A proposal from before people was its tenant's owner's.
+      requestedRoles: (row.requested_roles ?? ['owner']) as PersonRole[],
       approvalsNeeded: row.approvals_needed,
       approverRoles: row.approver_roles as PersonRole[],
       approvalReason: row.approval_reason,
       expiresAt: row.expires_at,
       argsHash: row.args_hash,
     };
+  }
+
+  /** Replaces the call of a write still pending (its maker edited it before confirming); false when it was not pending. */
+  async editPending(actionId: string, args: Record<string, unknown>, argsHash: string): Promise<boolean> {
+    const updated = await this.#db
+      .updateTable('pending_actions')
+      .set({ args: JSON.stringify(args), args_hash: argsHash })
+      .where('action_id', '=', actionId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
   }
 
   /** Moves a write its maker just confirmed to `awaiting_approval`; false when it was not pending any more. */
@@ -113,6 +129,8 @@ export class ApprovalStore {
     actor: Actor | undefined;
     decision: 'approve' | 'reject';
     reason?: string | undefined;
+    /** False: the decider may not approve the call as edited (it now needs other roles): only the edit is kept. */
+    counts?: boolean | undefined;
     edited?:
       | {
           before: Record<string, unknown>;
@@ -158,6 +176,10 @@ export class ApprovalStore {
         .where(sql<boolean>`coalesce(user_id, '') = ${personKey(d.actor?.userId)}`)
         .executeTakeFirst();
       if (earlier) return { kind: 'repeated' };
+      if (d.counts === false) {
+        const { approvals } = await countApprovals(trx, d.actionId, argsHash);
+        return { kind: 'recorded', approvals: Number(approvals), needed };
+      }
       await trx
         .insertInto('approval_decisions')
         .values({
@@ -182,13 +204,7 @@ export class ApprovalStore {
           .execute();
         return { kind: 'rejected' };
       }
-      const { approvals } = await trx
-        .selectFrom('approval_decisions')
-        .select((eb) => eb.fn.countAll<string>().as('approvals'))
-        .where('action_id', '=', d.actionId)
-        .where('decision', '=', 'approve')
-        .where('args_hash', '=', argsHash)
-        .executeTakeFirstOrThrow();
+      const { approvals } = await countApprovals(trx, d.actionId, argsHash);
       if (Number(approvals) < needed) return { kind: 'recorded', approvals: Number(approvals), needed };
       await trx
         .updateTable('pending_actions')
@@ -276,4 +292,15 @@ export class ApprovalStore {
       .execute();
     return rows.map((r) => ({ tool: r.tool, argsHash: r.args_hash, entityId: r.entity_id, orgId: r.org_id }));
   }
+}
+
+/** Approvals of the call as it stands (`argsHash`): those of an earlier version do not count. */
+function countApprovals(db: Kysely<Database>, actionId: string, argsHash: string) {
+  return db
+    .selectFrom('approval_decisions')
+    .select((eb) => eb.fn.countAll<string>().as('approvals'))
+    .where('action_id', '=', actionId)
+    .where('decision', '=', 'approve')
+    .where('args_hash', '=', argsHash)
+    .executeTakeFirstOrThrow();
 }

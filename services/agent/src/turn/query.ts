@@ -58,7 +58,13 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
           'There is no pending confirmation with that id in this conversation.',
         );
       }
-      await resume(run, pending, data.mcqResponse.value, data.mcqResponse.typedConfirmation);
+      await resume(
+        run,
+        pending,
+        data.mcqResponse.value,
+        data.mcqResponse.typedConfirmation,
+        data.mcqResponse.args,
+      );
       return;
     }
     if (await answerPlainYes(run, data)) return;

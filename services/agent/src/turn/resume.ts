@@ -3,7 +3,7 @@ import { answer } from '../answer/answer.ts';
 import { auditDone, auditWrite } from '../answer/audit.ts';
 import { complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
-import { sendForApproval } from '../confirmation/approval-flow.ts';
+import { editBeforeConfirm, sendForApproval } from '../confirmation/approval-flow.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
 import { PLAIN_YES } from '../confirmation/plain-yes.ts';
 import { refuseReadOnly } from '../confirmation/read-only.ts';
@@ -116,10 +116,13 @@ export async function finishApproved(run: Run, approved: PendingAction) {
 /** The user's answer to a pending confirmation: cancel, re-ask, void, or run it exactly once. */
 export async function resume(
   run: Run,
-  pending: PendingAction,
+  proposed: PendingAction,
   answerValue: 'confirm' | 'cancel',
   typed: string | undefined,
+  /** Fields the person changed before confirming. */
+  edits?: Record<string, unknown>,
 ) {
+  let pending = proposed;
   const { store } = run.ctx;
   const state = loopStateOf(run, pending);
   const asked = { query: state.query, route: state.route };
@@ -163,6 +166,7 @@ export async function resume(
     await complete(run, asked, userText, response, 'awaiting_confirmation', { actionId: pending.actionId });
     return;
   }
+  if (edits && Object.keys(edits).length > 0) pending = await editBeforeConfirm(run, pending, edits);
   // Validate again: the approval binds the exact call that was shown, and the rules may have moved on.
   run.attempts.set(pending.tool, 1);
   const validation = await validate(run, pending.tool, pending.args, undefined, pending.callId);

@@ -52,19 +52,15 @@ function mustApprove(person: Decider, tenant: Tenant, what: string): void {
   );
 }
 
-/**
- * The approvals inbox and decisions (`/v1/approvals`), and standing approvals
- * (`/v1/approvals/standing`). A decision is carried to the agent as a request in the maker's
- * conversation, which checks who decides and runs an approved write once; the answer is what it
- * came to.
- */
-export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, ctx) => {
-  const app = root.withTypeProvider<ZodTypeProvider>();
-  const database = () => {
-    if (!ctx.db) throw noDatabase('Approvals are');
-    return ctx.db;
-  };
+/** The database, or the 503 of approvals without one. */
+function database(ctx: GatewayContext) {
+  if (!ctx.db) throw noDatabase('Approvals are');
+  return ctx.db;
+}
 
+/** `GET /v1/approvals` and the standing approvals. */
+export const approvalInboxRoutes: FastifyPluginAsync<GatewayContext> = async (root, ctx) => {
+  const app = root.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/v1/approvals',
     {
@@ -79,7 +75,7 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
     async (request) => {
       const { status, ...claim } = request.query;
       const tenant = requestTenant(request, claim);
-      return { approvals: await listApprovals(database(), tenant, deciderOf(request), status) };
+      return { approvals: await listApprovals(database(ctx), tenant, deciderOf(request), status) };
     },
   );
 
@@ -99,7 +95,7 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
     },
     async (request) => {
       const tenant = requestTenant(request, request.query);
-      return { grants: await listGrants(database(), tenant) };
+      return { grants: await listGrants(database(ctx), tenant) };
     },
   );
 
@@ -127,8 +123,8 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
           400,
           httpError('BAD_REQUEST', 'expiresAt: must be in the future', { field: 'expiresAt' }),
         );
-      const id = await grant(database(), tenant, person, scope);
-      const grants = (await listGrants(database(), tenant)).filter((g) => g.grantId === id);
+      const id = await grant(database(ctx), tenant, person, scope);
+      const grants = (await listGrants(database(ctx), tenant)).filter((g) => g.grantId === id);
       return reply.code(201).send({ grants });
     },
   );
@@ -149,7 +145,7 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
       const tenant = requestTenant(request, request.query);
       const person = deciderOf(request);
       mustApprove(person, tenant, 'Revoking a standing approval');
-      if (!(await revoke(database(), tenant, request.params.grantId, person)))
+      if (!(await revoke(database(ctx), tenant, request.params.grantId, person)))
         throw new HttpRefusal(
           404,
           httpError('NOT_FOUND', 'There is no active standing approval with that id.'),
@@ -157,7 +153,15 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
       return reply.code(204).send();
     },
   );
+};
 
+/**
+ * `POST /v1/approvals/:approvalId`: a decision, carried to the agent as a request in the maker's
+ * conversation, which checks who decides and runs an approved write once; the answer is what it
+ * came to.
+ */
+export const approvalDecisionRoutes: FastifyPluginAsync<GatewayContext> = async (root, ctx) => {
+  const app = root.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/v1/approvals/:approvalId',
     {
@@ -177,7 +181,7 @@ export const approvalRoutes: FastifyPluginAsync<GatewayContext> = async (root, c
       const { entityId, orgId, decision, reason, args } = request.body;
       const tenant = requestTenant(request, { entityId, orgId });
       const { approvalId } = request.params;
-      const conversationId = await approvalConversation(database(), tenant, approvalId);
+      const conversationId = await approvalConversation(database(ctx), tenant, approvalId);
       if (!conversationId)
         throw new HttpRefusal(
           404,
