@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceName, ServiceProcess } from '@munim/devstack';
 import { type ChatRequest, lastUserText, offeredToolNames } from '@munim/scripted-llm';
@@ -15,7 +18,8 @@ import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
  * twice, a write reported done is in the books once, a write of unknown outcome is said to be so
  * and checked with a read, and every event a client saw is in PostgreSQL. Every
  * request the system opened ends (those no client saw included), and no answered turn is missing
- * from its conversation.
+ * from its conversation. Writes the policy gives to an approver are approved while the kills
+ * land: none runs twice, and none approved is lost.
  */
 
 const tenant = { entityId: 'ent-chaos', orgId: 'org-chaos' };
@@ -32,6 +36,12 @@ const KILL_ORDER: ServiceName[] = ['agent', 'router', 'mcp-executor', 'gateway',
 /** How long the books take over a new customer: a kill has a write in flight to land on. */
 const WRITE_DELAY_MS = 700;
 const WRITE_TOOL = 'create_customer';
+/** Writes of this tool wait for an approver (the approval policy), who approves them under the kills. */
+const APPROVED_TOOL = 'create_vendor';
+const MAKER_KEY = `maker-${randomBytes(12).toString('hex')}`;
+const APPROVER_KEY = `approver-${randomBytes(12).toString('hex')}`;
+const AS_MAKER = { authorization: `Bearer ${MAKER_KEY}` };
+const AS_APPROVER = { authorization: `Bearer ${APPROVER_KEY}` };
 
 let sys: TestSystem;
 let gateways: string[] = [];
@@ -40,6 +50,11 @@ let active = 0;
 
 test.beforeAll(async ({ database, nats }) => {
   const secondGateway = await freePort();
+  const policyFile = join(mkdtempSync(join(tmpdir(), 'munim-chaos-')), 'approvals.yaml');
+  writeFileSync(
+    policyFile,
+    `rules:\n  - match: { tool: ${APPROVED_TOOL} }\n    approvers: 1\n    roles: [approver]\n`,
+  );
   sys = await startSystem({
     database,
     nats,
@@ -67,10 +82,16 @@ test.beforeAll(async ({ database, nats }) => {
       VALIDATE_TIMEOUT_MS: '3000',
       // Every read goes through router, agent, validator and executor.
       RESPONSE_CACHE: 'off',
+      // A maker who asks and confirms, and an approver (the policy gives vendors to approvers).
+      GATEWAY_API_KEYS: [
+        `${MAKER_KEY}:${tenant.entityId}:${tenant.orgId}:u-maker:maker`,
+        `${APPROVER_KEY}:${tenant.entityId}:${tenant.orgId}:u-approver:approver`,
+      ].join(','),
+      APPROVAL_POLICY_FILE: policyFile,
     },
   });
   gateways = sys.gatewayUrls;
-  sys.books.setFaults({ delayMs: { [WRITE_TOOL]: WRITE_DELAY_MS } });
+  sys.books.setFaults({ delayMs: { [WRITE_TOOL]: WRITE_DELAY_MS, [APPROVED_TOOL]: WRITE_DELAY_MS } });
   scriptLlm();
 }, 120_000);
 
@@ -90,6 +111,17 @@ function scriptLlm() {
         if (hasToolMessage(req)) return { content: 'Done.' };
         const name = /customer (chaos-[a-z0-9]+)/.exec(lastUserText(req))?.[1];
         return { toolCalls: [{ name: WRITE_TOOL, arguments: { Name: name } }] };
+      },
+    ],
+  });
+  sys.llm?.script({
+    match: 'please create vendor chaos-',
+    repeat: true,
+    turns: [
+      (req) => {
+        if (hasToolMessage(req)) return { content: 'Done.' };
+        const name = /vendor (chaos-[a-z0-9]+)/.exec(lastUserText(req))?.[1];
+        return { toolCalls: [{ name: APPROVED_TOOL, arguments: { Name: name } }] };
       },
     ],
   });
@@ -173,12 +205,12 @@ async function request(label: string, body: Record<string, unknown>, first: numb
         seen.requestId === undefined
           ? await fetch(`${url}/v1/query`, {
               method: 'POST',
-              headers: { 'content-type': 'application/json' },
+              headers: { 'content-type': 'application/json', ...AS_MAKER },
               body: JSON.stringify(body),
               signal,
             })
           : await fetch(`${url}/v1/requests/${seen.requestId}/events`, {
-              headers: lastId ? { 'last-event-id': lastId } : {},
+              headers: { ...AS_MAKER, ...(lastId ? { 'last-event-id': lastId } : {}) },
               signal,
             });
     } catch (error) {
@@ -229,16 +261,48 @@ async function request(label: string, body: Record<string, unknown>, first: numb
   return seen;
 }
 
-type Kind = 'fast read' | 'llm read' | 'write';
+type Kind = 'fast read' | 'llm read' | 'write' | 'approved write';
 interface Flow {
   kind: Kind;
   conversationId: string;
-  /** The write's unique customer name. */
+  /** The write's unique customer (or vendor) name. */
   name?: string;
   requests: Seen[];
+  /** An approved write's approval, and what its approver's POSTs were answered. */
+  approval?: { approvalId: string; answers: string[] };
 }
 
-const MIX: Kind[] = ['write', 'fast read', 'write', 'llm read'];
+const MIX: Kind[] = ['write', 'fast read', 'approved write', 'llm read'];
+
+/**
+ * The approver approves, as a client that knows both gateways: a POST cut by its gateway's death
+ * is sent again to the other one, which answers 409 if the first one's decision went through.
+ */
+async function approve(approvalId: string, first: number): Promise<string[]> {
+  const answers: string[] = [];
+  const deadline = Date.now() + REQUEST_DEADLINE_MS;
+  for (let g = first; Date.now() < deadline; g = other(g)) {
+    active += 1;
+    try {
+      const res = await fetch(`${gateways[g]}/v1/approvals/${approvalId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...AS_APPROVER },
+        body: JSON.stringify({ decision: 'approve' }),
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+      });
+      const body = (await res.json().catch(() => ({}))) as { status?: string; error?: { code?: string } };
+      answers.push(`${res.status} ${body.status ?? body.error?.code ?? ''}`.trim());
+      // A gateway that stopped while waiting for the outcome: the decision may have been taken.
+      if (res.status !== 503 && res.status !== 502) return answers;
+    } catch {
+      answers.push('no answer');
+    } finally {
+      active -= 1;
+    }
+    await sleep(250);
+  }
+  return answers;
+}
 
 async function runFlow(index: number): Promise<Flow> {
   const kind = MIX[index % MIX.length] as Kind;
@@ -262,9 +326,10 @@ async function runFlow(index: number): Promise<Flow> {
     return { kind, conversationId, requests: [seen] };
   }
   const name = `chaos-${tag}`;
+  const what = kind === 'approved write' ? 'vendor' : 'customer';
   const proposal = await request(
     `#${index} proposal of ${name}`,
-    { query: `please create customer ${name}`, conversationId, ...tenant },
+    { query: `please create ${what} ${name}`, conversationId, ...tenant },
     first,
   );
   const flow: Flow = { kind, conversationId, name, requests: [proposal] };
@@ -276,6 +341,8 @@ async function runFlow(index: number): Promise<Flow> {
     other(first),
   );
   flow.requests.push(confirmation);
+  if (kind === 'approved write' && confirmation.end?.data.status === 'awaiting_approval')
+    flow.approval = { approvalId: actionId, answers: await approve(actionId, first) };
   return flow;
 }
 
@@ -427,8 +494,46 @@ describe('chaos: kill -9 one instance of each service under load', () => {
           .toBeGreaterThan(0);
       }
     }
-    // Not vacuous: writes were confirmed and done, reads answered, under the kills.
+    // No approved write ran twice, and none approved was lost: a write whose approval went through
+    // (answered, or refused as decided after a POST its gateway's death cut) ends executed,
+    // whichever instances were left, and is in the books at most once.
+    const vendorCalls = sys.books.calls().filter((c) => c.tool === APPROVED_TOOL);
+    const approvedFlows = flows.filter((f) => f.kind === 'approved write');
+    let approvedDone = 0;
+    for (const flow of approvedFlows) {
+      const sent = vendorCalls.filter((c) => c.args.Name === flow.name);
+      const stored = sys.books.store.contacts.filter((c) => c.Name === flow.name);
+      expect(sent.length, `${flow.name} sent ${sent.length} times`).toBeLessThanOrEqual(1);
+      expect(stored.length, `${flow.name} stored ${stored.length} times`).toBeLessThanOrEqual(1);
+      if (!flow.approval) {
+        expect(sent, `${flow.name} ran without an approval`).toHaveLength(0);
+        continue;
+      }
+      const { approvalId, answers } = flow.approval;
+      const row = async () =>
+        (
+          await sys.db.query<{ status: string; result: { success?: boolean } | null }>(
+            'select status, result from pending_actions where action_id = $1',
+            [approvalId],
+          )
+        ).rows[0];
+      if (!answers.some((a) => a.startsWith('200') || a.startsWith('409'))) continue;
+      await expect
+        .poll(async () => (await row())?.status, {
+          timeout: 30_000,
+          interval: 500,
+          message: `${flow.name}: approved (${answers.join(', ')}), then`,
+        })
+        .toBe('executed');
+      if ((await row())?.result?.success === true) {
+        approvedDone += 1;
+        expect(sent, `${flow.name} approved and done`).toHaveLength(1);
+        expect(stored, `${flow.name} approved and done`).toHaveLength(1);
+      }
+    }
+    // Not vacuous: writes were confirmed and done, approved and done, reads answered, under the kills.
     expect(succeeded).toBeGreaterThan(0);
+    expect(approvedDone).toBeGreaterThan(0);
     for (const kind of ['fast read', 'llm read'] as const) {
       expect(
         flows.filter((f) => f.kind === kind && f.requests[0]?.end?.data.status === 'answered').length,
@@ -508,7 +613,8 @@ describe('chaos: kill -9 one instance of each service under load', () => {
     const count = (kind: Kind) => flows.filter((f) => f.kind === kind).length;
     console.log(
       `chaos: ${flows.length} flows (${count('fast read')} fast reads, ${count('llm read')} llm reads, ` +
-        `${count('write')} confirmed writes: ${succeeded} done, ${unknown} outcome unknown, ${failedConfirmations} confirmation errors), ` +
+        `${count('write')} confirmed writes: ${succeeded} done, ${unknown} outcome unknown, ${failedConfirmations} confirmation errors; ` +
+        `${count('approved write')} writes for an approver: ${approvedFlows.filter((f) => f.approval).length} approved, ${approvedDone} done), ` +
         `${requests.length} requests, ${kills.length} kills (${kills.map((k) => `${k.name} with ${k.underWay} requests under way`).join(', ')}), ${takeovers}, ` +
         `${requests.reduce((n, r) => n + r.resumes, 0)} resumes, ${requests.reduce((n, r) => n + r.refused, 0)} refused and ` +
         `${requests.reduce((n, r) => n + r.lostPosts, 0)} lost POSTs, ` +
