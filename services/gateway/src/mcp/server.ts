@@ -186,7 +186,9 @@ export function createServer(
       description:
         'Ask munim, the AI CFO agent, about the books (invoices, bills, payments, reports) or tell it to record ' +
         'something. Returns the final answer, then a JSON block with status, requestId and conversationId; a ' +
-        'risky write ends with status "awaiting_confirmation" and the pending confirmation (mcq).',
+        'risky write ends with status "awaiting_confirmation" and the pending confirmation (mcq), or with ' +
+        '"awaiting_approval" when it waits for a person to approve it (a caller without the automation role ' +
+        'never confirms its own writes).',
       inputSchema: QueryToolInput,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
