@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { ValidationResult } from '@munim/contracts';
-import { isRecord } from '@munim/contracts';
 import { auditWrite } from '../answer/audit.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { confirmWord } from '../answer/tool-words.ts';
