@@ -1,146 +1,35 @@
 // End to end, in headless Chromium: the console's approvals inbox. A maker's large payments wait
-// (the policy gives them to an approver); the approver opens the page from the chat with the same
+// (the policy gives them to approvers); an approver opens the page from the chat with the same
 // key, entity and organisation, reads each card in words, approves one (it is carried out),
 // rejects one with a reason (nothing happens), edits one's amount (a bad edit is refused in words,
-// a good one runs as edited, sending only the changed fields), sees them decided, and grants and
-// revokes a standing approval that lets the maker's next payment through and then no more. The
-// maker is offered nothing, not even their own write. The page keeps within 1280 and 390 px.
-// All services run as processes on the real NATS and a fresh PostgreSQL, with the demo books and
-// a scripted model.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { runTool } from '@munim/demo-books';
+// a good one runs as edited, sending only the changed fields) and sees them decided. A payment
+// for two approvers waits after the first; a card decided by someone else meanwhile says so. The
+// maker is offered nothing, not even their own write. All services run as processes on the real
+// NATS and a fresh PostgreSQL, with the demo books and a scripted model.
 import { test } from '@munim/testkit';
-import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, describe, expect } from 'vitest';
-import { bearerJson } from '../support/http.ts';
-import { ask } from '../support/sse.ts';
-import { startSystem, type TestSystem } from '../support/stack.ts';
-
-const SHOTS = fileURLToPath(new URL('../../test-results/approvals-console/', import.meta.url));
-const tenant = { entityId: 'ent-inbox', orgId: 'org-inbox' };
-const KEYS = {
-  maker: `maker-${randomBytes(12).toString('hex')}`,
-  approver: `approver-${randomBytes(12).toString('hex')}`,
-};
-type Who = keyof typeof KEYS;
-const PEOPLE = [
-  `${KEYS.maker}:${tenant.entityId}:${tenant.orgId}:u-maker:maker`,
-  `${KEYS.approver}:${tenant.entityId}:${tenant.orgId}:u-approver:approver`,
-].join(',');
-const POLICY = `
-rules:
-  - match: { class: payment, minAmount: 100000 }
-    approvers: 1
-    roles: [approver, owner]
-limits:
-  maker: { maxAmount: 50000 }
-`;
-
-let sys: TestSystem;
-let browser: Browser;
-let bank = '';
-let vendor = '';
+import {
+  api,
+  books,
+  cardOf,
+  gatewayUrl,
+  makerPays,
+  openPage,
+  SHOTS,
+  sent,
+  signIn,
+  startInbox,
+  stopInbox,
+  tenant,
+} from '../support/approvals-inbox.ts';
 
 test.beforeAll(async ({ database, nats }) => {
-  mkdirSync(SHOTS, { recursive: true });
-  const dir = mkdtempSync(join(tmpdir(), 'munim-inbox-'));
-  writeFileSync(join(dir, 'policy.yaml'), POLICY);
-  sys = await startSystem({
-    database,
-    nats,
-    env: { GATEWAY_API_KEYS: PEOPLE, APPROVAL_POLICY_FILE: join(dir, 'policy.yaml') },
-  });
-  bank = sys.books.store.accounts.find((a) => a.Code === '1000')?.AccountId ?? '';
-  vendor = sys.books.store.contacts.find((c) => c.ContactType === 'VENDOR')?.ContactId ?? '';
-  expect(bank && vendor).toBeTruthy();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  await startInbox({ database, nats });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await sys?.stop();
+  await stopInbox();
 });
-
-const api = async (who: Who, method: string, path: string, body?: unknown) => {
-  const response = await fetch(`${sys.gatewayUrl}${path}`, {
-    method,
-    headers: bearerJson(KEYS[who]),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return response.json();
-};
-const sent = (reference: string) =>
-  sys.books.calls().filter((c) => c.tool === 'create_bill_payment' && c.args.Reference === reference);
-
-/** The maker asks to pay a new bill of `amount` in full and confirms the card: its approval id and what it ended as. */
-async function makerPays(amount: number) {
-  const made = runTool(sys.books.store, 'create_bill', {
-    ContactId: vendor,
-    Lines: [{ Description: 'Machinery', Quantity: 1, UnitPrice: amount, TaxRate: 0 }],
-    Status: 'AUTHORISED',
-  });
-  const billId = (made.structuredContent as { BillId: string }).BillId;
-  const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
-  const query = `pay bill ${reference}`;
-  const args = {
-    AccountId: bank,
-    Amount: amount,
-    Applications: [{ BillId: billId, Amount: amount }],
-    Reference: reference,
-    PaymentMode: 'NEFT',
-  };
-  sys.llm?.script({
-    match: query,
-    turns: [{ toolCalls: [{ name: 'create_bill_payment', arguments: args }] }, { content: 'Paid.' }],
-  });
-  const conversationId = `conv-${randomUUID()}`;
-  const maker = { authorization: `Bearer ${KEYS.maker}` };
-  const proposal = await ask(sys.gatewayUrl, { query, conversationId, ...tenant }, maker);
-  const card = proposal.events.find((e) => e.event === 'mcq');
-  expect(card, JSON.stringify(proposal.events.slice(-3))).toBeDefined();
-  const confirmed = await ask(
-    sys.gatewayUrl,
-    {
-      ...tenant,
-      conversationId,
-      mcqResponse: {
-        actionId: String(card?.data.actionId),
-        value: 'confirm',
-        ...(card?.data.confirm_text ? { typedConfirmation: card.data.confirm_text } : {}),
-      },
-    },
-    maker,
-  );
-  const status = confirmed.events.at(-1)?.data.status;
-  return { approvalId: String(card?.data.actionId), reference, billId, args, status };
-}
-
-async function openPage(width = 1280) {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  page.setDefaultTimeout(8000);
-  const errors: Error[] = [];
-  page.on('pageerror', (error) => errors.push(error));
-  page.on('dialog', (dialog) => void dialog.accept());
-  return { page, errors };
-}
-
-async function signIn(page: Page, who: Who) {
-  await page.goto(`${sys.gatewayUrl}/approvals.html`);
-  await page.getByLabel('API key or token').fill(KEYS[who]);
-  await page.getByLabel('Entity', { exact: true }).fill(tenant.entityId);
-  await page.getByLabel('Organisation', { exact: true }).fill(tenant.orgId);
-  await page.getByRole('button', { name: 'Show approvals' }).click();
-}
-
-const cardOf = (page: Page, approvalId: string, list = '#pending-list') =>
-  page.locator(`${list} > li[data-approval-id="${approvalId}"]`);
 
 describe('the approvals inbox', () => {
   test('an approver reads each waiting payment in words, approves, rejects, and edits then approves', async () => {
@@ -155,9 +44,9 @@ describe('the approvals inbox', () => {
     const { page, errors } = await openPage();
     try {
       // The chat links to the page; the page takes the chat's access.
-      await page.goto(sys.gatewayUrl);
+      await page.goto(gatewayUrl());
       await page.getByRole('link', { name: 'Approvals' }).click();
-      await page.waitForURL(`${sys.gatewayUrl}/approvals.html`);
+      await page.waitForURL(`${gatewayUrl()}/approvals.html`);
       await signIn(page, 'approver');
       await expect
         .poll(() => page.locator('#status').textContent())
@@ -179,7 +68,8 @@ describe('the approvals inbox', () => {
         );
         expect(words).toMatch(/Expires in \d+ (minutes|hours?|days?) \(/);
         // No raw ids as its words: not the approval, the bill, the bank account or the vendor.
-        for (const id of [waiting.approvalId, waiting.billId, bank, vendor]) expect(words).not.toContain(id);
+        for (const id of [waiting.approvalId, waiting.billId, books.bank, books.vendor])
+          expect(words).not.toContain(id);
       }
       await page.screenshot({ path: `${SHOTS}01-pending.png`, fullPage: true });
 
@@ -260,56 +150,51 @@ describe('the approvals inbox', () => {
     }
   });
 
-  test('a standing approval granted on the page lets one payment through; revoked, the next waits', async () => {
-    const { page, errors } = await openPage();
+  test('two approvers: the first is told it still waits, the second carries it out; a card decided meanwhile says so', async () => {
+    const big = await makerPays(1_200_000);
+    const raced = await makerPays(130_000);
+    expect([big.status, raced.status]).toEqual(['awaiting_approval', 'awaiting_approval']);
+    const first = await openPage();
+    const second = await openPage();
     try {
-      await signIn(page, 'approver');
-      await page.getByRole('tab', { name: 'Standing approvals' }).click();
-      await page.locator('#no-grants').waitFor();
-      await page.getByLabel('Kind of write').selectOption('payment');
-      await page.getByLabel('Each write up to').fill('300000');
-      await page.getByLabel('All writes together up to').fill('500000');
-      await page.getByLabel('Uses').fill('2');
-      await page.getByRole('button', { name: 'Grant' }).click();
-      const row = page.locator('#grants tbody tr').first();
-      await row.waitFor();
-      expect(await row.locator('th, td').allTextContents()).toEqual([
-        'payments',
-        'any party',
-        '300000',
-        '0 used of 500000',
-        '0 of 2',
-        expect.any(String),
-        'u-approver',
-        'active',
-        'Revoke',
-      ]);
-      const { grants } = (await api('approver', 'GET', '/v1/approvals/standing')) as {
-        grants: { grantId: string; class: string; maxAmount: number; uses: number; expiresAt: string }[];
-      };
-      expect(grants).toHaveLength(1);
-      expect(grants[0]).toMatchObject({ class: 'payment', maxAmount: 300_000, uses: 2 });
-      // The expiry given by default: a week from now, to the minute.
-      expect(Math.abs(Date.parse(grants[0]?.expiresAt ?? '') - Date.now() - 7 * 86_400_000)).toBeLessThan(
-        120_000,
-      );
+      await signIn(first.page, 'approver');
+      await signIn(second.page, 'approver2');
+      const mine = cardOf(first.page, big.approvalId);
+      expect(await mine.textContent()).toContain('It needs 2 approvals from an approver or an owner.');
+      await mine.getByRole('button', { name: 'Approve' }).click();
+      await expect
+        .poll(() => mine.locator('.outcome').textContent())
+        .toBe('Your approval is recorded; it still waits for another approver.');
+      expect(sent(big.reference)).toHaveLength(0);
+      // Not offered to the same person twice.
+      await signIn(first.page, 'approver');
+      await first.page.locator('#pending-list > li').first().waitFor();
+      expect(await cardOf(first.page, big.approvalId).count()).toBe(0);
 
-      const through = await makerPays(210_000);
-      expect(through.status).toBe('answered');
-      expect(sent(through.reference)).toHaveLength(1);
-      await page.getByRole('tab', { name: 'Standing approvals' }).click();
-      await expect.poll(() => row.locator('td').nth(3).textContent()).toBe('1 of 2');
+      // The second approver's page was loaded before: reloaded, it shows the first decision.
+      await second.page.getByRole('button', { name: 'Show approvals' }).click();
+      const theirs = cardOf(second.page, big.approvalId);
+      await expect
+        .poll(() => theirs.getByRole('list', { name: 'Decisions so far' }).textContent())
+        .toMatch(/^u-approver approved on /);
+      await theirs.getByRole('button', { name: 'Approve' }).click();
+      await expect.poll(() => theirs.locator('.outcome').textContent()).toBe('Approved: it was carried out.');
+      expect(sent(big.reference)).toHaveLength(1);
 
-      await row.getByRole('button', { name: 'Revoke the standing approval for payments' }).click();
-      await expect.poll(() => row.getAttribute('data-status')).toBe('revoked');
-      expect(await row.getByRole('button').count()).toBe(0);
-      const waits = await makerPays(210_000);
-      expect(waits.status).toBe('awaiting_approval');
-      expect(sent(waits.reference)).toHaveLength(0);
-      await page.screenshot({ path: `${SHOTS}03-standing.png`, fullPage: true });
-      expect(errors).toEqual([]);
+      // Decided by the first approver while the second one's card was open: the second is told why.
+      await cardOf(first.page, raced.approvalId).getByRole('button', { name: 'Approve' }).click();
+      await expect
+        .poll(() => cardOf(first.page, raced.approvalId).locator('.outcome').textContent())
+        .toBe('Approved: it was carried out.');
+      const late = cardOf(second.page, raced.approvalId);
+      await late.getByRole('button', { name: 'Reject' }).click();
+      await expect.poll(() => late.getByRole('alert').textContent()).toMatch(/^Could not reject: .{10,}/);
+      expect(await late.getByRole('button').count()).toBe(0);
+      expect(sent(raced.reference)).toHaveLength(1);
+      expect([...first.errors, ...second.errors]).toEqual([]);
     } finally {
-      await page.close();
+      await first.page.close();
+      await second.page.close();
     }
   });
 
@@ -338,59 +223,6 @@ describe('the approvals inbox', () => {
       expect(errors).toEqual([]);
     } finally {
       await page.close();
-    }
-  });
-});
-
-describe('the approvals page’s layout', () => {
-  test('keeps within a 1280 px desktop and a 390 px phone; the grants table scrolls inside its panel', async () => {
-    const pending = (await api('approver', 'GET', '/v1/approvals')) as { approvals: unknown[] };
-    expect(pending.approvals.length).toBeGreaterThan(0);
-    for (const width of [1280, 390]) {
-      const { page, errors } = await openPage(width);
-      try {
-        const fits = () =>
-          page.evaluate(() => {
-            const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
-              .document;
-            return doc.documentElement.scrollWidth;
-          });
-        await page.goto(sys.gatewayUrl);
-        expect(await fits(), `the chat at ${width}px`).toBeLessThanOrEqual(width);
-        await signIn(page, 'approver');
-        await page.locator('#pending-list > li').first().waitFor();
-        await page.locator('#pending-list > li').first().getByRole('button', { name: 'Edit' }).click();
-        expect(await fits(), `pending at ${width}px`).toBeLessThanOrEqual(width);
-        await page.screenshot({ path: `${SHOTS}10-pending-${width}.png`, fullPage: true });
-        await page.getByRole('tab', { name: 'Decided' }).click();
-        await page.locator('#decided-list > li').first().waitFor();
-        expect(await fits(), `decided at ${width}px`).toBeLessThanOrEqual(width);
-        await page.getByRole('tab', { name: 'Standing approvals' }).click();
-        await page.locator('#grants tbody tr').first().waitFor();
-        expect(await fits(), `standing at ${width}px`).toBeLessThanOrEqual(width);
-        const table = await page.locator('#grants').evaluate((grants) => {
-          const wrapper = grants.parentElement as unknown as {
-            scrollWidth: number;
-            clientWidth: number;
-            getBoundingClientRect(): { right: number };
-          };
-          const view = grants.ownerDocument.defaultView;
-          return {
-            scroll: wrapper.scrollWidth,
-            client: wrapper.clientWidth,
-            right: wrapper.getBoundingClientRect().right,
-            overflowX: view?.getComputedStyle(grants.parentElement as never).overflowX,
-          };
-        });
-        expect(table.overflowX).toBe('auto');
-        expect(table.right).toBeLessThanOrEqual(width);
-        if (width === 390)
-          expect(table.scroll, 'the table is wider than the phone').toBeGreaterThan(table.client);
-        await page.screenshot({ path: `${SHOTS}11-standing-${width}.png`, fullPage: true });
-        expect(errors).toEqual([]);
-      } finally {
-        await page.close();
-      }
     }
   });
 });
