@@ -178,6 +178,11 @@ describe('a write the policy gives to an approver', () => {
     expect(sent(pay.reference)).toHaveLength(1);
     expect(payments(pay.reference)).toHaveLength(1);
 
+    // The maker's conversation shows the outcome.
+    const chat = await call('maker', 'GET', `/v1/conversations/${pay.conversationId}`);
+    const messages = ((await chat.json()) as { messages: { role: string; content: string }[] }).messages;
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: expect.stringMatching(/Done/) });
+    expect(messages.at(-2)?.content).toMatch(/Approved by user u-approver/);
     const again = await call('approver2', 'POST', `/v1/approvals/${pay.approvalId}`, { decision: 'approve' });
     expect(again.status).toBe(409);
     expect(sent(pay.reference)).toHaveLength(1);
