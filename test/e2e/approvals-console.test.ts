@@ -3,7 +3,8 @@
 // key, entity and organisation, reads each card in words, approves one (it is carried out),
 // rejects one with a reason (nothing happens), edits one's amount (a bad edit is refused in words,
 // a good one runs as edited, sending only the changed fields) and sees them decided. A payment
-// for two approvers waits after the first; a card decided by someone else meanwhile says so. The
+// for two approvers waits after the first; a card decided by someone else meanwhile says so; a
+// write the books refuse after its approval is said to have failed, with their reason. The
 // maker is offered nothing, not even their own write. All services run as processes on the real
 // NATS and a fresh PostgreSQL, with the demo books and a scripted model.
 import { test } from '@munim/testkit';
@@ -12,8 +13,11 @@ import {
   api,
   books,
   cardOf,
+  dropBill,
   gatewayUrl,
+  makerAsks,
   makerPays,
+  newBill,
   openPage,
   SHOTS,
   sent,
@@ -195,6 +199,29 @@ describe('the approvals inbox', () => {
     } finally {
       await first.page.close();
       await second.page.close();
+    }
+  });
+
+  test('a write the books refuse after it was approved is said to have failed, and why', async () => {
+    const billId = newBill(40_000);
+    const asked = await makerAsks(`move the due date of bill ${billId.slice(0, 8)}`, 'update_bill', {
+      BillId: billId,
+      DueDate: '2026-12-31',
+    });
+    expect(asked.status).toBe('awaiting_approval');
+    dropBill(billId);
+    const { page, errors } = await openPage();
+    try {
+      await signIn(page, 'approver');
+      const card = cardOf(page, asked.approvalId);
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await expect
+        .poll(() => card.getByRole('alert').textContent())
+        .toMatch(/^Approved, but it failed: .*not found/i);
+      expect(await card.locator('.outcome').getAttribute('data-status')).toBe('failed');
+      expect(errors).toEqual([]);
+    } finally {
+      await page.close();
     }
   });
 

@@ -1,7 +1,8 @@
 // The system and browser the console's approvals inbox tests drive: all services as processes
-// with a policy that gives payments from ₹1,00,000 to one approver and from ₹10,00,000 to two, people
-// as GATEWAY_API_KEYS entries (a maker and two approvers), the demo books and a scripted model; and
-// headless Chromium. `makerPays` has the maker ask for and confirm a payment of a new bill.
+// with a policy that gives payments from ₹1,00,000 to one approver and from ₹10,00,000 to two (and
+// a bill's update to one), people as GATEWAY_API_KEYS entries (a maker and two approvers), the
+// demo books and a scripted model; and headless Chromium. `makerAsks` has the maker ask for a
+// write and confirm its card; `makerPays` does it for a payment of a new bill.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,9 @@ rules:
   - match: { class: payment, minAmount: 1000000 }
     approvers: 2
     roles: [approver, owner]
+  - match: { tool: update_bill }
+    approvers: 1
+    roles: [approver]
 limits:
   maker: { maxAmount: 50000 }
 `;
@@ -83,26 +87,21 @@ export async function api(who: Who, method: string, path: string, body?: unknown
 export const sent = (reference: string) =>
   sys.books.calls().filter((c) => c.tool === 'create_bill_payment' && c.args.Reference === reference);
 
-/** The maker asks to pay a new bill of `amount` in full and confirms the card: its approval id and what it ended as. */
-export async function makerPays(amount: number) {
+/** A new bill of `amount` (before tax) from the vendor: its id. */
+export function newBill(amount: number) {
   const made = runTool(sys.books.store, 'create_bill', {
     ContactId: books.vendor,
     Lines: [{ Description: 'Machinery', Quantity: 1, UnitPrice: amount, TaxRate: 0 }],
     Status: 'AUTHORISED',
   });
-  const billId = (made.structuredContent as { BillId: string }).BillId;
-  const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
-  const query = `pay bill ${reference}`;
-  const args = {
-    AccountId: books.bank,
-    Amount: amount,
-    Applications: [{ BillId: billId, Amount: amount }],
-    Reference: reference,
-    PaymentMode: 'NEFT',
-  };
+  return (made.structuredContent as { BillId: string }).BillId;
+}
+
+/** The maker asks for a write (the model calls `tool` with `args`) and confirms its card: the approval id and how it ended. */
+export async function makerAsks(query: string, tool: string, args: Record<string, unknown>) {
   sys.llm?.script({
     match: query,
-    turns: [{ toolCalls: [{ name: 'create_bill_payment', arguments: args }] }, { content: 'Paid.' }],
+    turns: [{ toolCalls: [{ name: tool, arguments: args }] }, { content: 'Done.' }],
   });
   const conversationId = `conv-${randomUUID()}`;
   const maker = { authorization: `Bearer ${KEYS.maker}` };
@@ -122,8 +121,31 @@ export async function makerPays(amount: number) {
     },
     maker,
   );
-  const status = confirmed.events.at(-1)?.data.status;
-  return { approvalId: String(card?.data.actionId), reference, billId, args, status };
+  return { approvalId: String(card?.data.actionId), status: confirmed.events.at(-1)?.data.status };
+}
+
+/** The maker asks to pay a new bill of `amount` in full and confirms the card. */
+export async function makerPays(amount: number) {
+  const billId = newBill(amount);
+  const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
+  const args = {
+    AccountId: books.bank,
+    Amount: amount,
+    Applications: [{ BillId: billId, Amount: amount }],
+    Reference: reference,
+    PaymentMode: 'NEFT',
+  };
+  const asked = await makerAsks(`pay bill ${reference}`, 'create_bill_payment', args);
+  return { ...asked, reference, billId, args };
+}
+
+/** Takes a bill out of the books, as if someone deleted it there. */
+export function dropBill(billId: string) {
+  const bills = sys.books.store.bills;
+  bills.splice(
+    bills.findIndex((b) => b.BillId === billId),
+    1,
+  );
 }
 
 /** A new page of `width` px: its errors are collected, and dialogs accepted. */
