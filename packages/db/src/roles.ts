@@ -5,6 +5,7 @@ import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
 import { ACTOR_GRANTS } from './migrations/0026_actor.ts';
 import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
 import { APPROVAL_GRANTS } from './migrations/0028_approval_flow.ts';
+import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -37,7 +38,14 @@ export const SERVICE_GRANTS = Object.fromEntries(
     const s = service as keyof typeof SERVICE_ROLES;
     return [
       s,
-      merged(grants, PEOPLE_GRANTS[s], ACTOR_GRANTS[s], APPROVAL_POLICY_GRANTS[s], APPROVAL_GRANTS[s]),
+      merged(
+        grants,
+        PEOPLE_GRANTS[s],
+        ACTOR_GRANTS[s],
+        APPROVAL_POLICY_GRANTS[s],
+        APPROVAL_GRANTS[s],
+        LOCK_DATE_GRANTS[s],
+      ),
     ];
   }),
 ) as Readonly<Record<keyof typeof SERVICE_ROLES, Grants>>;

@@ -15,8 +15,10 @@ import type {
   ApiKeysTable,
   ApprovalPoliciesTable,
   AttachmentsTable,
+  BusinessContextsTable,
   IntentsTable,
   LlmConfigsTable,
+  LockDatesTable,
   QuickSuggestionsTable,
   StandingApprovalsTable,
   TenantUsageTable,
@@ -25,7 +27,7 @@ import type {
 } from './schema/gateway.ts';
 import type { FeedbackLogTable, QueryRoutingLogsTable, RequestEventsTable } from './schema/logger.ts';
 import type { ToolIdempotencyTable, ToolPinsTable, ToolRegistryTable } from './schema/mcp-executor.ts';
-import type { BusinessContextsTable, CountryConfigsTable } from './schema/reference.ts';
+import type { CountryConfigsTable } from './schema/reference.ts';
 import type {
   IntentRoutingStatsTable,
   LlmPathPatternsTable,
@@ -71,6 +73,7 @@ export interface Database {
   tenant_usage: TenantUsageTable;
   country_configs: CountryConfigsTable;
   business_contexts: BusinessContextsTable;
+  lock_dates: LockDatesTable;
   approval_decisions: ApprovalDecisionsTable;
   standing_approvals: StandingApprovalsTable;
   standing_approval_uses: StandingApprovalUsesTable;
@@ -99,6 +102,7 @@ export const TABLE_NAMES = [
   'tenant_usage',
   'country_configs',
   'business_contexts',
+  'lock_dates',
   'tool_pins',
   'users',
   'user_roles',

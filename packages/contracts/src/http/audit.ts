@@ -3,7 +3,10 @@ import { IdSchema } from '../envelope.ts';
 
 // HTTP shapes of the audit trail's export.
 
-/** What the audit trail records a person or program doing to a write. */
+/**
+ * What the audit trail records a person or program doing to a write, or an admin doing to the
+ * books' settings (`locked`: the lock date; `configured`: the business context).
+ */
 export const AUDIT_ACTIONS = [
   'proposed',
   'confirmed',
@@ -14,6 +17,8 @@ export const AUDIT_ACTIONS = [
   'failed',
   'cancelled',
   'expired',
+  'locked',
+  'configured',
 ] as const;
 
 /** The roles that may read an entity's audit trail. */

@@ -8,6 +8,7 @@ export * from './approval-policy.ts';
 export * from './approvals.ts';
 export * from './attachments.ts';
 export * from './audit.ts';
+export * from './business-context.ts';
 export * from './conversations.ts';
 export * from './errors.ts';
 export * from './health.ts';

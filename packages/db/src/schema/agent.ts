@@ -155,7 +155,10 @@ export interface StandingApprovalUsesTable {
   used_at: GeneratedTimestamp;
 }
 
-/** What the audit trail records a person or program doing to a write. */
+/**
+ * What the audit trail records a person or program doing to a write, or an admin doing to the
+ * books' settings (`locked`: the lock date; `configured`: the business context).
+ */
 export type AuditAction =
   | 'proposed'
   | 'confirmed'
@@ -165,7 +168,9 @@ export type AuditAction =
   | 'executed'
   | 'failed'
   | 'cancelled'
-  | 'expired';
+  | 'expired'
+  | 'locked'
+  | 'configured';
 
 /**
  * The audit trail of writes, append-only and hash-chained per org: `hash` is

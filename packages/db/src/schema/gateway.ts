@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { GeneratedJson, GeneratedTimestamp, NullableTimestamp, Timestamp } from './columns.ts';
+import type { NumberSystem } from './reference.ts';
 
 /**
  * The tables the gateway owns: what operators and users change through its HTTP API (intents,
@@ -204,6 +205,45 @@ export interface StandingApprovalsTable {
 export interface ApprovalPoliciesTable {
   org_id: string;
   policy: JSONColumnType<Record<string, unknown>, string, string>;
+  updated_by: string;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * A tenant's business: its country, any overrides of the country's settings, its state and GSTIN;
+ * see migrations 0019 and 0030. Written by the gateway (the admin API; once only by the
+ * migrations and operators in SQL); read by the agent.
+ */
+export interface BusinessContextsTable {
+  entity_id: string;
+  org_id: string;
+  company_name: string | null;
+  country_code: Generated<string>;
+  currency_code: string | null;
+  locale: string | null;
+  number_system: NumberSystem | null;
+  fy_start_month: number | null;
+  timezone: string | null;
+  industry: string | null;
+  entity_size: string | null;
+  /** Where the business is registered within its country (India: the GST state). */
+  state: string | null;
+  /** The business's own GST registration. */
+  gstin: string | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+/**
+ * Closed periods: the last day of a tenant's (entity + org) closed books; see migration 0030. A
+ * write dated on or before it is refused. Written by the gateway (the admin API, each change on
+ * the audit trail); read by the agent before it proposes a write.
+ */
+export interface LockDatesTable {
+  entity_id: string;
+  org_id: string;
+  /** `YYYY-MM-DD`; null: no period is closed. */
+  lock_date: ColumnType<string | null, string | null, string | null>;
   updated_by: string;
   updated_at: GeneratedTimestamp;
 }

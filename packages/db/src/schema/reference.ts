@@ -1,9 +1,8 @@
-import type { Generated } from 'kysely';
 import type { GeneratedJson, GeneratedTimestamp } from './columns.ts';
 
 /**
- * Reference data no service writes: country settings and each tenant's business, set by the
- * migrations (and by operators in SQL). The agent reads them.
+ * Reference data no service writes: country settings, set by the migrations (and by operators in
+ * SQL). The agent and the gateway read them.
  */
 
 /** Whose figures are written how: the large-number words and grouping of a country. */
@@ -11,7 +10,7 @@ export type NumberSystem = 'indian' | 'international';
 
 /**
  * Country settings; see migration 0019.
- * Written by the migrations; read by the agent.
+ * Written by the migrations; read by the agent and the gateway.
  */
 export interface CountryConfigsTable {
   country_code: string;
@@ -25,26 +24,6 @@ export interface CountryConfigsTable {
   tax_name: string;
   timezone: string;
   thresholds: GeneratedJson<Record<string, number>>;
-  created_at: GeneratedTimestamp;
-  updated_at: GeneratedTimestamp;
-}
-
-/**
- * A tenant's business: its country and any overrides of the country's settings; see migration 0019.
- * Written by operators; read by the agent.
- */
-export interface BusinessContextsTable {
-  entity_id: string;
-  org_id: string;
-  company_name: string | null;
-  country_code: Generated<string>;
-  currency_code: string | null;
-  locale: string | null;
-  number_system: NumberSystem | null;
-  fy_start_month: number | null;
-  timezone: string | null;
-  industry: string | null;
-  entity_size: string | null;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
 }
