@@ -21,6 +21,8 @@ export async function propose(
   step: { validation: ValidationResult; callId: string },
   toolCallId: string,
   loopState: Pick<LoopState, 'messages' | 'offered' | 'containers' | 'skippedToolCallIds'>,
+  /** Said before the card's question (what a reply changed). */
+  lead?: string,
 ) {
   const { validation } = step;
   const args = validation.args ?? {};
@@ -35,12 +37,14 @@ export async function propose(
   const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
     (t) => t.name === validation.tool,
   );
-  const { question, record, details, changes } = confirmationCard(validation.tool, args, tier, {
+  const card = confirmationCard(validation.tool, args, tier, {
     lookups: await lookUp(run, validation.tool, args),
     unrequested,
     formats: await run.formats(),
     minorUnits: minorUnitFields(definition?.inputSchema),
   });
+  const { record, details, changes } = card;
+  const question = lead ? `${lead}\n${card.question}` : card.question;
   const actionId = randomUUID();
   const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
   const state: LoopState = {

@@ -9,6 +9,7 @@ import { ConversationForbiddenError } from '../run/store.ts';
 import { runFastPath } from './fast-path.ts';
 import { runLlmPath } from './llm-path.ts';
 import { answerPlainYes, finishApproved, resume } from './resume.ts';
+import { answerYesWithChanges } from './yes-but.ts';
 
 /** Whether a request has ended: its last stored event is its `complete` or `error`. */
 async function ended(ctx: AgentContext, requestId: string): Promise<boolean> {
@@ -68,6 +69,7 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
       return;
     }
     if (await answerPlainYes(run, data)) return;
+    if (await answerYesWithChanges(run, data)) return;
     await supersede(run);
     if (data.route.path === 'fast') await runFastPath(run, data);
     else await runLlmPath(run, data);
