@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestFailedError } from '@munim/bus';
-import type { ValidationResult } from '@munim/contracts';
+import type { BooksContext, ValidationResult } from '@munim/contracts';
 import { correctionAllowance } from '../model/quota.ts';
 import { type Run, sameRecords } from '../run/run.ts';
+import { booksContext } from './books-context.ts';
+import { closedPeriod } from './closed-period.ts';
 
 /** More tries of a validation or tool call that no instance answered (timeout, no responder). */
 const UNANSWERED_RETRIES = 2;
@@ -35,11 +37,23 @@ export async function unlessUnanswered<T>(run: Run, what: string, send: () => Pr
 /**
  * Asks the validator about one call: the arguments parsed, or the raw text that did not parse.
  * Arguments that are not a JSON object may get its LLM correction, whose tokens are held first in
- * the tenant's quota when one is kept (none otherwise: then it may make none).
+ * the tenant's quota when one is kept (none otherwise: then it may make none). A write it passes
+ * is then checked against the tenant's closed period.
  */
-export function validate(run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) {
+export async function validate(
+  run: Run,
+  tool: string,
+  args: unknown,
+  rawArgs: string | undefined,
+  callId: string,
+): Promise<ValidationResult> {
+  // A write the validator passed may still fall in a closed period, which only the agent can read.
+  return closedPeriod(run, await askValidator(run, tool, args, rawArgs, callId));
+}
+
+function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) {
   const send = (correctionTokens: number | undefined) =>
-    unlessUnanswered(run, 'validation', () =>
+    unlessUnanswered(run, 'validation', async () =>
       run.ctx.bus.request(
         'toolValidate',
         run.scope,
@@ -49,6 +63,8 @@ export function validate(run: Run, tool: string, args: unknown, rawArgs: string 
           attempt: run.attempts.get(tool) ?? 1,
           ...(rawArgs === undefined ? { args } : { rawArgs }),
           ...(correctionTokens === undefined ? {} : { correctionTokens }),
+          // The books and their country's tax rules: what the validator checks a write's tax against.
+          ...withBooks(await booksContext(run)),
         },
         { timeoutMs: run.ctx.config.validateTimeoutMs, traceparent: run.traceparent },
       ),
@@ -59,6 +75,8 @@ export function validate(run: Run, tool: string, args: unknown, rawArgs: string 
   if (rawArgs === undefined && (object || args === undefined)) return send(0);
   return quota.forCorrections(run.scope, correctionAllowance(rawArgs ?? JSON.stringify(args), 1), send);
 }
+
+const withBooks = (books: BooksContext | undefined) => (books ? { books } : {});
 
 /**
  * Runs a validated call; a write needs `approvalId`, the pending action the user approved. Sent

@@ -4,6 +4,7 @@ import { MIN_KEY_LENGTH } from '../env.ts';
 import { httpError } from '../http-errors.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { approvalPolicyRoutes, isOrgAdmin } from './approval-policy.ts';
+import { businessContextRoutes } from './business-context.ts';
 import { generateRoutes } from './generate.ts';
 import { intentRoutes } from './intents.ts';
 import { llmConfigRoutes } from './llm-configs.ts';
@@ -50,4 +51,5 @@ export const adminRoutes: FastifyPluginAsync<GatewayContext> = async (admin, ctx
   await admin.register(toolPinRoutes, ctx);
   await admin.register(userRoutes, ctx);
   await admin.register(approvalPolicyRoutes, ctx);
+  await admin.register(businessContextRoutes, ctx);
 };
