@@ -95,7 +95,7 @@ export function writeDates(args: unknown, dateFormat?: string): WriteDate[] {
   const walk = (value: unknown, path: string, depth: number) => {
     if (depth > 6) return;
     if (Array.isArray(value)) {
-      value.forEach((item, i) => walk(item, `${path}[${i}]`, depth + 1));
+      for (const [i, item] of value.entries()) walk(item, `${path}[${i}]`, depth + 1);
       return;
     }
     if (!isRecord(value)) return;
