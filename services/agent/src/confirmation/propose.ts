@@ -8,6 +8,7 @@ import type { Run } from '../run/run.ts';
 import { programWithoutAutomation, sendForApproval } from './approval-flow.ts';
 import { confirmationCard } from './card.ts';
 import { emitMcq } from './events.ts';
+import { impactOf, withImpact } from './impact.ts';
 import { lookUp, minorUnitFields } from './lookup.ts';
 import { asksForChange } from './requested.ts';
 import type { LoopState } from './state.ts';
@@ -43,8 +44,12 @@ export async function propose(
     formats: await run.formats(),
     minorUnits: minorUnitFields(definition?.inputSchema),
   });
-  const { record, details, changes } = card;
-  const question = lead ? `${lead}\n${card.question}` : card.question;
+  // What else an irreversible action touches, read from the books before the card is shown.
+  const impact = await impactOf(run, validation.tool, args, definition?.description);
+  const { record, changes } = card;
+  const details = impact ? [...card.details, ...impact.details] : card.details;
+  const asked = withImpact(card.question, impact);
+  const question = lead ? `${lead}\n${asked}` : asked;
   const actionId = randomUUID();
   const confirmText = tier === 3 ? confirmWord(validation.tool) : null;
   const state: LoopState = {
