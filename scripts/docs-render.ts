@@ -223,7 +223,10 @@ function renderApi(doc: Json): string {
       'suggestions, model configurations (`llm-configs`), tool classes and pins (`tools`, `tool-pins`), analytics, ' +
       'users and their keys (`users`), and an org’s approval policy (`GET`/`PUT approval-policy?orgId=`: the ' +
       'policy in force and its source, `org`, `file` or `default`; a bad one is refused naming the entry), which ' +
-      'the org’s own admins and owners may also use for their org.',
+      'the org’s own admins and owners may also use for their org; and an entity’s business context and lock ' +
+      'date (`GET`/`PUT entities/{entityId}/business-context?orgId=` and `entities/{entityId}/lock-date?orgId=`: ' +
+      'a write dated on or before the lock date is blocked, `period_locked`; each change is on the audit trail), ' +
+      'which the entity’s own admins and owners may also use for their entity (see operations.md).',
     '- `/`: the web console.',
     '',
     ...[...byTag.entries()]
