@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { partyKey } from './party-key.ts';
 import { WRITE_CLASSES, type WriteClass } from './write-class.ts';
 
 /** The roles a person may hold for an entity. */
@@ -144,21 +145,6 @@ export interface ApprovalNeed {
   reason: string;
   /** The index of the rule that decided, when a rule did. */
   rule?: number;
-}
-
-/** A party name compared without case, punctuation, or how "Private Limited" is written. */
-export function partyKey(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/\bm\/s\.?\s*/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .replace(/\bprivate\b/g, 'pvt')
-    .replace(/\blimited\b/g, 'ltd')
-    .replace(/\bcompany\b/g, 'co')
-    .replace(/\bincorporated\b/g, 'inc')
-    .replace(/\bcorporation\b/g, 'corp')
-    .replace(/\s+/g, ' ')
-    .trim();
 }
 
 /** Whether a tool glob (`*` any run, `?` one character; no case) names `tool`. */

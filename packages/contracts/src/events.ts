@@ -136,6 +136,13 @@ export const EventPayloads = {
     details: z.array(CardDetailSchema).optional(),
     /** Tier 2: each field the change sets, as it is now (when it could be read) and as it will be. */
     changes: z.array(CardChangeSchema).optional(),
+    /**
+     * The record of the books this new one likely repeats (the same GSTIN, PAN or name of a party;
+     * the same number, or the same party and amount a few days apart, of a document, payment or
+     * journal), in words — "Acme Corp Pvt Ltd, GSTIN 27AABCA1234B1Z5, created 3 Nov 2026". The
+     * confirmation is then typed (tier 3) and the request logs the guardrail `duplicate_suspected`.
+     */
+    duplicate_of: z.object({ summary: z.string() }).optional(),
   }),
   /** A confirmed write now waits for other people (the approval policy's rule, or a program asked). */
   approval_requested: z.object({

@@ -7,6 +7,7 @@ export * from './errors.ts';
 export * from './events.ts';
 export * from './http/index.ts';
 export * from './money-fields.ts';
+export * from './party-key.ts';
 export * from './subject.ts';
 export * from './subjects/conversations.ts';
 export * from './subjects/events.ts';

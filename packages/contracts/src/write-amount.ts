@@ -93,6 +93,8 @@ export interface WriteAmount {
 
 const QUANTITY = /^(quantity|qty|hours|units|unit_count)$/;
 const PRICE = /(^|_)(price|rate|cost)$|^unit_(amount|amt|value)$/;
+/** A rate that is no price: a tax's, a discount's, an exchange rate (`TaxRate: 18` beside `UnitPrice`). */
+const NOT_A_PRICE = /(^|_)(tax|vat|gst|cgst|sgst|igst|cess|discount|commission|exchange|interest)(_|$)/;
 
 interface Walk {
   /** Every money value found outside lists, and each list's total. */
@@ -149,7 +151,7 @@ function listTotal(items: Record<string, unknown>[], path: string, walk: Walk): 
     for (const [key, value] of Object.entries(item)) {
       const k = fieldKey(key);
       if (QUANTITY.test(k)) quantity = readMoney(value)?.amount;
-      else if (PRICE.test(k)) price = readMoney(value)?.amount;
+      else if (PRICE.test(k) && !NOT_A_PRICE.test(k)) price = readMoney(value)?.amount;
     }
     walkValue(item, `${path}[${i}]`, inner, 1);
     if (inner.unread) walk.unread ??= inner.unread;

@@ -212,12 +212,19 @@ describe('the amount of a write', () => {
         }),
         fc.constantFrom(...STYLES),
         fc.boolean(),
-        (lines, style, byAmount) => {
+        // A rate beside the price (after it, as the demo books write lines) is no price.
+        fc.constantFrom<string[]>(
+          ['tax', 'rate'],
+          ['gst', 'rate'],
+          ['discount', 'rate'],
+          ['exchange', 'rate'],
+        ),
+        (lines, style, byAmount, rate) => {
           const expected = lines.reduce((sum, [q, p]) => sum + q * p, 0);
           const items = lines.map(([q, p]) =>
             byAmount
               ? { [style(['item', 'id'])]: 'I1', [style(['line', 'amount'])]: grouped(q * p, true) }
-              : { [style(['quantity'])]: q, [style(['unit', 'price'])]: p },
+              : { [style(['quantity'])]: q, [style(['unit', 'price'])]: p, [style(rate)]: 18 },
           );
           expect(writeAmount({ [style(['line', 'items'])]: items }, 'INR').amount).toBeCloseTo(expected, 2);
           const journal = lines.flatMap(([q, p]) => [

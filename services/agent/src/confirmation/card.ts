@@ -253,6 +253,8 @@ export function confirmationCard(
     lookups?: Lookups;
     unrequested?: boolean;
     formats?: Formats;
+    /** The warning that the change likely repeats a record of the books. */
+    duplicate?: string | undefined;
     /** Fields whose amounts the server's schema says are in the currency's smallest unit (cents). */
     minorUnits?: ReadonlySet<string>;
   } = {},
@@ -296,7 +298,7 @@ export function confirmationCard(
     ),
     ...rest.map((d) => `• ${d.label}: ${d.value}`),
   ].join('\n');
-  const warning = opts.unrequested ? UNREQUESTED : '';
+  const warning = `${opts.unrequested ? UNREQUESTED : ''}${opts.duplicate ?? ''}`;
   let question: string;
   if (tier === 3) {
     const body = changes.length > 0 ? `${sentence}, changing:\n${bullets}\n` : `${sentence}${paren}. `;

@@ -29,14 +29,17 @@ export function emitStep(run: Run, pending: PendingAction, step: ConfirmationSte
   );
 }
 
-/** The card's facts and changes kept in the stored state, when it parses as such. */
+/** The card's facts, changes and likely duplicate kept in the stored state, when it parses as such. */
 function cardOf(state: Record<string, unknown> | LoopState | undefined) {
-  const card = LoopStateSchema.pick({ details: true, changes: true }).safeParse(state ?? {});
+  const card = LoopStateSchema.pick({ details: true, changes: true, duplicateOf: true }).safeParse(
+    state ?? {},
+  );
   if (!card.success) return {};
-  const { details, changes } = card.data;
+  const { details, changes, duplicateOf } = card.data;
   return {
     ...(details && details.length > 0 ? { details } : {}),
     ...(changes && changes.length > 0 ? { changes } : {}),
+    ...(duplicateOf ? { duplicate_of: duplicateOf } : {}),
   };
 }
 

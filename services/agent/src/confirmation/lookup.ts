@@ -177,7 +177,7 @@ function nameBeside(value: unknown, ref: Ref): Record<string, unknown> | undefin
 }
 
 /** Whether a tool is about records of the kind `noun` names (`list_contacts` and a customer). */
-function about(tool: string, noun: string): boolean {
+export function about(tool: string, noun: string): boolean {
   return relates(tool, noun, parseToolName(tool).nouns.map(singular));
 }
 
@@ -231,10 +231,10 @@ function readersFor(ref: Ref, ownNoun: string, readers: ToolDefinition[]) {
 }
 
 /** Words a search tool's query field is named by. */
-const SEARCH = new Set(['query', 'q', 'search', 'term', 'keyword', 'text']);
+export const SEARCH = new Set(['query', 'q', 'search', 'term', 'keyword', 'text']);
 
 /** The one string field a search tool requires, when it is a query (`query`, `search_term`, `q`). */
-function searchField(t: ToolDefinition, required: unknown[]): string | undefined {
+export function searchField(t: ToolDefinition, required: unknown[]): string | undefined {
   const [field, ...more] = required;
   const props = t.inputSchema.properties;
   if (typeof field !== 'string' || more.length > 0 || !isRecord(props) || !isRecord(props[field]))
@@ -243,7 +243,7 @@ function searchField(t: ToolDefinition, required: unknown[]): string | undefined
 }
 
 /** The id as the reader's schema types it: Odoo's ids are numbers. */
-function typed(tool: ToolDefinition, field: string, value: string): unknown {
+export function typed(tool: ToolDefinition, field: string, value: string): unknown {
   const props = tool.inputSchema.properties;
   const type = isRecord(props) && isRecord(props[field]) ? props[field].type : undefined;
   return (type === 'integer' || type === 'number') && /^\d+$/.test(value) ? Number(value) : value;
@@ -371,7 +371,7 @@ export function inMinorUnits(description: unknown): boolean {
 }
 
 /** One read for a confirmation; a failure to get an answer is a reason, not an error. */
-function readOnce(run: Run, tool: string, args: Record<string, unknown>): Promise<Step> {
+export function readOnce(run: Run, tool: string, args: Record<string, unknown>): Promise<Step> {
   return toolStep(run, tool, args, { mayConfirm: false }).catch((error: unknown) => {
     // The question is still put: without the name, which the card then says it lacks.
     run.ctx.log.warn({ err: error, requestId: run.scope.requestId }, 'confirmation read failed');

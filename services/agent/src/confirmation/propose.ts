@@ -7,6 +7,7 @@ import { withoutImages } from '../model/attachments.ts';
 import type { Run } from '../run/run.ts';
 import { programWithoutAutomation, sendForApproval } from './approval-flow.ts';
 import { confirmationCard } from './card.ts';
+import { findDuplicate } from './duplicates.ts';
 import { emitMcq } from './events.ts';
 import { impactOf, withImpact } from './impact.ts';
 import { lookUp, minorUnitFields } from './lookup.ts';
@@ -34,13 +35,17 @@ export async function propose(
   // After a file or a tool result that gives orders, even an asked-for write may carry its words.
   const untrusted = untrustedRead(loopState.messages) !== undefined;
   if (untrusted) run.guardrails.add('untrusted_read_write');
-  const tier = unrequested || untrusted ? 3 : validation.tier;
+  const lookups = await lookUp(run, validation.tool, args);
+  // A likely duplicate of a record of the books is named on the card and confirmed by typing.
+  const duplicate = await findDuplicate(run, validation.tool, args, lookups);
+  const tier = unrequested || untrusted || duplicate ? 3 : validation.tier;
   const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
     (t) => t.name === validation.tool,
   );
   const card = confirmationCard(validation.tool, args, tier, {
-    lookups: await lookUp(run, validation.tool, args),
+    lookups,
     unrequested,
+    duplicate: duplicate?.warning,
     formats: await run.formats(),
     minorUnits: minorUnitFields(definition?.inputSchema),
   });
@@ -64,6 +69,7 @@ export async function propose(
     ...(record ? { record } : {}),
     details,
     changes,
+    ...(duplicate ? { duplicateOf: { summary: duplicate.summary } } : {}),
   };
   await run.ctx.store.createPending(run.scope, {
     actionId,

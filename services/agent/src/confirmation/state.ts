@@ -57,6 +57,8 @@ export const LoopStateSchema = z.object({
   /** The confirmation card's facts and changes in words, shown again when it is asked again. */
   details: z.array(CardDetailSchema).optional(),
   changes: z.array(CardChangeSchema).optional(),
+  /** The record of the books the change likely repeats, in words. */
+  duplicateOf: z.object({ summary: z.string() }).optional(),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
