@@ -20,6 +20,7 @@ export * from './subjects/registry.ts';
 export * from './subjects/tool-pins.ts';
 export * from './subjects/tools.ts';
 export * from './subjects/validator.ts';
+export * from './tax-rules.ts';
 export * from './tool-description.ts';
 export * from './tool-names.ts';
 export * from './tool-words.ts';

@@ -14,3 +14,4 @@ export * from './schema.ts';
 export * from './secrets.ts';
 export * from './seed/intents.ts';
 export * from './suggestions.ts';
+export * from './tax-rules.ts';

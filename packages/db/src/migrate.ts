@@ -26,6 +26,7 @@ import * as people from './migrations/0025_people.ts';
 import * as actor from './migrations/0026_actor.ts';
 import * as approvalPolicies from './migrations/0027_approval_policies.ts';
 import * as approvalFlow from './migrations/0028_approval_flow.ts';
+import * as taxRules from './migrations/0029_tax_rules.ts';
 import * as lockDates from './migrations/0030_lock_dates.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
@@ -66,6 +67,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0026_actor': actor,
   '0027_approval_policies': approvalPolicies,
   '0028_approval_flow': approvalFlow,
+  '0029_tax_rules': taxRules,
   '0030_lock_dates': lockDates,
 };
 

@@ -5,6 +5,7 @@ import { PEOPLE_GRANTS } from './migrations/0025_people.ts';
 import { ACTOR_GRANTS } from './migrations/0026_actor.ts';
 import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
 import { APPROVAL_GRANTS } from './migrations/0028_approval_flow.ts';
+import { TAX_RULE_GRANTS } from './migrations/0029_tax_rules.ts';
 import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
@@ -44,6 +45,7 @@ export const SERVICE_GRANTS = Object.fromEntries(
         ACTOR_GRANTS[s],
         APPROVAL_POLICY_GRANTS[s],
         APPROVAL_GRANTS[s],
+        TAX_RULE_GRANTS[s],
         LOCK_DATE_GRANTS[s],
       ),
     ];

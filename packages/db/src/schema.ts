@@ -27,7 +27,7 @@ import type {
 } from './schema/gateway.ts';
 import type { FeedbackLogTable, QueryRoutingLogsTable, RequestEventsTable } from './schema/logger.ts';
 import type { ToolIdempotencyTable, ToolPinsTable, ToolRegistryTable } from './schema/mcp-executor.ts';
-import type { CountryConfigsTable } from './schema/reference.ts';
+import type { CountryConfigsTable, TaxRulesTable } from './schema/reference.ts';
 import type {
   IntentRoutingStatsTable,
   LlmPathPatternsTable,
@@ -72,6 +72,7 @@ export interface Database {
   attachments: AttachmentsTable;
   tenant_usage: TenantUsageTable;
   country_configs: CountryConfigsTable;
+  tax_rules: TaxRulesTable;
   business_contexts: BusinessContextsTable;
   lock_dates: LockDatesTable;
   approval_decisions: ApprovalDecisionsTable;
@@ -101,6 +102,7 @@ export const TABLE_NAMES = [
   'attachments',
   'tenant_usage',
   'country_configs',
+  'tax_rules',
   'business_contexts',
   'lock_dates',
   'tool_pins',

@@ -15,6 +15,7 @@ import { type CallRules, rulesFor, valueAt } from './match.ts';
 import { deref, propertiesOf, requiredNames } from './required.ts';
 import { confirmationTier } from './rules.ts';
 import { fieldPath, renderValue, type SchemaCompiler, toFieldIssue } from './schema.ts';
+import { taxIssues } from './tax/checks.ts';
 
 export { isCalendarDate } from './checks.ts';
 
@@ -161,7 +162,11 @@ export function validateCall(
   blankRequired(schema, schema, args, '', missing);
 
   const signed = rules ? ruleIssues(rules, args, issues) : undefined;
-  if (isWrite) amountIssues(schema, args, '', issues, signed);
+  if (isWrite) {
+    amountIssues(schema, args, '', issues, signed);
+    // Against the law of the books' country: identifiers, rates in force, place of supply, arithmetic.
+    issues.push(...taxIssues(args, request.books));
+  }
 
   const missingFields = [...new Set(missing)];
   const missingSet = new Set(missingFields);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ErrorInfoSchema, FieldIssueSchema } from '../errors.ts';
 import { UsageSchema } from '../events.ts';
 import { defineSubject } from '../subject.ts';
+import { BooksContextSchema } from '../tax-rules.ts';
 import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
 import { ContainerVerdictSchema } from './validator.ts';
 
@@ -19,6 +20,12 @@ export const ValidateRequestSchema = z.object({
    * in the tenant's token quota. A correction that could spend more is not made; no bound when absent.
    */
   correctionTokens: z.number().int().nonnegative().optional(),
+  /**
+   * The business whose books the call writes to, with its country's tax rules in force by date: the
+   * validator checks a write's tax identifiers, rates, place of supply and line arithmetic against
+   * it (the validator has no database). Without it only the arithmetic of a document is checked.
+   */
+  books: BooksContextSchema.optional(),
 });
 export type ValidateRequest = z.infer<typeof ValidateRequestSchema>;
 

@@ -1,0 +1,68 @@
+import { type BooksContext, type TaxRule, TaxRuleSchema } from '@munim/contracts';
+import { loadTaxRegistration, loadTaxRules } from '@munim/db';
+import type { Run } from '../run/run.ts';
+
+/**
+ * The books a call writes to, as the validator checks a write against its country's law: the
+ * business's country, state and GSTIN (its business context), today where it is, and its country's
+ * tax rules with their dates (`tax_rules`). Read once per request; unreadable, the validator gets
+ * none and checks only the arithmetic.
+ */
+const read = new WeakMap<Run, Promise<BooksContext | undefined>>();
+
+/** Today (YYYY-MM-DD) in `timeZone`. */
+export function todayIn(timeZone: string, now = new Date()): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  })
+    .formatToParts(now)
+    .reduce<Record<string, string>>((acc, p) => Object.assign(acc, { [p.type]: p.value }), {});
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+async function load(run: Run): Promise<BooksContext | undefined> {
+  const business = await run.business();
+  const [rows, registration] = await Promise.all([
+    loadTaxRules(run.ctx.store.db, business.countryCode),
+    loadTaxRegistration(run.ctx.store.db, run.scope),
+  ]);
+  const rules: TaxRule[] = [];
+  for (const row of rows) {
+    const parsed = TaxRuleSchema.safeParse(row);
+    if (parsed.success) rules.push(parsed.data);
+    else
+      run.ctx.log.warn(
+        { requestId: run.scope.requestId, rule: row, issues: parsed.error.issues.slice(0, 3) },
+        'a tax rule in the database is not in the shape the validator takes; left out',
+      );
+  }
+  return {
+    country: business.countryCode,
+    ...(registration.state ? { region: registration.state } : {}),
+    ...(registration.taxId ? { taxId: registration.taxId } : {}),
+    today: todayIn(business.timezone),
+    taxName: business.taxName,
+    currency: business.currency,
+    locale: business.locale,
+    rules,
+  };
+}
+
+/** The books context of the run's tenant, read once per request; undefined when it cannot be read. */
+export function booksContext(run: Run): Promise<BooksContext | undefined> {
+  let found = read.get(run);
+  if (!found) {
+    found = load(run).catch((error: unknown) => {
+      run.ctx.log.warn(
+        { err: error, requestId: run.scope.requestId },
+        'tax rules not read; the validator checks only the arithmetic',
+      );
+      return undefined;
+    });
+    read.set(run, found);
+  }
+  return found;
+}
