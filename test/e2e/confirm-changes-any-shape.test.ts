@@ -57,6 +57,14 @@ const TOOLS: { tool: Tool; run: (args: Args) => unknown }[] = [
   },
   {
     tool: {
+      name: 'delete_customer',
+      description: 'Deletes a customer.',
+      inputSchema: { type: 'object', properties: { customer_id: str }, required: ['customer_id'] },
+    },
+    run: (args) => ({ deleted: args.customer_id }),
+  },
+  {
+    tool: {
       name: 'record_customer_payment',
       description: 'Records a payment received from a customer against invoices.',
       inputSchema: {
@@ -108,7 +116,9 @@ const card = (events: SseEvent[]) => events.find((e) => e.event === 'mcq')?.data
 const detail = (data: Record<string, unknown> | undefined, label: string) =>
   (data?.details as { label: string; value: string }[] | undefined)?.find((d) => d.label === label)?.value;
 const writes = () =>
-  fixtures.received(SERVER).filter((c) => c.tool === 'void_invoice' || c.tool === 'record_customer_payment');
+  fixtures
+    .received(SERVER)
+    .filter((c) => ['void_invoice', 'delete_customer', 'record_customer_payment'].includes(c.tool));
 
 describe('a server in another naming style', () => {
   test('the void card lists the payment applied, the balance and the tax that reverses', async () => {
@@ -131,6 +141,26 @@ describe('a server in another naming style', () => {
     expect(detail(shown, 'Tax that reverses')).toBe('₹1,800.00 (CGST ₹900.00, SGST ₹900.00)');
     expect(String(shown?.question)).toMatch(/INV\/2026\/0007 of Crux Traders/);
     expect(String(shown?.question)).not.toMatch(/inv_7f3a9c2e41/);
+    expect(writes()).toHaveLength(0);
+  });
+
+  test("a customer's delete says the books cannot tell its open documents when no list reads them by customer", async () => {
+    const query = `delete Crux Traders ${randomUUID().slice(0, 8)}`;
+    fixtures.sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'delete_customer', arguments: { customer_id: 'cus_51ab' } }] },
+        { content: 'Deleted.' },
+      ],
+    });
+    const proposal = await ask(fixtures.sys.gatewayUrl, {
+      query,
+      conversationId: `conv-${randomUUID()}`,
+      ...tenant,
+    });
+    const shown = card(proposal.events);
+    expect(detail(shown, 'Open documents')).toBe('the books could not tell me (no list of its documents)');
+    expect(String(shown?.question)).toMatch(/open documents: the books could not tell me/);
     expect(writes()).toHaveLength(0);
   });
 

@@ -95,6 +95,15 @@ describe('a yes that changes the proposal', () => {
       sys.books.calls().filter((c) => c.tool === 'create_payment' && c.args.Reference === reference),
     ).toHaveLength(0);
 
+    // The trail keeps both versions: proposed, edited (the amount before and after), the old card
+    // closed, the changed call proposed.
+    const trail = await sys.db.query<{ action: string; summary: string }>(
+      'SELECT action, summary FROM audit_log WHERE entity_id = $1 AND org_id = $2 ORDER BY seq',
+      [tenant.entityId, tenant.orgId],
+    );
+    expect(trail.rows.map((r) => r.action)).toEqual(['proposed', 'edited', 'cancelled', 'proposed']);
+    expect(trail.rows[1]?.summary).toMatch(/Amount: 5000 → 4500/);
+
     // The card shown before answers no more: it cannot run the old call, nor the changed one.
     const stale = await ask(sys.gatewayUrl, {
       ...tenant,

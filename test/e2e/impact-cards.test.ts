@@ -91,6 +91,18 @@ describe('an irreversible action says what else it touches', () => {
     expect(detail(shown, 'Tax that reverses')).toMatch(/180/);
   });
 
+  test('an approve card says the tax it posts', async () => {
+    const vendor = sys.books.store.contacts.find((c) => c.ContactType === 'VENDOR')?.ContactId;
+    const bill = runTool(sys.books.store, 'create_bill', {
+      ContactId: vendor,
+      Lines: [{ Description: 'Cable drums', Quantity: 2, UnitPrice: 1000, TaxRate: 18 }],
+    }).structuredContent as { BillId: string; BillNumber: string };
+    const shown = await cardFor(`approve ${bill.BillNumber}`, 'approve_bill', { BillId: bill.BillId });
+    expect(detail(shown, 'Tax it posts')).toMatch(/^₹360\.00/);
+    expect(detail(shown, 'Payments applied')).toBe('none');
+    expect(sys.books.store.bills.find((b) => b.BillId === bill.BillId)?.Status).toBe('SUBMITTED');
+  });
+
   test("a contact's delete card lists its open documents", async () => {
     const open = runTool(sys.books.store, 'get_all_invoices', { ContactId: customer, Status: 'AUTHORISED' })
       .structuredContent as { Invoices: { InvoiceNumber: string; AmountDue: number }[] };
