@@ -6,6 +6,9 @@
 // naming styles and nested documents, on a second MCP server. All six services run as processes
 // on the real NATS and a fresh PostgreSQL, with the demo books and a scripted model.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDemoBooks } from '@munim/demo-books';
 import { test } from '@munim/testkit';
 import { afterAll, describe, expect } from 'vitest';
@@ -17,6 +20,7 @@ import { startSystem, type TestSystem, waitForTools } from '../support/stack.ts'
 const ADMIN_KEY = `admin-${randomBytes(12).toString('hex')}`;
 const OWNER_A = `owner-a-${randomBytes(12).toString('hex')}`;
 const OWNER_B = `owner-b-${randomBytes(12).toString('hex')}`;
+const APPROVER_A = `approver-a-${randomBytes(12).toString('hex')}`;
 const A = { entityId: 'ent-closed-a', orgId: 'org-closed' };
 const B = { entityId: 'ent-closed-b', orgId: 'org-closed' };
 
@@ -72,6 +76,12 @@ const words = (iso: string, locale: string) =>
 const LOCK = day(-60);
 
 test.beforeAll(async ({ database, nats }) => {
+  // Expenses in the ledger wait for an approver after their maker's confirmation.
+  const policyFile = join(mkdtempSync(join(tmpdir(), 'munim-closed-')), 'policy.yaml');
+  writeFileSync(
+    policyFile,
+    "rules:\n  - match: { tool: 'post-expense-entry' }\n    approvers: 1\n    roles: [approver]\n",
+  );
   books = createDemoBooks();
   booksServer = await books.listen(0, '127.0.0.1');
   ledger = await serveHttp(ledgerSpec);
@@ -80,9 +90,12 @@ test.beforeAll(async ({ database, nats }) => {
     nats,
     env: {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
-      GATEWAY_API_KEYS: [`${OWNER_A}:${A.entityId}:${A.orgId}`, `${OWNER_B}:${B.entityId}:${B.orgId}`].join(
-        ',',
-      ),
+      GATEWAY_API_KEYS: [
+        `${OWNER_A}:${A.entityId}:${A.orgId}`,
+        `${APPROVER_A}:${A.entityId}:${A.orgId}:u-approver:approver`,
+        `${OWNER_B}:${B.entityId}:${B.orgId}`,
+      ].join(','),
+      APPROVAL_POLICY_FILE: policyFile,
       MCP_SERVERS: JSON.stringify([
         { name: 'books', url: booksServer.url },
         { name: 'ledger', url: ledger.url },
@@ -225,6 +238,47 @@ describe('closed periods', () => {
     ]);
     expect(confirmed.events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'needs_input' } });
     expect(books.calls().filter((c) => c.args.Narration === entry.Narration)).toEqual([]);
+    await admin('PUT', `/v1/admin/entities/${A.entityId}/lock-date?orgId=${A.orgId}`, { lockDate: LOCK });
+  });
+
+  test('a write waiting for its approver when the books close over its date is not sent when approved', async () => {
+    const tool = LEDGER_TOOLS[2];
+    const proposed = await write(A, OWNER_A, tool.name, tool.field(day(-40)));
+    expectProposed(proposed);
+    const card = proposed.events.find((e) => e.event === 'mcq');
+    const actionId = String(card?.data.actionId);
+    const confirmed = await ask(
+      sys.gatewayUrl,
+      {
+        ...A,
+        conversationId: String(proposed.events[0]?.data.conversationId),
+        mcqResponse: {
+          actionId,
+          value: 'confirm',
+          ...(card?.data.confirm_text ? { typedConfirmation: card.data.confirm_text } : {}),
+        },
+      },
+      { authorization: `Bearer ${OWNER_A}` },
+    );
+    expect(
+      confirmed.events.at(-1),
+      JSON.stringify(confirmed.events.map((e) => [e.event, e.data])),
+    ).toMatchObject({
+      event: 'complete',
+      data: { status: 'awaiting_approval' },
+    });
+    const sent = ledger.calls.length;
+    await admin('PUT', `/v1/admin/entities/${A.entityId}/lock-date?orgId=${A.orgId}`, { lockDate: day(-35) });
+    const approved = await fetch(`${sys.gatewayUrl}/v1/approvals/${actionId}`, {
+      method: 'POST',
+      headers: bearerJson(APPROVER_A),
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(await approved.json()).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining(`The books are closed up to ${words(day(-35), 'en-IN')}`),
+    });
+    expect(ledger.calls.length).toBe(sent);
     await admin('PUT', `/v1/admin/entities/${A.entityId}/lock-date?orgId=${A.orgId}`, { lockDate: LOCK });
   });
 

@@ -324,6 +324,21 @@ async function runApproved(
 ) {
   const validation = checked ?? (await validate(run, pending.tool, pending.args, undefined, pending.callId));
   await emitStep(run, pending, 'approved');
+  // The books may have closed over its date while it waited: then it is not sent.
+  if (validation.status === 'blocked') {
+    const error = { code: 'VALIDATION_ERROR' as const, message: validation.message };
+    await run.ctx.store.transition(pending.actionId, 'executing', 'executed', { success: false, error });
+    await auditDone(run, 'failed', pending, validation.message);
+    await emitStep(run, pending, 'void', validation.message);
+    const response = await answer(
+      run,
+      `${userText}. I couldn't ${describeTool(pending.tool)}: ${validation.message}`,
+    );
+    await complete(run, asked, userText, response, 'answered', {
+      approval: { approvalId: pending.actionId, status: 'failed', error: validation.message },
+    });
+    return;
+  }
   const execution = await execute(
     run,
     { ...validation, args: pending.args },

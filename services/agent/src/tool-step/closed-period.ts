@@ -144,8 +144,8 @@ export async function closedPeriod(run: Run, validation: ValidationResult): Prom
     : `${hit.field} is ${words(hit.date)}`;
   const message =
     `The books are closed up to ${words(lockDate)}: ${dated}, inside the closed period, so it cannot be ` +
-    `recorded. Tell the user; a date after ${words(lockDate)} may be used only if they say so, or an admin ` +
-    'may move the lock date.';
+    `recorded. It may be dated after ${words(lockDate)} only if the person asking says so, or an admin may ` +
+    'move the lock date.';
   const issue: FieldIssue = {
     field: hit.field,
     expected: `a date after ${lockDate}`,
