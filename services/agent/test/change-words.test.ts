@@ -141,6 +141,8 @@ describe('a change that cannot be understood', () => {
     'yes, change the amount',
     'yes, make it -4500',
     'yes but make it four thousand',
+    'yes, make it 10%',
+    'haan, 18 percent kar do',
   ];
   it.each(unclear)('%s', (text) => {
     expect(read(text).kind).toBe('unclear');

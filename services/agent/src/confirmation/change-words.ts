@@ -87,7 +87,7 @@ const AMBIGUOUS_DAY = new RegExp(`${B}(kal|कल|parso|parson|परसों)$
 
 /** Money as said: ₹4,500, Rs. 4500/-, 4.5k, 1.2 lakh, 2 crore, 4500 rupees, 4 hazaar. */
 const AMOUNT =
-  /(?<![\p{L}\p{M}\p{N}#/.-])(₹|rs\.?|inr|rupees?)?\s*(\d+(?:,\d+)*(?:\.\d+)?)\s*(k|thousand|hazaar|hazar|हज़ार|हजार|lakhs?|lacs?|लाख|crores?|cr|करोड़|करोड)?(?:\s*\/-)?(?:\s*(rupees?|rs\.?|inr|रुपये|रुपए|रुपया|रु\.?))?(?![\p{L}\p{M}\p{N}/-])/giu;
+  /(?<![\p{L}\p{M}\p{N}#/.-])(₹|rs\.?|inr|rupees?)?\s*(\d+(?:,\d+)*(?:\.\d+)?)\s*(k|thousand|hazaar|hazar|हज़ार|हजार|lakhs?|lacs?|लाख|crores?|cr|करोड़|करोड)?(?:\s*\/-)?(?:\s*(rupees?|rs\.?|inr|रुपये|रुपए|रुपया|रु\.?))?(?![\p{L}\p{M}\p{N}/%-]|\s*(?:%|percent\b|प्रतिशत))/giu;
 const SCALE: Record<string, string> = {
   hazaar: 'thousand',
   hazar: 'thousand',

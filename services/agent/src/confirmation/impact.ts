@@ -38,14 +38,16 @@ async function read(run: Run, tool: string, args: Record<string, unknown>): Prom
 }
 
 /** The records of a list a read returned (the first list of records in it). */
-function recordsIn(value: unknown, depth = 0): Record<string, unknown>[] {
+function recordsIn(value: unknown, depth = 0): Record<string, unknown>[] | undefined {
   if (Array.isArray(value)) return value.filter(isRecord);
-  if (!isRecord(value) || depth > 2) return [];
+  if (!isRecord(value) || depth > 2) return undefined;
+  let empty: Record<string, unknown>[] | undefined;
   for (const v of Object.values(value)) {
     const found = recordsIn(v, depth + 1);
-    if (found.length > 0) return found;
+    if (found && found.length > 0) return found;
+    empty ??= found;
   }
-  return [];
+  return empty;
 }
 
 /**
@@ -110,17 +112,19 @@ async function applied(
 ): Promise<Applied[] | undefined> {
   const listed = appliedIn(record);
   if (listed && listed.length > 0) return listed;
+  // Lists of payments, not of the record's own kind (a receipt voided is not applied to itself).
+  const own = parseToolName(tool).nouns.map(singular);
   const readers = await filteredReaders(run, tool, { field, id }, (n) =>
-    n.some((w) => w === 'payment' || w === 'receipt'),
+    n.some((w) => (w === 'payment' || w === 'receipt') && !own.includes(w)),
   );
   let found = listed;
   for (const { tool: reader, input } of readers.slice(0, MAX_READS)) {
-    const content = await read(run, reader.name, { [input]: id });
-    if (content === undefined) continue;
+    const list = recordsIn(await read(run, reader.name, { [input]: id }));
+    if (list === undefined) continue;
     found ??= [];
     // Only payments that name the record (by its id or its number) are applied to it.
     const names = [id, readFacts(record).number].flatMap((n) => (n ? [JSON.stringify(n).slice(1, -1)] : []));
-    for (const item of recordsIn(content))
+    for (const item of list)
       if (names.some((n) => JSON.stringify(item).includes(n)))
         found.push({ kind: 'payment', facts: readFacts(item, 'payment') });
     break;
@@ -189,10 +193,10 @@ async function contactImpact(
   const open: Facts[] = [];
   let answered = false;
   for (const { tool: reader, input } of readers.slice(0, MAX_READS)) {
-    const content = await read(run, reader.name, { [input]: id });
-    if (content === undefined) continue;
+    const list = recordsIn(await read(run, reader.name, { [input]: id }));
+    if (list === undefined) continue;
     answered = true;
-    for (const item of naming(recordsIn(content), id)) {
+    for (const item of naming(list, id)) {
       const due = figuresOf(item).due;
       if (due !== undefined && due > 0) open.push({ ...readFacts(item), amount: due });
     }
@@ -230,7 +234,7 @@ export async function impactOf(
   let details: CardDetail[];
   if (field === undefined || id === undefined) {
     details = [
-      { label: 'Affects', value: `${UNKNOWN} which record this acts on, so not what else it touches` },
+      { label: 'Affects', value: `${UNKNOWN} what else it touches (the call names none of its records)` },
     ];
   } else if (
     isParty(keyWords(parseToolName(tool).object)) ||
