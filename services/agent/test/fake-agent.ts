@@ -113,6 +113,7 @@ export function fakeAgent(opts: {
     appendTurn: async () => undefined,
     logUsage: async () => undefined,
     businessContext: async () => ({ ...DEFAULT_BUSINESS_CONTEXT }),
+    lockDate: async () => null,
     createPending: async () => undefined,
   };
   const silent = { info() {}, warn() {}, error() {}, debug() {} };

@@ -5,6 +5,7 @@ import {
   type ConversationMessage,
   type Database,
   loadBusinessContext,
+  readLockDate,
 } from '@munim/db';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 
@@ -78,6 +79,11 @@ export class AgentStore {
   /** The tenant's business context: currency, locale, number system, financial year. */
   businessContext(scope: RequestScope): Promise<BusinessContext> {
     return loadBusinessContext(this.db, scope);
+  }
+
+  /** The last day of the tenant's closed books (`YYYY-MM-DD`), or null when none is closed. */
+  async lockDate(scope: RequestScope): Promise<string | null> {
+    return (await readLockDate(this.db, scope)).lockDate;
   }
 
   /** A conversation's messages and summary, checking it is the caller's; undefined when new. */

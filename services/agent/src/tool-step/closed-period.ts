@@ -1,6 +1,6 @@
 import type { FieldIssue, ValidationResult } from '@munim/contracts';
 import { fieldKey, isDateKey, isRecord } from '@munim/contracts';
-import { longDate, readLockDate, todayIn } from '@munim/db';
+import { longDate, todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
 
 /**
@@ -133,7 +133,7 @@ export function lockedDate(
 export async function closedPeriod(run: Run, validation: ValidationResult): Promise<ValidationResult> {
   if (!validation.isWrite || validation.status !== 'passed') return validation;
   const started = performance.now();
-  const { lockDate } = await readLockDate(run.ctx.store.db, run.scope);
+  const lockDate = await run.ctx.store.lockDate(run.scope);
   if (!lockDate) return validation;
   const business = await run.business();
   const hit = lockedDate(validation.args ?? {}, lockDate, business);
