@@ -47,6 +47,8 @@ export interface Invoice {
   Status: 'DRAFT' | 'AUTHORISED' | 'VOIDED';
   Lines: Line[];
   CurrencyCode: 'INR';
+  /** The state supplied to, when not the customer's. */
+  PlaceOfSupply?: string | null;
   SentToContact: boolean;
   SentTo: string | null;
   CreatedAt: string;

@@ -43,8 +43,8 @@ function credited(books: Books, invoiceId: string, upTo = LAST): number {
   );
 }
 
-function taxSplit(books: Books, contactId: string | null, totalTax: number) {
-  const state = findContact(books, contactId)?.State ?? books.company.State;
+function taxSplit(books: Books, contactId: string | null, totalTax: number, place?: string | null) {
+  const state = place ?? findContact(books, contactId)?.State ?? books.company.State;
   if (state === books.company.State) {
     const half = round2(totalTax / 2);
     return { PlaceOfSupply: state, CGST: half, SGST: round2(totalTax - half), IGST: 0 };
@@ -82,7 +82,7 @@ export function invoiceView(books: Books, inv: Invoice, opts: ViewOptions = {}) 
     DaysOverdue,
     Lines: inv.Lines,
     ...t,
-    ...taxSplit(books, inv.ContactId, t.TotalTax),
+    ...taxSplit(books, inv.ContactId, t.TotalTax, inv.PlaceOfSupply),
     AmountPaid,
     AmountCredited,
     AmountDue,

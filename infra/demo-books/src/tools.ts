@@ -11,6 +11,7 @@ import {
   type Invoice,
   type JournalLine,
   type Line,
+  lineTotals,
   makeLine,
   nextNumber,
   type Payment,
@@ -169,7 +170,23 @@ const makeLines = (books: Books, v: unknown, defaultCode: string): Line[] =>
 const newestFirst = <T extends { Date: string }>(xs: T[]): T[] =>
   [...xs].sort((a, b) => b.Date.localeCompare(a.Date));
 
+/** The demo's own checks of an invoice's stated total and tax type against its lines and place of supply. */
+function checkInvoiceTax(books: Books, args: Args): void {
+  const lines = makeLines(books, args.Lines, '4000');
+  const total = lineTotals(lines).Total;
+  if (has(args, 'Total') && Math.abs(toNumber(args.Total) - total) > 0.005)
+    throw new ApiError(400, `Total ${toNumber(args.Total)} does not match the lines, which come to ${total}`);
+  const place = text(args.PlaceOfSupply) ?? findContact(books, args.ContactId)?.State ?? books.company.State;
+  const want = place === books.company.State ? 'CGST+SGST' : 'IGST';
+  if (has(args, 'TaxType') && args.TaxType !== want)
+    throw new ApiError(
+      400,
+      `A supply to ${place} from ${books.company.State} is charged ${want}, not ${String(args.TaxType)}`,
+    );
+}
+
 function applyInvoiceFields(books: Books, inv: Invoice, args: Args): void {
+  if (has(args, 'PlaceOfSupply')) inv.PlaceOfSupply = text(args.PlaceOfSupply);
   if (has(args, 'ContactId')) inv.ContactId = text(args.ContactId);
   if (has(args, 'Date')) inv.Date = text(args.Date) ?? inv.Date;
   if (has(args, 'DueDate')) inv.DueDate = text(args.DueDate) ?? inv.DueDate;
@@ -327,11 +344,18 @@ export const TOOLS: readonly ToolDef[] = [
         Reference: str('Customer reference, e.g. a PO number'),
         Notes: str('Notes printed on the invoice'),
         Status: oneOf(['DRAFT', 'AUTHORISED'], 'AUTHORISED (default) posts it to the books; DRAFT does not'),
+        PlaceOfSupply: str("State the supply is made to, e.g. Gujarat (default: the customer's state)"),
+        TaxType: oneOf(
+          ['CGST+SGST', 'IGST'],
+          'How GST is charged: CGST+SGST within Maharashtra, IGST to other states; refused when it does not fit the place of supply',
+        ),
+        Total: num('The total with GST the lines must come to; refused when they do not', { minimum: 0 }),
       },
       ['ContactId', 'Lines'],
     ),
     annotations: write(false, false),
     run: (books, args) => {
+      checkInvoiceTax(books, args);
       const day = text(args.Date) ?? books.asOf;
       const terms = findContact(books, args.ContactId)?.PaymentTermsDays ?? 30;
       const inv: Invoice = {

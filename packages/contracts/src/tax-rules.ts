@@ -90,8 +90,8 @@ export type TaxSplitRule = z.infer<typeof TaxSplitRuleSchema>;
 export const BooksContextSchema = z.object({
   /** ISO 3166 alpha-2 code of the business's country (`IN`). */
   country: z.string().regex(/^[A-Z]{2}$/),
-  /** The business's region code (India: the GST state code of its registration, `27`), when known. */
-  region: z.string().max(8).optional(),
+  /** The business's region (India: its GST state, by code `27` or name `Maharashtra`), when known. */
+  region: z.string().max(80).optional(),
   /** The business's tax registration (India: its GSTIN), when known. */
   taxId: z.string().max(32).optional(),
   /** Today in the business's timezone (YYYY-MM-DD): the date of a document that names none. */

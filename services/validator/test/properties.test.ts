@@ -93,6 +93,12 @@ function arbitraryFor(schema: Schema): fc.Arbitrary<unknown> {
  * journal entry: each line debits and credits the same amount, so the entry balances.
  */
 function withRules(tool: string, args: unknown): unknown {
+  if (tool === 'create_invoice' && (args as { Total?: number }).Total !== undefined) {
+    // A stated total must be what the lines come to: quantity × price plus tax.
+    const invoice = args as { Lines: { Quantity: number; UnitPrice: number; TaxRate: number }[] };
+    const Total = invoice.Lines.reduce((s, l) => s + l.Quantity * l.UnitPrice * (1 + l.TaxRate / 100), 0);
+    return { ...invoice, Total };
+  }
   if (tool !== 'create_journal_entry') return args;
   const entry = args as { Lines: Record<string, unknown>[] };
   return {

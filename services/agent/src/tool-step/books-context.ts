@@ -1,4 +1,4 @@
-import { type BooksContext, type TaxRule, TaxRuleSchema } from '@munim/contracts';
+import { type BooksContext, BooksContextSchema, type TaxRule, TaxRuleSchema } from '@munim/contracts';
 import { loadTaxRegistration, loadTaxRules } from '@munim/db';
 import type { Run } from '../run/run.ts';
 
@@ -39,16 +39,28 @@ async function load(run: Run): Promise<BooksContext | undefined> {
         'a tax rule in the database is not in the shape the validator takes; left out',
       );
   }
-  return {
+  const books = {
     country: business.countryCode,
-    ...(registration.state ? { region: registration.state } : {}),
-    ...(registration.taxId ? { taxId: registration.taxId } : {}),
     today: todayIn(business.timezone),
     taxName: business.taxName,
     currency: business.currency,
     locale: business.locale,
     rules,
   };
+  const registered = {
+    ...books,
+    ...(registration.state ? { region: registration.state } : {}),
+    ...(registration.taxId ? { taxId: registration.taxId } : {}),
+  };
+  // A state or GSTIN stored in a shape the validator does not take is left out, not the whole check.
+  const checked = BooksContextSchema.safeParse(registered);
+  if (checked.success) return checked.data;
+  run.ctx.log.warn(
+    { requestId: run.scope.requestId, issues: checked.error.issues.slice(0, 3) },
+    "the business's state or GSTIN is not in a shape the validator takes; left out",
+  );
+  const plain = BooksContextSchema.safeParse(books);
+  return plain.success ? plain.data : undefined;
 }
 
 /** The books context of the run's tenant, read once per request; undefined when it cannot be read. */

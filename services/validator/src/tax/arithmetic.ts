@@ -24,7 +24,9 @@ interface LineOut {
   computed: number;
 }
 
-const off = (a: number, b: number, tolerance = HALF) => Math.abs(a - b) > tolerance;
+/** Whether two figures differ by more than the rounding allows (and more than floating point can carry). */
+const off = (a: number, b: number, tolerance = HALF) =>
+  Math.abs(a - b) > tolerance + Math.max(Math.abs(a), Math.abs(b)) * 1e-12;
 
 /** A rate as a percentage in this reading: 0.18 is 18% when rates are read as fractions. */
 export const percentOf = (n: number, reading: Reading) =>
