@@ -82,7 +82,7 @@ describe('a yes that changes the proposal', () => {
     });
     expect(again?.actionId).toBeTruthy();
     expect(again?.actionId).not.toBe(proposed?.actionId);
-    expect(String(again?.question)).toMatch(/changed the amount/);
+    expect(String(again?.question)).toMatch(/changed the amount to ₹4,500.00 as you asked/);
     expect(String(again?.question)).toMatch(/4,500/);
     expect(again?.pending_args).toMatchObject({
       Amount: 4500,

@@ -85,7 +85,12 @@ export async function answerYesWithChanges(run: Run, data: QueryRouted): Promise
   run.toolResults = [...state.toolResults];
   run.usage = state.usage;
   run.iterations = state.iterations;
-  const lead = `I've changed ${mapped.said.map((s) => `the ${s.field}`).join(' and ')} as you asked; nothing is done yet.`;
+  const fmt = await run.formats();
+  const values = mapped.said.map(
+    (s) =>
+      `the ${s.field} to ${s.field === 'amount' ? fmt.money(Number(s.value)) : (fmt.date(s.value) ?? s.value)}`,
+  );
+  const lead = `I've changed ${values.join(' and ')} as you asked; nothing is done yet.`;
   await propose(
     run,
     asked,
