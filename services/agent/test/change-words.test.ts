@@ -37,6 +37,13 @@ describe('a yes that changes the date or the amount', () => {
     ['haan 1 dec ki date aur 5000 amount kar do', { amount: 5000, date: '2026-12-01' }],
     ['make it ₹4,500', { amount: 4500, currency: 'INR' }],
     ['date it 3rd of January', { date: '2027-01-03' }],
+    ['yes, 4500 not 5000', { amount: 4500 }],
+    ['yes but not 5000, make it 4500', { amount: 4500 }],
+    ['ok, make it 4500 instead of 5000', { amount: 4500 }],
+    ['haan, 5000 nahi 4500 karo', { amount: 4500 }],
+    ['haan 5000 ki jagah 4500 kar do', { amount: 4500 }],
+    ['हाँ, 5000 नहीं 4500 कर दो', { amount: 4500 }],
+    ['yes, date it 1 December, not 30 November', { date: '2026-12-01' }],
   ];
   it.each(changes)('%s', (text, change) => {
     expect(read(text)).toEqual({ kind: 'change', change });

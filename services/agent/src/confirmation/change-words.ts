@@ -36,7 +36,7 @@ const MARKER = set(
 );
 /** Words that name the field changed, or join the reply's parts. */
 const FILLER = set(
-  'but and also then so just only please pls plz kindly instead actually rather wait sorry no nahi nahin not lekin par magar aur bas to it its this that the a an of on for as with at is be do amount amt total price value sum figure rupees rupee rs inr due tarikh tareekh taarikh tarik rakam raqam rashi raashi ki ka ke ko se me mein wala wali isko ise iski iska isse usko uski invoice bill payment entry new और लेकिन पर मगर बस नहीं यह इसे इसको इसकी इसका उसकी की का के को से में तारीख तारीख़ तिथि दिनांक राशि रकम रक़म रुपये रुपए रुपया रु दो वाली वाला देय नई नया',
+  'but and also then so instead rather than jagah bajaye bajay बजाय बजाए जगह just only please pls plz kindly instead actually rather wait sorry no nahi nahin not lekin par magar aur bas to it its this that the a an of on for as with at is be do amount amt total price value sum figure rupees rupee rs inr due tarikh tareekh taarikh tarik rakam raqam rashi raashi ki ka ke ko se me mein wala wali isko ise iski iska isse usko uski invoice bill payment entry new और लेकिन पर मगर बस नहीं यह इसे इसको इसकी इसका उसकी की का के को से में तारीख तारीख़ तिथि दिनांक राशि रकम रक़म रुपये रुपए रुपया रु दो वाली वाला देय नई नया',
 );
 
 const MONTHS: [RegExp, number][] = [
@@ -134,9 +134,17 @@ function plain(text: string): string {
     .trim();
 }
 
+/**
+ * A value the reply turns down: English puts "not", "instead of", "rather than" before it ("4500,
+ * not 5000"); Hindi puts "nahi", "ki jagah", "ke bajaye" after it ("5000 nahi, 4500").
+ */
+const TURNED_DOWN_BEFORE = /(?:^|[^\p{L}])(not|instead of|rather than)\s*[,:]?\s*$/u;
+const TURNED_DOWN_AFTER =
+  /^\s*[,:]?\s*(nahi|nahin|नहीं|ki jagah|की जगह|ke bajaye|ke bajay|के बजाय|के बजाए)(?![\p{L}\p{M}])/u;
+
 interface Found {
-  dates: { iso?: string; said: string; due: boolean }[];
-  amounts: { amount: number; currency?: string }[];
+  dates: { iso?: string; said: string; due: boolean; no: boolean }[];
+  amounts: { amount: number; currency?: string; no: boolean }[];
   rest: string;
 }
 
@@ -145,6 +153,9 @@ function takeValues(text: string, today: Date, reference: Date): Found {
   const found: Found = { dates: [], amounts: [], rest: text };
   const dueBefore = (at: number) =>
     /(due|देय)\s*(date|तारीख|तिथि)?\s*(on|to|by|ki|की)?\s*$/.test(found.rest.slice(Math.max(0, at - 24), at));
+  const no = (at: number, length: number) =>
+    TURNED_DOWN_BEFORE.test(text.slice(Math.max(0, at - 16), at)) ||
+    TURNED_DOWN_AFTER.test(text.slice(at + length, at + length + 16));
   const blank = (at: number, length: number) => {
     found.rest = `${found.rest.slice(0, at)} ${' '.repeat(Math.max(0, length - 1))}${found.rest.slice(at + length)}`;
   };
@@ -152,7 +163,12 @@ function takeValues(text: string, today: Date, reference: Date): Found {
     for (const m of found.rest.matchAll(re)) {
       const [day, month, year] = read(m);
       const value = dated(day, month, year, reference);
-      found.dates.push({ ...(value ? { iso: value } : {}), said: m[0], due: dueBefore(m.index) });
+      found.dates.push({
+        ...(value ? { iso: value } : {}),
+        said: m[0],
+        due: dueBefore(m.index),
+        no: no(m.index, m[0].length),
+      });
       blank(m.index, m[0].length);
     }
   }
@@ -162,6 +178,7 @@ function takeValues(text: string, today: Date, reference: Date): Found {
         iso: iso(new Date(today.getTime() + shift * 86_400_000)),
         said: m[0],
         due: dueBefore(m.index),
+        no: no(m.index, m[0].length),
       });
       blank(m.index, m[0].length);
     }
@@ -172,7 +189,11 @@ function takeValues(text: string, today: Date, reference: Date): Found {
     const money = readMoney(`${digits}${word ? ` ${word === 'k' ? 'k' : word}` : ''}`);
     if (!money) continue;
     const inr = [before, after].some((w) => w !== undefined && w !== '');
-    found.amounts.push({ amount: money.amount, ...(inr ? { currency: 'INR' } : {}) });
+    found.amounts.push({
+      amount: money.amount,
+      ...(inr ? { currency: 'INR' } : {}),
+      no: no(m.index, m[0].length),
+    });
     blank(m.index, m[0].length);
   }
   return found;
@@ -213,6 +234,11 @@ export function readChange(text: string, opts: { today?: Date; reference?: Date 
     return marked
       ? { kind: 'unclear', reason: 'I could not tell what the new date or amount should be' }
       : { kind: 'none' };
+  // "4500, not 5000": what is turned down is no new value, when another is given.
+  const kept = <T extends { no: boolean }>(values: T[]) =>
+    values.some((v) => !v.no) ? values.filter((v) => !v.no) : values;
+  found.dates = kept(found.dates);
+  found.amounts = kept(found.amounts);
   const unread = found.dates.find((d) => d.iso === undefined);
   if (unread) return { kind: 'unclear', reason: `“${unread.said}” is not a date I can read` };
   const own = found.dates.filter((d) => !d.due);
