@@ -106,6 +106,47 @@ describe('a contact, camelCase (open documents read by lists filtered by it)', (
   });
 });
 
+describe('a payment (the documents it is applied to are open again once it goes)', () => {
+  const PAYMENT = 'd6e8f4a3-8c7b-4d3e-af90-2b1c3d4e5f60';
+  it.each([
+    [
+      'demo books',
+      {
+        PaymentId: PAYMENT,
+        PaymentNumber: 'PMT-0009',
+        Amount: 3000,
+        Applications: [
+          { InvoiceId: INV, InvoiceNumber: 'INV-0042', Amount: 2000 },
+          { InvoiceId: OTHER, InvoiceNumber: 'INV-0043', Amount: 1000 },
+        ],
+      },
+      'INV-0042 (₹2,000.00); INV-0043 (₹1,000.00)',
+    ],
+    [
+      'QuickBooks',
+      {
+        Id: PAYMENT,
+        TotalAmt: 500,
+        Line: [{ Amount: 500, LinkedTxn: [{ TxnId: '130', TxnType: 'Invoice' }] }],
+      },
+      'a document (₹500.00)',
+    ],
+    ['unapplied', { PaymentId: PAYMENT, Amount: 500, Applications: [] }, 'nothing'],
+    ['listing nothing', { PaymentId: PAYMENT, Amount: 500 }, 'the books could not tell me'],
+  ])('%s', async (_name, record, applied) => {
+    const agent = fakeAgent({
+      tools: [
+        toolDef('get_payment', { PaymentId: '' }, { required: ['PaymentId'] }),
+        toolDef('delete_payment', { PaymentId: '' }, { write: true, required: ['PaymentId'] }),
+      ],
+      books: () => record,
+    });
+    expect(label(await impactOf(agent.run, 'delete_payment', { PaymentId: PAYMENT }))).toEqual({
+      'Applied to': applied,
+    });
+  });
+});
+
 describe('where the books cannot tell', () => {
   it('a record no read tool finds', async () => {
     const agent = fakeAgent({
@@ -119,12 +160,12 @@ describe('where the books cannot tell', () => {
   it('a record that gives no figures: each is said to be unknown, none made up', async () => {
     const agent = fakeAgent({
       tools: [
-        toolDef('get_receipt', { receipt_id: '' }, { required: ['receipt_id'] }),
-        toolDef('void_receipt', { receipt_id: '' }, { write: true, required: ['receipt_id'] }),
+        toolDef('get_voucher', { voucher_id: '' }, { required: ['voucher_id'] }),
+        toolDef('void_voucher', { voucher_id: '' }, { write: true, required: ['voucher_id'] }),
       ],
-      books: () => ({ receipt_id: INV, receipt_number: 'R-77', customer_name: 'Acme Corp', total: 900 }),
+      books: () => ({ voucher_id: INV, voucher_number: 'V-77', party_name: 'Acme Corp', total: 900 }),
     });
-    expect(label(await impactOf(agent.run, 'void_receipt', { receipt_id: INV }))).toEqual({
+    expect(label(await impactOf(agent.run, 'void_voucher', { voucher_id: INV }))).toEqual({
       'Payments applied': 'the books could not tell me',
       'Balance due': 'the books could not tell me',
       'Tax that reverses': 'the books could not tell me',

@@ -127,3 +127,62 @@ export function appliedIn(record: Record<string, unknown>): Applied[] | undefine
   }
   return found;
 }
+
+/** Whether a tool acts on money paid or received (a payment, a receipt), not on a document. */
+export function isPaymentTool(tool: string): boolean {
+  return parseToolName(tool).nouns.some((w) => /^(payment|receipt|remittance)s?$/.test(w));
+}
+
+/** Names of a payment's list of what it is applied to. */
+const APPLICATION_WORDS = new Set([
+  'application',
+  'allocation',
+  'applied',
+  'linked',
+  'invoice',
+  'bill',
+  'document',
+]);
+
+/** The documents a payment says it is applied to, with the amount applied to each: undefined when it lists none. */
+export function applicationsOf(record: Record<string, unknown>, minor = false): Facts[] | undefined {
+  let found: Facts[] | undefined;
+  for (const [key, value] of Object.entries(record)) {
+    if (!Array.isArray(value) || !value.every(isRecord)) continue;
+    // An empty list of applications: applied to nothing.
+    if (value.length === 0) {
+      if (keyWords(key).some((w) => APPLICATION_WORDS.has(w))) found ??= [];
+      continue;
+    }
+    // An application points at a document: an id or number of an invoice or bill, or a linked transaction.
+    const points = value.every((item) =>
+      Object.keys(item).some((k) => {
+        const words = keyWords(k);
+        return words.some((w) => ['invoice', 'bill', 'document', 'linked', 'txn'].includes(w));
+      }),
+    );
+    if (!points) continue;
+    found ??= [];
+    for (const item of value) {
+      const facts = readFacts(item, 'invoice');
+      const amount = amountOfItem(item);
+      found.push({ ...facts, ...(amount !== undefined ? { amount: minor ? amount / 100 : amount } : {}) });
+    }
+  }
+  return found;
+}
+
+/** The amount an application takes, by its words (`Amount`, `amount_applied`). */
+function amountOfItem(item: Record<string, unknown>): number | undefined {
+  for (const [k, v] of Object.entries(item)) {
+    const words = keyWords(k);
+    if (
+      words.some((w) => w === 'amount' || w === 'amt' || w === 'total') &&
+      !words.some((w) => NOT_MONEY.has(w))
+    ) {
+      const n = amountOf(v);
+      if (n !== undefined) return n;
+    }
+  }
+  return undefined;
+}

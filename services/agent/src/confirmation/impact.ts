@@ -4,7 +4,15 @@ import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
 import { amountAndDate, ownIdField } from './facts.ts';
 import { type Facts, readFacts } from './fields.ts';
-import { type Applied, appliedIn, figuresOf, type Irreversible, irreversible } from './impact-figures.ts';
+import {
+  type Applied,
+  applicationsOf,
+  appliedIn,
+  figuresOf,
+  type Irreversible,
+  irreversible,
+  isPaymentTool,
+} from './impact-figures.ts';
 import { lookUp } from './lookup.ts';
 import { refOf } from './refs.ts';
 import { isParty, keyWords } from './words.ts';
@@ -142,6 +150,22 @@ async function documentImpact(
 ): Promise<CardDetail[]> {
   const figures = figuresOf(at.record, at.minor);
   const currency = readFacts(at.record).currency;
+  // A payment touches the documents it is applied to: they are open again once it goes.
+  if (isPaymentTool(tool)) {
+    const applications = applicationsOf(at.record, at.minor);
+    const value =
+      applications === undefined
+        ? UNKNOWN
+        : applications.length === 0
+          ? 'nothing'
+          : applications
+              .map(
+                (f) =>
+                  `${f.number ?? 'a document'}${f.amount !== undefined ? ` (${money(fmt, f.amount, currency)})` : ''}`,
+              )
+              .join('; ');
+    return [{ label: 'Applied to', value }];
+  }
   const items = await applied(run, tool, at.field, at.id, at.record);
   const payments = items?.filter((i) => i.kind === 'payment') ?? [];
   const credits = items?.filter((i) => i.kind === 'credit note') ?? [];
