@@ -138,6 +138,32 @@ describe('not a change', () => {
   });
 });
 
+describe('other words: a field of the call not understood, anything else a new question', () => {
+  // The words of a demo-books payment's fields.
+  const fields = new Set([
+    'account',
+    'amount',
+    'application',
+    'date',
+    'reference',
+    'contact',
+    'payment',
+    'mode',
+  ]);
+  const withFields = (text: string) => readChange(text, { today, fields }).kind;
+  it.each([
+    ['yes but change the customer to Beta Traders', 'unclear'],
+    ['yes, make the reference UTR991', 'unclear'],
+    ['haan, account HDFC kar do', 'unclear'],
+    ['ok, make a new invoice for Bolt', 'none'],
+    ['haan, Bolt ko 2000 pay kar do', 'none'],
+    ['yes, make it 4500 and send it to him', 'none'],
+    ['yes but make it ₹4,500', 'change'],
+  ])('%s: %s', (text, kind) => {
+    expect(withFields(text)).toBe(kind);
+  });
+});
+
 describe('a change that cannot be understood', () => {
   const unclear = [
     'yes but change the customer to Beta Traders',

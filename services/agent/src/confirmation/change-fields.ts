@@ -198,3 +198,12 @@ export function dateIn(args: Record<string, unknown>): Date | undefined {
   const value = key ? readDate(args[key]) : undefined;
   return value ? new Date(value) : undefined;
 }
+
+/** Words too common in field names to say which field a reply means. */
+const PLAIN = new Set(['id', 'no', 'number', 'num', 'ref', 'code', 'type', 'is', 'has', 'of', 'to', 'by']);
+
+/** The words of a call's field names and its tool's (`ContactId` → contact; `PaymentMode` → payment, mode). */
+export function fieldWords(args: Record<string, unknown>, schema?: unknown): Set<string> {
+  const keys = [...Object.keys(args), ...Object.keys(schemaProps(schema))];
+  return new Set(keys.flatMap((k) => keyWords(k)).filter((w) => !PLAIN.has(w)));
+}

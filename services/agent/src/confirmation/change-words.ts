@@ -1,4 +1,5 @@
 import { readMoney } from '@munim/contracts';
+import { isParty } from './words.ts';
 
 /**
  * A reply to a confirmation that says yes and changes what was proposed: "yes but make it ₹4,500",
@@ -205,9 +206,14 @@ const words = (text: string) => text.match(/[\p{L}\p{M}]+/gu) ?? [];
 /**
  * Reads a reply to a pending confirmation for a change of its date, due date or amount.
  * `reference` is the call's current date (a day without a year is put nearest to it), `today` the day
- * "today" and "tomorrow" count from.
+ * "today" and "tomorrow" count from, `fields` the words of the pending call's field names: a reply
+ * that asks to change one of them (or its party) that cannot be read is not understood, any other
+ * words make it a new question. Without `fields`, any other words may name a field.
  */
-export function readChange(text: string, opts: { today?: Date; reference?: Date } = {}): ChangeReading {
+export function readChange(
+  text: string,
+  opts: { today?: Date; reference?: Date; fields?: ReadonlySet<string> } = {},
+): ChangeReading {
   const today = opts.today ?? new Date();
   const said = plain(text);
   if (said === '' || said.length > 200) return { kind: 'none' };
@@ -219,10 +225,13 @@ export function readChange(text: string, opts: { today?: Date; reference?: Date 
   const left = words(found.rest).filter((w) => !YES.has(w) && !MARKER.has(w) && !FILLER.has(w));
   const ambiguous = AMBIGUOUS_DAY.exec(found.rest)?.[1];
   if (left.length > 0) {
-    // Words that are not a change: a new question ("yes and also show bills"), unless the reply
-    // clearly asks for a change ("yes but change the customer to Beta"), which is then not understood.
+    // Words that are not a change: a new question ("yes and also show bills", "ok, make a new
+    // invoice for Bolt"), unless the reply asks to change a field of the call ("yes but change the
+    // customer to Beta"), which is then not understood.
     if (ambiguous && left.every((w) => w === ambiguous)) return unclearDay(ambiguous);
-    return yes && marked
+    const fields = opts.fields;
+    const named = fields === undefined || left.some((w) => fields.has(w) || isParty([w]));
+    return yes && marked && named
       ? {
           kind: 'unclear',
           reason: `I can change only the date or the amount this way, and could not read “${left.join(' ')}”`,

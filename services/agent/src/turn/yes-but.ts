@@ -3,7 +3,7 @@ import { answer } from '../answer/answer.ts';
 import { auditWrite } from '../answer/audit.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { editBeforeConfirm } from '../confirmation/approval-flow.ts';
-import { changeFields, dateIn } from '../confirmation/change-fields.ts';
+import { changeFields, dateIn, fieldWords } from '../confirmation/change-fields.ts';
 import { readChange } from '../confirmation/change-words.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
 import { minorUnitFields } from '../confirmation/lookup.ts';
@@ -30,21 +30,23 @@ export async function answerYesWithChanges(run: Run, data: QueryRouted): Promise
   if (!pending) return false;
   const state = parseLoopState(pending);
   const asked: Asked = { query: state.query, route: state.route };
+  const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
+    (t) => t.name === pending.tool,
+  );
+  // Read again with the call's own date (a day without a year is the one nearest to it) and the
+  // words of its fields (a reply that names another field is a change not understood).
+  const reference = dateIn(pending.args);
+  const fields = fieldWords(pending.args, definition?.inputSchema);
+  const reading = readChange(data.query, { fields, ...(reference ? { reference } : {}) });
+  if (reading.kind === 'none') return false;
   if (!mayProposeWrites(run.scope.actor)) {
     await refuseReadOnly(run, data, data.query, pending.tool);
     return true;
   }
-  // Read again with the call's own date: a day without a year is the one nearest to it.
-  const reference = dateIn(pending.args);
-  const reading = readChange(data.query, reference ? { reference } : {});
-  if (reading.kind === 'none') return false;
   if (reading.kind === 'unclear') {
     await keepCard(run, pending, asked, data.query, reading.reason);
     return true;
   }
-  const definition = (await run.ctx.tools.list(run.scope, run.traceparent)).find(
-    (t) => t.name === pending.tool,
-  );
   const mapped = changeFields(pending.args, reading.change, {
     schema: definition?.inputSchema,
     minorUnits: minorUnitFields(definition?.inputSchema),
