@@ -18,6 +18,8 @@ export interface TaxBook {
   split: TaxSplitRule | undefined;
   /** Words a tax field's name holds (`tax`, the tax's name, its components): `gst_rate`, `igst`. */
   taxWords: ReadonlySet<string>;
+  /** Fields the tool's schema describes as holding an identifier, by the identifier's name. */
+  described?: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 }
 
 const inForce = (rule: TaxRule, date: string) =>

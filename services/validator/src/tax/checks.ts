@@ -1,6 +1,7 @@
 import { type BooksContext, type FieldIssue, fieldKey, type TaxIdRule } from '@munim/contracts';
 import { checkDocument, type Reading, wholeRate } from './arithmetic.ts';
 import { bookOn, limitedRates, ratesFor, type TaxBook } from './book.ts';
+import { describedIds } from './described.ts';
 import { idProblem, normaliseId } from './identifiers.ts';
 import { componentsOf, placeIssues } from './place.ts';
 import { type Doc, documentDate, type Found, fieldsWhere, readDocs } from './read.ts';
@@ -23,9 +24,10 @@ const holds = (key: string, words: readonly string[]) => {
   return words.some((w) => k.includes(`_${w}_`));
 };
 
-function idFields(args: Record<string, unknown>, rule: TaxIdRule): Found[] {
+function idFields(args: Record<string, unknown>, rule: TaxIdRule, book: TaxBook): Found[] {
   const words = rule.role === 'registration' ? [...rule.fieldWords, ...REGISTRATION_WORDS] : rule.fieldWords;
-  return fieldsWhere(args, (key) => holds(key, words)).filter(
+  const described = book.described?.get(rule.name);
+  return fieldsWhere(args, (key) => holds(key, words) || described?.has(key) === true).filter(
     (f) => typeof f.value === 'string' || typeof f.value === 'number',
   );
 }
@@ -36,7 +38,7 @@ function identifierIssues(args: Record<string, unknown>, book: TaxBook): FieldIs
   const byName = new Map(book.ids.map((r) => [r.name, r]));
   const found = new Map<TaxIdRule, Found[]>();
   for (const rule of book.ids) {
-    const fields = idFields(args, rule);
+    const fields = idFields(args, rule, book);
     found.set(rule, fields);
     for (const field of fields) {
       const value = String(field.value);
@@ -92,7 +94,7 @@ function rateIssues(
   if (!book.books.rules.some((r) => r.kind === 'rate')) return [];
   const parts = componentsOf(book);
   const productRule = book.ids.find((r) => r.role === 'product');
-  const products = productRule ? idFields(args, productRule) : [];
+  const products = productRule ? idFields(args, productRule, book) : [];
   const out: FieldIssue[] = [];
   const taxName = book.books.taxName ?? 'tax';
   for (const doc of docs)
@@ -147,15 +149,21 @@ function arithmeticIssues(docs: readonly Doc[], book: TaxBook | undefined, say: 
 /**
  * What a write gets wrong against the law of the books' country, by meaning, whatever the server's
  * field names: identifiers (GSTIN, PAN, HSN/SAC), rates in force on the document's date, place of
- * supply, and the arithmetic of its lines and totals. Without `books` only the arithmetic.
+ * supply, and the arithmetic of its lines and totals. Without `books` only the arithmetic. A field
+ * the tool's `schema` describes as an identifier (`itemCode`, "HSN code") is checked as one.
  */
-export function taxIssues(args: Record<string, unknown>, books: BooksContext | undefined): FieldIssue[] {
+export function taxIssues(
+  args: Record<string, unknown>,
+  books: BooksContext | undefined,
+  schema?: unknown,
+): FieldIssue[] {
   if (!books) {
     const say = sayer();
     return arithmeticIssues(readDocs(args, PLAIN_TAX_WORDS), undefined, say);
   }
   const dated = documentDate(args);
   const book = bookOn(books, dated ?? books.today);
+  if (schema !== undefined) book.described = describedIds(schema, book.ids);
   const say = sayer(books.locale, books.currency);
   const docs = readDocs(args, book.taxWords);
   return [
