@@ -12,6 +12,7 @@ import { describe, expect } from 'vitest';
 import { expireApprovals } from '../src/confirmation/approval-flow.ts';
 import { ApprovalStore } from '../src/run/approval-store.ts';
 import type { AgentContext } from '../src/run/context.ts';
+import { AgentStore } from '../src/run/store.ts';
 
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as unknown as Logger;
 let admin: Kysely<Database>;
@@ -229,7 +230,7 @@ describe('approvals left unanswered', () => {
     const tenant = { entityId: 'ent-expire', orgId: 'org-expire' };
     const late = await awaiting(tenant, 1, -1000);
     const young = await awaiting(tenant, 1);
-    const agent = { store: { db: agentDb }, log: silent } as unknown as AgentContext;
+    const agent = { store: new AgentStore(agentDb), log: silent } as unknown as AgentContext;
     expect(await expireApprovals(agent)).toBeGreaterThanOrEqual(1);
     expect(await statusOf(late)).toBe('expired');
     expect(await statusOf(young)).toBe('awaiting_approval');

@@ -57,6 +57,7 @@ export function fakeAgent(opts: {
   const requests: FakeAgent['requests'] = [];
   const events: AgentEvent[] = [];
   const saved: FakeAgent['saved'] = [];
+  const audits: unknown[] = [];
   const find = (name: string) => opts.tools.find((t) => t.name === name);
   const bus = {
     async request(subject: string, _scope: RequestScope, payload: { tool?: string; args?: unknown }) {
@@ -115,6 +116,7 @@ export function fakeAgent(opts: {
     businessContext: async () => ({ ...DEFAULT_BUSINESS_CONTEXT }),
     lockDate: async () => null,
     createPending: async () => undefined,
+    audit: async (entry: unknown) => void audits.push(entry),
   };
   const silent = { info() {}, warn() {}, error() {}, debug() {} };
   const ctx = {

@@ -1,5 +1,5 @@
 import type { Actor } from '@munim/contracts';
-import { type AuditAction, appendAudit } from '@munim/db';
+import type { AuditAction } from '@munim/db';
 import type { Run } from '../run/run.ts';
 import { describeTool } from './tool-words.ts';
 
@@ -37,7 +37,7 @@ export async function auditWrite(
   write: { tool: string; argsHash: string; record?: string | undefined },
   why?: string,
 ): Promise<void> {
-  await appendAudit(run.ctx.store.db, {
+  await run.ctx.store.audit({
     entityId: run.scope.entityId,
     orgId: run.scope.orgId,
     actor: auditActor(run.scope.actor),

@@ -1,5 +1,5 @@
 import { type ApprovalDecision, type PersonRole, type ValidationResult, writeClass } from '@munim/contracts';
-import { type AuditAction, appendAudit } from '@munim/db';
+import type { AuditAction } from '@munim/db';
 import { answer } from '../answer/answer.ts';
 import { auditActor, auditDone } from '../answer/audit.ts';
 import { type Asked, complete } from '../answer/complete.ts';
@@ -37,7 +37,7 @@ async function audit(
   pending: { tool: string; argsHash: string },
   summary: string,
 ) {
-  await appendAudit(run.ctx.store.db, {
+  await run.ctx.store.audit({
     entityId: run.scope.entityId,
     orgId: run.scope.orgId,
     actor: auditActor(run.scope.actor),
@@ -374,7 +374,7 @@ async function runApproved(
 export async function expireApprovals(agent: AgentContext): Promise<number> {
   const expired = await new ApprovalStore(agent.store.db).expire();
   for (const write of expired)
-    await appendAudit(agent.store.db, {
+    await agent.store.audit({
       entityId: write.entityId,
       orgId: write.orgId,
       actor: 'munim',

@@ -1,6 +1,9 @@
 import { setTimeout } from 'node:timers/promises';
 import type { Actor, RequestScope } from '@munim/contracts';
 import {
+  type AuditEntry,
+  type AuditRow,
+  appendAudit,
   type BusinessContext,
   type ConversationMessage,
   type Database,
@@ -74,6 +77,11 @@ export class AgentStore {
   readonly db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
     this.db = db;
+  }
+
+  /** Appends a row to the org's audit trail (hash-chained; the database refuses a row that does not continue it). */
+  audit(entry: AuditEntry): Promise<AuditRow> {
+    return appendAudit(this.db, entry);
   }
 
   /** The tenant's business context: currency, locale, number system, financial year. */

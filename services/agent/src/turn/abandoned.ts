@@ -1,6 +1,5 @@
 import type { Message, RequestScope } from '@munim/contracts';
 import { TERMINAL_EVENT_TYPES } from '@munim/contracts';
-import { appendAudit } from '@munim/db';
 import { sql } from 'kysely';
 import { auditSummary } from '../answer/audit.ts';
 import { describeTool } from '../answer/tool-words.ts';
@@ -124,26 +123,28 @@ async function announce(agent: AgentContext, write: SettledWrite): Promise<void>
     'settled an abandoned confirmed write',
   );
   // The trail says what became of the write the person confirmed (a failure to say so is logged).
-  await appendAudit(agent.store.db, {
-    entityId: write.scope.entityId,
-    orgId: write.scope.orgId,
-    actor: write.approvedBy ?? 'owner',
-    action: 'failed',
-    tool: write.tool,
-    argsHash: write.argsHash,
-    summary: auditSummary(
-      'failed',
-      write,
-      write.outcome === 'unknown'
-        ? 'the request stopped before its outcome was known'
-        : 'the request stopped before it was sent, so nothing was changed',
-    ),
-  }).catch((error: unknown) =>
-    log.error(
-      { err: error, requestId, actionId: write.actionId },
-      'could not record the settled write in the audit trail',
-    ),
-  );
+  await agent.store
+    .audit({
+      entityId: write.scope.entityId,
+      orgId: write.scope.orgId,
+      actor: write.approvedBy ?? 'owner',
+      action: 'failed',
+      tool: write.tool,
+      argsHash: write.argsHash,
+      summary: auditSummary(
+        'failed',
+        write,
+        write.outcome === 'unknown'
+          ? 'the request stopped before its outcome was known'
+          : 'the request stopped before it was sent, so nothing was changed',
+      ),
+    })
+    .catch((error: unknown) =>
+      log.error(
+        { err: error, requestId, actionId: write.actionId },
+        'could not record the settled write in the audit trail',
+      ),
+    );
   await bus.emit(
     write.scope,
     {
