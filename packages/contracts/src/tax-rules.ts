@@ -90,6 +90,8 @@ export type TaxSplitRule = z.infer<typeof TaxSplitRuleSchema>;
 export const BooksContextSchema = z.object({
   /** ISO 3166 alpha-2 code of the business's country (`IN`). */
   country: z.string().regex(/^[A-Z]{2}$/),
+  /** The country's name (`India`): a record saying another country holds another country's identifiers. */
+  countryName: z.string().max(80).optional(),
   /** The business's region (India: its GST state, by code `27` or name `Maharashtra`), when known. */
   region: z.string().max(80).optional(),
   /** The business's tax registration (India: its GSTIN), when known. */

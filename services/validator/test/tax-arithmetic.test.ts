@@ -101,6 +101,13 @@ describe('line arithmetic: quantity × price − discount = amount, tax = amount
     expect(codes({ items: [{ qty: 2, price: 100, discount: 10, amount: 185 }] })).toEqual([
       'amount_mismatch@items[0].amount',
     ]);
+    // A discount type beside the discount says which it is.
+    const typed = (kind: string, amount: number) =>
+      codes({ items: [{ qty: 2, price: 100, discount: 10, discount_type: kind, amount }] });
+    expect(typed('percentage', 180)).toEqual([]);
+    expect(typed('percentage', 190)).toEqual(['amount_mismatch@items[0].amount']);
+    expect(typed('flat', 190)).toEqual([]);
+    expect(typed('flat', 180)).toEqual(['amount_mismatch@items[0].amount']);
     const charged = {
       items: [{ qty: 1, price: 99.6, tax_rate: 18 }],
       shipping_charge: 50,

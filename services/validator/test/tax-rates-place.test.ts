@@ -119,6 +119,16 @@ describe('place of supply: CGST+SGST within the state, IGST across states, never
     );
   });
 
+  it('reads a counterparty’s registration under a generic name, and leaves another country’s tax id alone', () => {
+    expect(codes(sale({ tax_number: pune }, { igst: 180 }))).toEqual(['place_of_supply_mismatch']);
+    const abroad = { name: 'Acme Inc', tax_id: '12-3456789', country: 'US' };
+    expect(codes(sale(abroad, { igst: 180 }))).toEqual([]);
+    expect(codes(sale({ ...abroad, country: 'IN' }, { igst: 180 }))).toEqual(['gstin_invalid']);
+    expect(
+      codes(sale({ ...abroad, country: 'India' }, { igst: 180 }), indiaBooks({ countryName: 'India' })),
+    ).toEqual(['gstin_invalid']);
+  });
+
   it('finds the business’s state from its GSTIN when the books name no state, and checks nothing without either', () => {
     const noState = indiaBooks({ region: undefined });
     expect(codes(sale({ gstin: pune }, { igst: 180 }), noState)).toEqual(['place_of_supply_mismatch']);

@@ -41,6 +41,7 @@ async function load(run: Run): Promise<BooksContext | undefined> {
   }
   const books = {
     country: business.countryCode,
+    countryName: business.countryName,
     today: todayIn(business.timezone),
     taxName: business.taxName,
     currency: business.currency,

@@ -77,7 +77,7 @@ function checkLine(
   if (line.quantity && line.price) {
     const gross = line.quantity.n * line.price.n;
     if (line.discount) {
-      const percent = line.discount.percent ?? reading.discountPercent;
+      const percent = line.discount.percent ?? line.discountPercent ?? reading.discountPercent;
       discount = percent ? (gross * line.discount.n) / 100 : line.discount.n;
     }
     base = gross - discount;
@@ -216,7 +216,7 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
   if (!total || doc.unknownMoney || base === undefined || (taxPart === undefined && !inclusive)) return out;
   const charges = sum(doc.adjustments);
   const discount = doc.discount
-    ? (doc.discount.percent ?? reading.discountPercent)
+    ? (doc.discount.percent ?? doc.discountPercent ?? reading.discountPercent)
       ? (base * doc.discount.n) / 100
       : doc.discount.n
     : 0;

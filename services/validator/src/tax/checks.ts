@@ -1,36 +1,15 @@
-import { type BooksContext, type FieldIssue, fieldKey, type TaxIdRule } from '@munim/contracts';
+import type { BooksContext, FieldIssue, TaxIdRule } from '@munim/contracts';
 import { checkDocument, type Reading, wholeRate } from './arithmetic.ts';
 import { bookOn, limitedRates, ratesFor, type TaxBook } from './book.ts';
 import { describedIds } from './described.ts';
+import { idFields } from './id-fields.ts';
 import { idProblem, normaliseId } from './identifiers.ts';
 import { componentsOf, placeIssues } from './place.ts';
-import { type Doc, documentDate, type Found, fieldsWhere, readDocs } from './read.ts';
+import { type Doc, documentDate, type Found, readDocs } from './read.ts';
 import { type Say, sayer } from './say.ts';
 
-/** Field words every country's registration number is found by, beside its own (`gstin`, `trn`). */
-const REGISTRATION_WORDS = [
-  'tax_id',
-  'tax_number',
-  'tax_registration_number',
-  'tax_reg_no',
-  'tax_identification_number',
-];
 /** Tax words of calls checked without the books' rules: only their arithmetic. */
 const PLAIN_TAX_WORDS: ReadonlySet<string> = new Set(['tax', 'vat', 'gst']);
-
-/** Whether a field's name holds one of the words (as whole words): `customer_gst_no` holds `gst_no`. */
-const holds = (key: string, words: readonly string[]) => {
-  const k = `_${fieldKey(key)}_`;
-  return words.some((w) => k.includes(`_${w}_`));
-};
-
-function idFields(args: Record<string, unknown>, rule: TaxIdRule, book: TaxBook): Found[] {
-  const words = rule.role === 'registration' ? [...rule.fieldWords, ...REGISTRATION_WORDS] : rule.fieldWords;
-  const described = book.described?.get(rule.name);
-  return fieldsWhere(args, (key) => holds(key, words) || described?.has(key) === true).filter(
-    (f) => typeof f.value === 'string' || typeof f.value === 'number',
-  );
-}
 
 /** Tax identifiers anywhere in the call: format, state code, embedded PAN, check character; a PAN beside its GSTIN. */
 function identifierIssues(args: Record<string, unknown>, book: TaxBook): FieldIssue[] {
@@ -133,7 +112,9 @@ function arithmeticIssues(docs: readonly Doc[], book: TaxBook | undefined, say: 
   const out: FieldIssue[] = [];
   for (const doc of docs) {
     const all = [doc, ...doc.lines];
-    const ambiguousDiscount = all.some((p) => p.discount && p.discount.percent === undefined);
+    const ambiguousDiscount = all.some(
+      (p) => p.discount && p.discount.percent === undefined && p.discountPercent === undefined,
+    );
     const fractionRate = all.some((p) => p.rates.some((r) => r.n > 0 && r.n < 1));
     let best: FieldIssue[] | undefined;
     for (const discountPercent of ambiguousDiscount ? [false, true] : [false])

@@ -20,13 +20,23 @@ export function mod36CheckCharacter(body: string): string | undefined {
 /** An identifier as it is compared: upper case, without spaces, dashes or dots. */
 export const normaliseId = (value: string) => value.toUpperCase().replace(/[\s.-]/g, '');
 
+/** Compiled patterns of the rules, bounded: they come with every call, and are few. */
+const compiled = new Map<string, RegExp | null>();
+
 function testPattern(pattern: string | undefined, text: string): boolean {
   if (pattern === undefined) return false;
-  try {
-    return new RegExp(pattern).test(text);
-  } catch {
-    return false;
+  let regex = compiled.get(pattern);
+  if (regex === undefined) {
+    try {
+      regex = new RegExp(pattern);
+    } catch {
+      // A pattern that does not compile matches nothing: the identifier is reported, not passed.
+      regex = null;
+    }
+    if (compiled.size >= 1000) compiled.clear();
+    compiled.set(pattern, regex);
   }
+  return regex?.test(text) ?? false;
 }
 
 const matches = (rule: TaxIdRule, text: string) => rule.patterns.some((p) => testPattern(p, text));

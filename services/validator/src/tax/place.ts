@@ -1,6 +1,7 @@
 import { type FieldIssue, fieldKey, type TaxRegionRule } from '@munim/contracts';
 import type { Components } from './arithmetic.ts';
 import { regionOf, squash, type TaxBook } from './book.ts';
+import { idFields } from './id-fields.ts';
 import { normaliseId, regionInId } from './identifiers.ts';
 import { type Doc, type Found, fieldsWhere } from './read.ts';
 import { taxRole } from './roles.ts';
@@ -76,9 +77,7 @@ function counterpartyRegion(
   }
   const own = book.books.taxId ? normaliseId(book.books.taxId) : undefined;
   for (const rule of book.ids.filter((r) => r.role === 'registration' && r.regionAt)) {
-    const words = rule.fieldWords.map((w) => `_${w}_`);
-    const ids = fieldsWhere(args, (key) => words.some((w) => `_${fieldKey(key)}_`.includes(w)));
-    for (const field of ids) {
+    for (const field of idFields(args, rule, book)) {
       if (typeof field.value !== 'string' || normaliseId(field.value) === own) continue;
       const region = regions.find((r) => r.code === regionInId(rule, String(field.value)));
       if (region) return { region, path: field.path };

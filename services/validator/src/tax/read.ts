@@ -5,6 +5,8 @@ import { type TaxRole, taxRole } from './roles.ts';
 export interface Found {
   path: string;
   value: unknown;
+  /** The record the field is in. */
+  parent?: Record<string, unknown> | undefined;
 }
 /** A number read from a field, with where it is. */
 export interface Figure {
@@ -29,6 +31,8 @@ export interface Line {
   /** Texts and flags that say which tax applies (`IGST`, `CGST+SGST`, `is_igst: true`). */
   kinds: Found[];
   inclusive?: boolean | undefined;
+  /** A discount type said beside the discount (`discount_type: "percentage"`): whether it is a percentage. */
+  discountPercent?: boolean | undefined;
 }
 
 /** A document: a record that holds lines, its own fields by meaning. */
@@ -72,6 +76,11 @@ function take(target: Line & Partial<Doc>, role: TaxRole, path: string, value: u
   }
   if (role.role === 'place' || role.role === 'state') return true;
   const n = figureOf(value);
+  if (n === undefined && role.role === 'discount' && typeof value === 'string') {
+    if (/percent|%|pct/i.test(value)) target.discountPercent = true;
+    else if (/amount|flat|fixed|value|absolute/i.test(value)) target.discountPercent = false;
+    return true;
+  }
   if (n === undefined) return false;
   const figure = { path, n };
   switch (role.role) {
@@ -119,7 +128,8 @@ export function readLine(record: Record<string, unknown>, path: string, taxWords
       }
       const role = taxRole(key, taxWords);
       if (!role) continue;
-      const id = `${role.role}:${'component' in role ? role.component : ''}`;
+      const text = typeof value === 'string' && figureOf(value) === undefined;
+      const id = `${role.role}:${'component' in role ? role.component : ''}:${text ? 'text' : ''}`;
       if (role.role !== 'kind' && seen.has(id)) continue;
       if (take(line, role, `${at}.${key}`, value)) seen.add(id);
     }
@@ -180,7 +190,7 @@ export function fieldsWhere(args: unknown, test: (key: string) => boolean, path 
   for (const [key, value] of Object.entries(args)) {
     const at = path ? `${path}.${key}` : key;
     if (value !== null && value !== undefined && value !== '' && test(key) && !isRecord(value))
-      out.push({ path: at, value });
+      out.push({ path: at, value, parent: args });
     if (typeof value === 'object' && value !== null) out.push(...fieldsWhere(value, test, at, depth + 1));
   }
   return out;
