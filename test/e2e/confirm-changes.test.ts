@@ -150,4 +150,46 @@ describe('a yes that changes the proposal', () => {
     expect(payments(reference)[0]).toMatchObject({ Amount: 4500, Applications: [{ Amount: 4500 }] });
     expect(payments(reference)[0]?.Date).toMatch(/-12-01$/);
   });
+
+  test('with a model, an amount in words is read by it: "yes, but make it four thousand five hundred"', async () => {
+    const invoice = invoiceOf(5000);
+    const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
+    const query = `record the payment ${reference}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        {
+          toolCalls: [
+            {
+              name: 'create_payment',
+              arguments: {
+                AccountId: bank,
+                Amount: 5000,
+                Applications: [{ InvoiceId: invoice.InvoiceId, Amount: 5000 }],
+                Reference: reference,
+              },
+            },
+          ],
+        },
+        { content: 'Recorded.' },
+      ],
+    });
+    // The model is asked for the values only; a model that also names a customer changes nothing more.
+    sys.llm?.script({
+      match: 'four thousand five hundred',
+      turns: [{ content: '{"amount": 4500, "ContactId": "someone-else"}' }],
+    });
+    const conversationId = `conv-${randomUUID()}`;
+    await ask(sys.gatewayUrl, { query, conversationId, ...tenant });
+    const changed = await ask(sys.gatewayUrl, {
+      query: 'yes, but make it four thousand five hundred',
+      conversationId,
+      ...tenant,
+    });
+    expect(done(changed.events)).toMatchObject({ data: { status: 'awaiting_confirmation' } });
+    const args = card(changed.events)?.pending_args as Record<string, unknown>;
+    expect(args).toMatchObject({ Amount: 4500, Applications: [{ Amount: 4500 }] });
+    expect(args).not.toHaveProperty('ContactId');
+    expect(payments(reference)).toHaveLength(0);
+  });
 });

@@ -158,6 +158,8 @@ describe('other words: a field of the call not understood, anything else a new q
     ['ok, make a new invoice for Bolt', 'none'],
     ['haan, Bolt ko 2000 pay kar do', 'none'],
     ['yes, make it 4500 and send it to him', 'none'],
+    ['yes but make it four thousand five hundred', 'unclear'],
+    ['haan, agle monday ki date daal do', 'unclear'],
     ['yes but make it ₹4,500', 'change'],
   ])('%s: %s', (text, kind) => {
     expect(withFields(text)).toBe(kind);

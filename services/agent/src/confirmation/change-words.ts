@@ -22,8 +22,12 @@ export type ChangeReading =
   /** Not a change of the proposal: a plain answer, or a new question. */
   | { kind: 'none' }
   | { kind: 'change'; change: Change }
-  /** It asks for a change, but what to change could not be read. */
-  | { kind: 'unclear'; reason: string };
+  /**
+   * It asks for a change, but what to change could not be read: a value in words it does not know
+   * (`value`: a model may read it), a field of the call this reading does not change (`field`), or
+   * values that say two things (`ambiguous`: "kal", two amounts, a negative one).
+   */
+  | { kind: 'unclear'; reason: string; about: 'value' | 'field' | 'ambiguous' };
 
 const set = (words: string) => new Set(words.split(' '));
 
@@ -38,6 +42,11 @@ const MARKER = set(
 /** Words that name the field changed, or join the reply's parts. */
 const FILLER = set(
   'but and also then so instead rather than jagah bajaye bajay बजाय बजाए जगह just only please pls plz kindly instead actually rather wait sorry no nahi nahin not lekin par magar aur bas to it its this that the a an of on for as with at is be do amount amt total price value sum figure rupees rupee rs inr due tarikh tareekh taarikh tarik rakam raqam rashi raashi ki ka ke ko se me mein wala wali isko ise iski iska isse usko uski invoice bill payment entry new और लेकिन पर मगर बस नहीं यह इसे इसको इसकी इसका उसकी की का के को से में तारीख तारीख़ तिथि दिनांक राशि रकम रक़म रुपये रुपए रुपया रु दो वाली वाला देय नई नया',
+);
+
+/** Numbers and days in words, which this reading leaves to a model (or to the person, in figures). */
+const VALUE_WORDS = set(
+  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand lakh lakhs lac crore crores million half quarter point next last coming this month week end beginning start monday tuesday wednesday thursday friday saturday sunday first second third fourth fifth ek teen char chaar paanch panch chhe chah saat aath nau das bees tees chalis pachas sau hazaar hazar dedh dhai sadhe saade agle agla pichhle mahine hafte एक तीन चार पांच पाँच छह सात आठ नौ दस सौ हज़ार हजार लाख करोड़ डेढ़ ढाई साढ़े अगले पिछले महीने',
 );
 
 const MONTHS: [RegExp, number][] = [
@@ -229,19 +238,29 @@ export function readChange(
     // invoice for Bolt"), unless the reply asks to change a field of the call ("yes but change the
     // customer to Beta"), which is then not understood.
     if (ambiguous && left.every((w) => w === ambiguous)) return unclearDay(ambiguous);
+    // A value in words ("four thousand five hundred", "next Monday"): not read here.
+    if (left.every((w) => VALUE_WORDS.has(w)))
+      return {
+        kind: 'unclear',
+        reason: `I could not read “${left.join(' ')}” as a date or an amount; please write it in figures`,
+        about: 'value',
+      };
     const fields = opts.fields;
     const named = fields === undefined || left.some((w) => fields.has(w) || isParty([w]));
     return yes && marked && named
       ? {
           kind: 'unclear',
           reason: `I can change only the date or the amount this way, and could not read “${left.join(' ')}”`,
+          about: left.every((w) => opts.fields === undefined || !(opts.fields.has(w) || isParty([w])))
+            ? 'value'
+            : 'field',
         }
       : { kind: 'none' };
   }
   const values = found.dates.length + found.amounts.length;
   if (values === 0)
     return marked
-      ? { kind: 'unclear', reason: 'I could not tell what the new date or amount should be' }
+      ? { kind: 'unclear', reason: 'I could not tell what the new date or amount should be', about: 'value' }
       : { kind: 'none' };
   // "4500, not 5000": what is turned down is no new value, when another is given.
   const kept = <T extends { no: boolean }>(values: T[]) =>
@@ -249,17 +268,22 @@ export function readChange(
   found.dates = kept(found.dates);
   found.amounts = kept(found.amounts);
   const unread = found.dates.find((d) => d.iso === undefined);
-  if (unread) return { kind: 'unclear', reason: `“${unread.said}” is not a date I can read` };
+  if (unread) return { kind: 'unclear', reason: `“${unread.said}” is not a date I can read`, about: 'value' };
   const own = found.dates.filter((d) => !d.due);
   const due = found.dates.filter((d) => d.due);
   if (own.length > 1 || due.length > 1 || found.amounts.length > 1)
-    return { kind: 'unclear', reason: 'it gives more than one new value for the same field' };
+    return {
+      kind: 'unclear',
+      reason: 'it gives more than one new value for the same field',
+      about: 'ambiguous',
+    };
   const change: Change = {};
   if (own[0]?.iso) change.date = own[0].iso;
   if (due[0]?.iso) change.due = due[0].iso;
   const amount = found.amounts[0];
   if (amount) {
-    if (!(amount.amount > 0)) return { kind: 'unclear', reason: 'an amount must be more than zero' };
+    if (!(amount.amount > 0))
+      return { kind: 'unclear', reason: 'an amount must be more than zero', about: 'ambiguous' };
     change.amount = amount.amount;
     if (amount.currency) change.currency = amount.currency;
   }
@@ -270,5 +294,6 @@ function unclearDay(word: string): ChangeReading {
   return {
     kind: 'unclear',
     reason: `“${word}” can mean the day before or after today; please give the date itself (like 1 December)`,
+    about: 'ambiguous',
   };
 }

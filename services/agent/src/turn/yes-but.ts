@@ -15,6 +15,7 @@ import { AgentError } from '../run/errors.ts';
 import type { Run } from '../run/run.ts';
 import type { PendingAction } from '../run/store.ts';
 import { validate } from '../tool-step/requests.ts';
+import { changeByModel } from './change-by-model.ts';
 
 /**
  * A "yes" that changes what was proposed ("yes but make it ₹4,500", "haan, 1 December ki date daal
@@ -43,11 +44,24 @@ export async function answerYesWithChanges(run: Run, data: QueryRouted): Promise
     await refuseReadOnly(run, data, data.query, pending.tool);
     return true;
   }
-  if (reading.kind === 'unclear') {
-    await keepCard(run, pending, asked, data.query, reading.reason);
+  // Values in words the reading does not know may be read by a model, when there is one.
+  const change =
+    reading.kind === 'change'
+      ? reading.change
+      : reading.about === 'value'
+        ? await changeByModel(run, data.query)
+        : undefined;
+  if (!change) {
+    await keepCard(
+      run,
+      pending,
+      asked,
+      data.query,
+      reading.kind === 'unclear' ? reading.reason : 'no change',
+    );
     return true;
   }
-  const mapped = changeFields(pending.args, reading.change, {
+  const mapped = changeFields(pending.args, change, {
     schema: definition?.inputSchema,
     minorUnits: minorUnitFields(definition?.inputSchema),
     currency: (await run.formats()).business.currency,
