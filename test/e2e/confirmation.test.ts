@@ -490,7 +490,8 @@ describe('confirmations name the record and party in words', () => {
       ['get_charts_of_accounts'],
     );
     expect(card.tier).toBe(1);
-    expect(reads).toEqual(['get_charts_of_accounts', 'get_invoice']);
+    // The card reads the invoice; the duplicate check reads the customer's payments around the date.
+    expect(reads).toEqual(['get_charts_of_accounts', 'get_invoice', 'get_all_payments']);
     expect(card.question).toContain(invoice.InvoiceNumber);
     expect(card.question).toContain(invoice.ContactName);
     expect(card.question).toContain(money(5000));

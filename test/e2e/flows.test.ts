@@ -203,10 +203,12 @@ describe('one query through all six services', () => {
     expect(validations[0]?.duration_ms).toEqual(expect.any(Number));
     expect(validations[1]).toMatchObject({ tool: 'create_payment', status: 'passed' });
     expect(only(events, 'tool_retry')[0]?.data).toMatchObject({ tool: 'create_payment', attempt: 2 });
-    // The card names the bank account the turn did not read: the confirmation reads the accounts for it.
+    // The card names the bank account the turn did not read: the confirmation reads the accounts for
+    // it; the duplicate check reads the customer's payments around the payment's date.
     expect(only(events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
       ['get_all_invoices', true],
       ['get_charts_of_accounts', true],
+      ['get_all_payments', true],
     ]);
     const order = types(events);
     expect(order.indexOf('write_validation')).toBeLessThan(order.indexOf('tool_retry'));
@@ -244,7 +246,7 @@ describe('one query through all six services', () => {
     const row = await routingLog(String(events[0]?.data.requestId));
     expect(row.is_write_operation).toBe(true);
     expect(row.guardrails_triggered).toContain('write_preflight_block');
-    expect(row.tools_used).toEqual(['get_all_invoices', 'get_charts_of_accounts']);
+    expect(row.tools_used).toEqual(['get_all_invoices', 'get_charts_of_accounts', 'get_all_payments']);
     expect(row.tools_failed).toEqual(['create_payment']);
     expect(row.status).toBe('awaiting_confirmation');
     expect(row.llm_model).toBe('openai/scripted-model');

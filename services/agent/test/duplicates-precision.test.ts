@@ -304,6 +304,58 @@ describe('the duplicate check, measured', () => {
     await measure('demo books', demoServer, duplicates, distinct);
   });
 
+  it('takes two payments of one amount to one party that settle different invoices for two', async () => {
+    const s = demo.store;
+    // Two open invoices of one customer, each paid in full by an amount the other's payment repeats.
+    const receipt = s.payments.find((p) => p.Type === 'RECEIVE' && p.Applications.length === 1)!;
+    const otherInvoice = s.invoices.find(
+      (i) => i.ContactId === receipt.ContactId && i.InvoiceId !== receipt.Applications[0]?.InvoiceId,
+    )!;
+    const args = (InvoiceId: string | null | undefined) => ({
+      AccountId: receipt.AccountId,
+      Amount: receipt.Amount,
+      Applications: [{ InvoiceId, Amount: receipt.Amount }],
+      Date: receipt.Date,
+    });
+    const same = await check(demoServer, {
+      what: 'same',
+      tool: 'create_payment',
+      args: args(receipt.Applications[0]?.InvoiceId),
+    });
+    expect(same.found?.summary).toContain(receipt.PaymentNumber);
+    const other = await check(demoServer, {
+      what: 'other',
+      tool: 'create_payment',
+      args: args(otherInvoice.InvoiceId),
+    });
+    expect(other.found).toBeUndefined();
+    expect(other.guardrail).toBe(false);
+  });
+
+  it('takes two invoices of one amount for one customer on one day, for different goods, for two', async () => {
+    const invoice = demo.store.invoices.at(-5)!;
+    const lines = (description: (d: string) => string) =>
+      invoice.Lines.map((l) => ({
+        Description: description(l.Description),
+        Quantity: l.Quantity,
+        UnitPrice: l.UnitPrice,
+        TaxRate: l.TaxRate,
+      }));
+    const args = (Lines: unknown) => ({ ContactId: invoice.ContactId, Lines, Date: invoice.Date });
+    const same = await check(demoServer, {
+      what: 'same',
+      tool: 'create_invoice',
+      args: args(lines((d) => d.toUpperCase())),
+    });
+    expect(same.found?.summary).toContain(invoice.InvoiceNumber);
+    const other = await check(demoServer, {
+      what: 'other',
+      tool: 'create_invoice',
+      args: args(lines((d) => `${d} (spare)`)),
+    });
+    expect(other.found).toBeUndefined();
+  });
+
   it('on a server in camelCase with other record shapes: the same', async () => {
     const server = camelBooks();
     await measure('camelCase books', server, server.duplicates, server.distinct);

@@ -1,9 +1,9 @@
 import { isRecord, parseToolName, partyCore, partyKey, singular, writeAmount } from '@munim/contracts';
-import { type Formats, parseDate } from '../render/locale.ts';
+import { parseDate } from '../render/locale.ts';
 import { readFacts } from './fields.ts';
 import type { Lookups } from './lookup.ts';
-import { partyRefOf, refOf } from './refs.ts';
-import { amountOf, isParty, keyWords, readDate, text } from './words.ts';
+import { kindBeside, partyRefOf, refOf } from './refs.ts';
+import { amountOf, isParty, keyWords, readDate } from './words.ts';
 
 /**
  * What makes a new record the same as one the books hold, read by meaning from the call and from
@@ -40,6 +40,10 @@ export interface EntryCall {
   partyIds: Set<string>;
   /** Its party's names without case, punctuation or legal form. */
   partyNames: Set<string>;
+  /** The documents it applies to (a payment's invoices and bills). */
+  applied: Set<string>;
+  /** What its lines say they are for (a document's goods and services). */
+  lines: Set<string>;
   /** A journal's accounts, and what it says it is for. */
   accounts: Set<string>;
   narration?: string;
@@ -57,7 +61,7 @@ export interface OwnNumber {
 export type Match = 'gstin' | 'pan' | 'name' | 'number' | 'amount' | 'journal';
 
 /** Every value of a record with the words of its path (objects and lists opened `depth` levels). */
-function* values(value: unknown, words: string[] = [], depth = 3): Generator<[string[], unknown]> {
+export function* values(value: unknown, words: string[] = [], depth = 3): Generator<[string[], unknown]> {
   if (Array.isArray(value)) {
     if (depth > 0) for (const v of value) yield* values(v, words, depth - 1);
   } else if (isRecord(value)) {
@@ -69,7 +73,7 @@ function* values(value: unknown, words: string[] = [], depth = 3): Generator<[st
 const upper = (v: unknown) => (typeof v === 'string' ? v.replace(/\s+/g, '').toUpperCase() : '');
 
 /** The GSTINs and PANs a record holds, whatever their fields are called (a GSTIN holds its PAN). */
-function taxIds(record: Record<string, unknown>): { gstins: Set<string>; pans: Set<string> } {
+export function taxIds(record: Record<string, unknown>): { gstins: Set<string>; pans: Set<string> } {
   const gstins = new Set<string>();
   const pans = new Set<string>();
   for (const [, v] of values(record)) {
@@ -83,7 +87,7 @@ function taxIds(record: Record<string, unknown>): { gstins: Set<string>; pans: S
 }
 
 /** A party record's name, or the name a party field gives. */
-const nameOf = (record: Record<string, unknown>) => {
+export const nameOf = (record: Record<string, unknown>) => {
   const facts = readFacts(record);
   return facts.name ?? facts.party;
 };
@@ -159,6 +163,51 @@ function ownNumbers(record: Record<string, unknown>, noun: string): OwnNumber[] 
   return out;
 }
 
+/** Kinds of documents a payment or a credit applies to. */
+const DOCUMENT = new Set(['invoice', 'bill', 'note', 'order', 'expense', 'challan', 'voucher', 'receipt']);
+
+/**
+ * The documents a record (or a call) applies to: `Applications[].InvoiceId`, QuickBooks'
+ * `LinkedTxn: [{ TxnId, TxnType: "Invoice" }]`, an `invoice_id` of its own — never its own kind.
+ */
+function appliedTo(record: Record<string, unknown>, head: string | undefined): Set<string> {
+  const out = new Set<string>();
+  const visit = (item: Record<string, unknown>, depth: number) => {
+    for (const [k, v] of Object.entries(item)) {
+      if (Array.isArray(v)) {
+        if (depth < 3) for (const inner of v) if (isRecord(inner)) visit(inner, depth + 1);
+        continue;
+      }
+      const found = refOf(k, v);
+      const ref = found ? kindBeside(item, found) : undefined;
+      const kind = ref ? keyWords(ref.noun).at(-1) : undefined;
+      if (ref && kind && kind !== head && DOCUMENT.has(kind)) out.add(ref.value.trim().toLowerCase());
+    }
+  };
+  visit(record, 0);
+  return out;
+}
+
+const LINE_TEXT = new Set(['description', 'desc', 'particulars', 'narration', 'memo']);
+
+/** What a record's lines say they are for (`Lines[].Description`, `line_items[].description`), normalised. */
+function linesOf(record: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  for (const value of Object.values(record)) {
+    if (!Array.isArray(value)) continue;
+    for (const line of value) {
+      if (!isRecord(line)) continue;
+      for (const [k, v] of Object.entries(line))
+        if (typeof v === 'string' && keyWords(k).some((w) => LINE_TEXT.has(w)) && v.trim() !== '')
+          out.add(partyKey(v));
+    }
+  }
+  return out;
+}
+
+const disjoint = (a: Set<string>, b: Set<string>) =>
+  a.size > 0 && b.size > 0 && [...a].every((x) => !b.has(x));
+
 /** Whether a record is void, deleted or cancelled: no duplicate of anything. */
 function isGone(record: Record<string, unknown>): boolean {
   return Object.entries(record).some(([k, v]) => {
@@ -185,7 +234,7 @@ function accountsOf(record: Record<string, unknown>): Set<string> {
   return out;
 }
 
-const NARRATION = new Set(['narration', 'memo', 'description', 'note', 'notes', 'particulars']);
+export const NARRATION = new Set(['narration', 'memo', 'description', 'note', 'notes', 'particulars']);
 function narrationOf(record: Record<string, unknown>): string | undefined {
   const found = Object.entries(record).find(
     ([k, v]) => typeof v === 'string' && keyWords(k).length === 1 && NARRATION.has(keyWords(k)[0] ?? ''),
@@ -240,6 +289,8 @@ export function entryCall(tool: string, args: Record<string, unknown>, lookups: 
     ...(amount !== undefined ? { amount } : {}),
     date: (facts.date && isoDay(facts.date)) ?? today(),
     numbers: ownNumbers(args, noun),
+    applied: appliedTo(args, nouns.at(-1)),
+    lines: linesOf(args),
     partyIds,
     partyNames,
     accounts: accountsOf(args),
@@ -286,7 +337,11 @@ export function entryMatch(call: EntryCall, record: Record<string, unknown>): Ma
   if (!day || daysApart(day, call.date) > DUPLICATE_DAYS) return undefined;
   if (!amountsOf(record, facts.amount).some((a) => Math.abs(a - (call.amount ?? 0)) < 0.005))
     return undefined;
-  if (!call.journal) return same ? 'amount' : undefined;
+  // Two payments of one amount to one party that settle different invoices are two payments; two
+  // invoices of one amount for different goods are two invoices.
+  const elsewhere = disjoint(call.applied, appliedTo(record, call.noun.split('_').at(-1)));
+  if (!call.journal)
+    return same && !elsewhere && !disjoint(call.lines, linesOf(record)) ? 'amount' : undefined;
   const accounts = accountsOf(record);
   const sameAccounts =
     call.accounts.size > 0 &&
@@ -306,52 +361,4 @@ export function recordsIn(value: unknown): Record<string, unknown>[] {
     level = level.flatMap((v) => (isRecord(v) ? Object.values(v) : []));
   }
   return isRecord(value) ? [value] : [];
-}
-
-/** When a record was created, by meaning (`CreatedAt`, `created_time`, `MetaData.CreateTime`). */
-function createdOf(record: Record<string, unknown>): string | undefined {
-  for (const [words, v] of values(record, [], 2)) {
-    if (words.some((w) => w === 'created' || w === 'create' || w === 'creation')) {
-      const date = readDate(v);
-      if (date) return date;
-    }
-  }
-  return undefined;
-}
-
-/** A party record in words: "Acme Corp Pvt Ltd, GSTIN 27AABCA1234B1Z5, created 3 Nov 2026". */
-export function partyInWords(record: Record<string, unknown>, fmt: Formats): string {
-  const { gstins, pans } = taxIds(record);
-  const [gstin] = gstins;
-  const [pan] = pans;
-  const created = createdOf(record);
-  const when = created ? fmt.longDate(created) : undefined;
-  return [
-    nameOf(record) ?? 'a party without a name',
-    ...(gstin ? [`GSTIN ${gstin}`] : pan ? [`PAN ${pan}`] : []),
-    ...(when ? [`created ${when}`] : []),
-  ].join(', ');
-}
-
-/** An entry of the books in words: "Payment of ₹4,500.00 for Bolt Ltd on 12 Nov 2026 (ref UTR123)". */
-export function entryInWords(record: Record<string, unknown>, noun: string, fmt: Formats): string {
-  const facts = readFacts(record, noun);
-  const kind = noun.replace(/_/g, ' ');
-  const reference = Object.entries(record).find(
-    ([k, v]) => text(v) && keyWords(k).some((w) => w === 'reference' || w === 'ref' || w === 'utr'),
-  )?.[1];
-  const when = facts.date ? fmt.longDate(facts.date) : undefined;
-  const narration = Object.entries(record).find(
-    ([k, v]) => text(v) && keyWords(k).length === 1 && NARRATION.has(keyWords(k)[0] ?? ''),
-  )?.[1];
-  const words = [
-    `${kind.charAt(0).toUpperCase()}${kind.slice(1)}`,
-    ...(facts.number && facts.number !== reference ? [facts.number] : []),
-    ...(facts.amount !== undefined ? [`of ${fmt.money(facts.amount, facts.currency)}`] : []),
-    ...(facts.party ? [`for ${facts.party}`] : []),
-    ...(when ? [`on ${when}`] : []),
-    ...(typeof reference === 'string' ? [`(ref ${reference.trim()})`] : []),
-    ...(!facts.party && narration ? [`(${narration})`] : []),
-  ];
-  return words.join(' ');
 }

@@ -4,15 +4,14 @@ import {
   DUPLICATE_DAYS,
   type EntryCall,
   entryCall,
-  entryInWords,
   entryMatch,
   type Match,
   type PartyCall,
   partyCall,
-  partyInWords,
   partyMatch,
   recordsIn,
 } from './duplicate-facts.ts';
+import { entryInWords, partyInWords } from './duplicate-words.ts';
 import { about, type Lookups, readOnce, SEARCH, searchField, typed } from './lookup.ts';
 import { isParty, keyWords, NUMBER_WORD } from './words.ts';
 
