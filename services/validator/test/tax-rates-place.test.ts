@@ -121,7 +121,7 @@ describe('place of supply: CGST+SGST within the state, IGST across states, never
 
   it('reads a counterparty’s registration under a generic name, and leaves another country’s tax id alone', () => {
     expect(codes(sale({ tax_number: pune }, { igst: 180 }))).toEqual(['place_of_supply_mismatch']);
-    const abroad = { name: 'Acme Inc', tax_id: '12-3456789', country: 'US' };
+    const abroad = { name: 'Acme Inc', tax_number: '12-3456789', country: 'US' };
     expect(codes(sale(abroad, { igst: 180 }))).toEqual([]);
     expect(codes(sale({ ...abroad, country: 'IN' }, { igst: 180 }))).toEqual(['gstin_invalid']);
     expect(

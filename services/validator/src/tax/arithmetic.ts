@@ -21,6 +21,9 @@ export interface Components {
 interface LineOut {
   net: number | undefined;
   tax: number | undefined;
+  /** The amount and tax as the call states them, where they were found wrong. */
+  statedNet: number | undefined;
+  statedTax: number | undefined;
   computed: number;
 }
 
@@ -71,6 +74,7 @@ function checkLine(
   say: Say,
   out: FieldIssue[],
 ): LineOut {
+  const found = out.length;
   let computed = 0;
   let base: number | undefined;
   let discount = 0;
@@ -102,7 +106,10 @@ function checkLine(
   if (net !== undefined && rate !== undefined)
     expected = inclusive ? (net * rate) / (100 + rate) : (net * rate) / 100;
   const plain = line.taxes.filter((t) => t.component === undefined || !isPart(t.component, parts));
-  const components = line.taxes.filter((t) => t.component !== undefined && isPart(t.component, parts));
+  // A component of nought is one not charged (an e-invoice's `CgstAmt: 0` beside its IGST).
+  const components = line.taxes.filter(
+    (t) => t.component !== undefined && isPart(t.component, parts) && t.n !== 0,
+  );
   if (expected !== undefined && rate !== undefined && net !== undefined) {
     for (const tax of plain)
       if (off(tax.n, expected))
@@ -138,9 +145,19 @@ function checkLine(
     tax = expected;
     computed += 1;
   } else if (inclusive) tax = 0;
+  // A figure found wrong is summed as it should be: the document's totals then say only what is
+  // wrong with them, not again what is wrong with the line.
+  const stated = tax;
+  if (expected !== undefined && out.slice(found).some((i) => i.code === 'tax_mismatch')) tax = expected;
+  const amountWrong = out.slice(found).some((i) => i.code === 'amount_mismatch');
   if (line.total && net !== undefined && (tax !== undefined || inclusive)) {
     const withTax = inclusive ? net : net + (tax ?? 0);
-    if (off(line.total.n, withTax, HALF * (1 + computed)) && off(line.total.n, net, HALF * (1 + computed)))
+    const slack = HALF * (1 + computed);
+    if (
+      off(line.total.n, withTax, slack) &&
+      off(line.total.n, net, slack) &&
+      off(line.total.n, net + (stated ?? 0), slack)
+    )
       out.push(
         issue(
           'total_mismatch',
@@ -151,7 +168,7 @@ function checkLine(
         ),
       );
   }
-  return { net, tax, computed };
+  return { net: amountWrong ? base : net, tax, statedNet: net, statedTax: stated, computed };
 }
 
 const sum = (figures: readonly { n: number }[]) => figures.reduce((s, f) => s + f.n, 0);
@@ -166,17 +183,23 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
   );
   const computed = lines.reduce((s, l) => s + l.computed, 0);
   const tolerance = HALF * (1 + computed);
-  const nets = lines.every((l) => l.net !== undefined)
-    ? lines.reduce((s, l) => s + (l.net ?? 0), 0)
-    : undefined;
-  const taxes = lines.every((l) => l.tax !== undefined)
-    ? lines.reduce((s, l) => s + (l.tax ?? 0), 0)
-    : undefined;
+  const total = (key: keyof LineOut) =>
+    lines.every((l) => l[key] !== undefined) ? lines.reduce((s, l) => s + (l[key] ?? 0), 0) : undefined;
+  // What the lines come to as they should be, and as the call states them: a document total that
+  // agrees with either says nothing new (a wrong line is reported once, on the line).
+  const nets = total('net');
+  const taxes = total('tax');
+  const statedNets = total('statedNet') ?? nets;
+  const statedTaxes = total('statedTax') ?? taxes;
+  const agrees = (n: number, right: number, asStated: number | undefined) =>
+    !off(n, right, tolerance) || (asStated !== undefined && !off(n, asStated, tolerance));
   const plain = doc.taxes.filter((t) => t.component === undefined || !isPart(t.component, parts));
-  const components = doc.taxes.filter((t) => t.component !== undefined && isPart(t.component, parts));
+  const components = doc.taxes.filter(
+    (t) => t.component !== undefined && isPart(t.component, parts) && t.n !== 0,
+  );
   if (taxes !== undefined) {
     for (const tax of plain)
-      if (off(tax.n, taxes, tolerance))
+      if (!agrees(tax.n, taxes, statedTaxes))
         out.push(
           issue(
             'tax_mismatch',
@@ -189,7 +212,7 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
     const within = components.filter((t) => parts.within.has(t.component ?? ''));
     const share = within.length > 0 ? 2 : 1;
     for (const tax of components)
-      if (off(tax.n, taxes / share, tolerance))
+      if (!agrees(tax.n, taxes / share, statedTaxes === undefined ? undefined : statedTaxes / share))
         out.push(
           issue(
             'tax_mismatch',
@@ -200,7 +223,7 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
           ),
         );
   }
-  if (doc.subtotal && nets !== undefined && off(doc.subtotal.n, nets, tolerance))
+  if (doc.subtotal && nets !== undefined && !agrees(doc.subtotal.n, nets, statedNets))
     out.push(
       issue(
         'total_mismatch',
@@ -210,10 +233,10 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
         `${say.where(doc.subtotal.path, true)} is ${say.money(doc.subtotal.n)}, but the lines' amounts add up to ${say.money(nets)}.`,
       ),
     );
-  const total = doc.total;
+  const grand = doc.total;
   const base = nets ?? doc.subtotal?.n;
   const taxPart = taxes ?? plain[0]?.n ?? (components.length > 0 ? sum(components) : undefined);
-  if (!total || doc.unknownMoney || base === undefined || (taxPart === undefined && !inclusive)) return out;
+  if (!grand || doc.unknownMoney || base === undefined || (taxPart === undefined && !inclusive)) return out;
   const charges = sum(doc.adjustments);
   const discount = doc.discount
     ? (doc.discount.percent ?? doc.discountPercent ?? reading.discountPercent)
@@ -223,9 +246,10 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
   const tax = inclusive ? 0 : (taxPart ?? 0);
   const expected = base - discount + tax + charges;
   const taxAfterDiscount = base > 0 ? tax * (1 - discount / base) : tax;
+  const asStated = (statedNets ?? base) - discount + (inclusive ? 0 : (statedTaxes ?? tax)) + charges;
   if (
-    off(total.n, expected, tolerance) &&
-    off(total.n, base - discount + taxAfterDiscount + charges, tolerance)
+    !agrees(grand.n, expected, asStated) &&
+    off(grand.n, base - discount + taxAfterDiscount + charges, tolerance)
   ) {
     const parts = [`the lines' amounts ${say.money(base)}`];
     if (discount) parts.push(`less the discount of ${say.money(discount)}`);
@@ -234,10 +258,10 @@ export function checkDocument(doc: Doc, parts: Components, reading: Reading, say
     out.push(
       issue(
         'total_mismatch',
-        total,
+        grand,
         say.money(expected),
-        say.money(total.n),
-        `${say.where(total.path, true)} is ${say.money(total.n)}, but ${parts.join(' ')} come to ${say.money(expected)}.`,
+        say.money(grand.n),
+        `${say.where(grand.path, true)} is ${say.money(grand.n)}, but ${parts.join(' ')} come to ${say.money(expected)}.`,
       ),
     );
   }

@@ -2,9 +2,11 @@ import { fieldKey, type TaxIdRule } from '@munim/contracts';
 import { squash, type TaxBook } from './book.ts';
 import { type Found, fieldsWhere } from './read.ts';
 
-/** Field words every country's registration number is found by, beside its own (`gstin`, `trn`). */
+/**
+ * Field words every country's registration number is found by, beside its own (`gstin`, `trn`).
+ * Not `tax_id`: servers name the id of a tax rate so (Zoho Books' line `tax_id`).
+ */
 const REGISTRATION_WORDS = [
-  'tax_id',
   'tax_number',
   'tax_registration_number',
   'tax_reg_no',

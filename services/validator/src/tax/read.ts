@@ -59,13 +59,43 @@ export function figureOf(value: unknown): number | undefined {
 
 const isPercentText = (value: unknown) => typeof value === 'string' && value.trim().endsWith('%');
 
+const RATE_IN_NAME = /^[a-z+&\s/_-]*?[a-z][a-z+&\s/_@-]*?(\d{1,2}(?:\.\d{1,3})?)\s*%?$/i;
+
+/**
+ * The rate a tax's name holds (`IGST18`, `GST @ 18%`, `CGST+SGST 18`, `VAT5`), with the one
+ * component it names (a lone `CGST9` is half the rate); undefined for a name without one (`OUTPUT`).
+ */
+function rateInName(
+  text: string,
+  taxWords: ReadonlySet<string>,
+): { n: number; component: string | undefined } | undefined {
+  const m = RATE_IN_NAME.exec(text.trim());
+  if (!m) return undefined;
+  const words = text
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => taxWords.has(w));
+  if (words.length === 0) return undefined;
+  const named = new Set(words.filter((w) => w !== 'tax'));
+  return { n: Number(m[1]), component: named.size === 1 ? [...named][0] : undefined };
+}
+
 /** Sets one field of a line or document by its role; returns false for a field it does not take. */
-function take(target: Line & Partial<Doc>, role: TaxRole, path: string, value: unknown): boolean {
+function take(
+  target: Line & Partial<Doc>,
+  role: TaxRole,
+  path: string,
+  value: unknown,
+  taxWords: ReadonlySet<string>,
+): boolean {
   if (
     role.role === 'kind' ||
     (role.role === 'tax' && typeof value !== 'number' && figureOf(value) === undefined)
   ) {
     if (typeof value === 'string' || typeof value === 'boolean') target.kinds.push({ path, value });
+    const named = typeof value === 'string' ? rateInName(value, taxWords) : undefined;
+    // A rate in a tax's name counts where the line or document has no rate field of its own.
+    if (named && target.rates.length === 0) target.rates.push({ path, ...named });
     return true;
   }
   if (role.role === 'inclusive') {
@@ -131,7 +161,7 @@ export function readLine(record: Record<string, unknown>, path: string, taxWords
       const text = typeof value === 'string' && figureOf(value) === undefined;
       const id = `${role.role}:${'component' in role ? role.component : ''}:${text ? 'text' : ''}`;
       if (role.role !== 'kind' && seen.has(id)) continue;
-      if (take(line, role, `${at}.${key}`, value)) seen.add(id);
+      if (take(line, role, `${at}.${key}`, value, taxWords)) seen.add(id);
     }
   };
   visit(record, path);
@@ -168,7 +198,7 @@ export function readDocs(args: Record<string, unknown>, taxWords: ReadonlySet<st
       if (value === null || value === undefined || value === '' || Array.isArray(value)) continue;
       const at = path ? `${path}.${key}` : key;
       const role = taxRole(key, taxWords);
-      const taken = role ? take(doc as Line & Doc, role, at, value) : false;
+      const taken = role ? take(doc as Line & Doc, role, at, value, taxWords) : false;
       if (!taken && !isRecord(value) && isAmountKey(key) && figureOf(value) !== undefined)
         doc.unknownMoney ??= at;
     }

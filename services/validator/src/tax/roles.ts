@@ -20,7 +20,7 @@ export type TaxRole =
   | { role: 'place' }
   | { role: 'state'; shipping: boolean };
 
-const RATE_WORDS = new Set(['rate', 'percent', 'percentage', 'pct', 'perc']);
+const RATE_WORDS = new Set(['rate', 'rt', 'percent', 'percentage', 'pct', 'perc']);
 const KIND_WORDS = new Set([
   'type',
   'treatment',
