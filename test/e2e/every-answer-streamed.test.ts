@@ -156,7 +156,11 @@ describe('with a model, every answer is streamed', () => {
       mcqResponse: { actionId, value, ...(typedConfirmation ? { typedConfirmation } : {}) },
     });
 
-  const newInvoice = () => ({ ContactId: customerId(), Lines: [invoiceLine] });
+  // Each for its own work: the same invoice twice is a likely duplicate, confirmed by typing.
+  const newInvoice = () => ({
+    ContactId: customerId(),
+    Lines: [{ ...invoiceLine, Description: `Consulting ${tag()}` }],
+  });
   const openInvoiceId = () => {
     const invoice = sys.books.store.invoices.filter((i) => i.Status === 'AUTHORISED').at(-1);
     if (!invoice) throw new Error('the demo books have no open invoice');
