@@ -159,8 +159,8 @@ describe('a server in another naming style', () => {
       ...tenant,
     });
     const shown = card(proposal.events);
-    expect(detail(shown, 'Open documents')).toBe('the books could not tell me (no list of its documents)');
-    expect(String(shown?.question)).toMatch(/open documents: the books could not tell me/);
+    expect(detail(shown, 'Open documents')).toBe('the books do not say (no list of its documents)');
+    expect(String(shown?.question)).toMatch(/open documents: the books do not say/);
     expect(writes()).toHaveLength(0);
   });
 

@@ -524,7 +524,8 @@ describe('confirmations name the record and party in words', () => {
     const invoice = invoiceOf(2);
     const { card, reads, answer } = await cardFor('void_invoice', { InvoiceId: invoice.InvoiceId });
     expect(card.tier).toBe(3);
-    expect(reads).toEqual(['get_invoice']);
+    // The invoice, then the payments applied to it (what else the void touches).
+    expect(reads).toEqual(['get_invoice', 'get_all_payments']);
     expect(card.question).toContain(`void the invoice ${invoice.InvoiceNumber} of ${invoice.ContactName}`);
     expect(card.question).toContain(money(invoice.Total));
     expect(card.question).toContain(day(invoice.Date));
@@ -542,7 +543,8 @@ describe('confirmations name the record and party in words', () => {
   test('a contact given by id is named by a read of the customer list', async () => {
     const acme = sys.books.store.contacts.find((c) => c.Name === 'Acme Corp');
     const { card, reads } = await cardFor('delete_contact', { ContactId: acme?.ContactId });
-    expect(reads).toEqual(['get_all_customers']);
+    // The customer's name, then its open documents (what else the delete touches).
+    expect(reads).toEqual(['get_all_customers', 'get_all_invoices', 'get_bills']);
     expect(card.question).toContain('delete the contact Acme Corp');
   });
 

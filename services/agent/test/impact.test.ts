@@ -93,7 +93,7 @@ describe('a contact, camelCase (open documents read by lists filtered by it)', (
     });
   });
 
-  it('says the books could not tell when the lists fail', async () => {
+  it('says the books do not say when the lists fail', async () => {
     const agent = fakeAgent({
       tools,
       books: () => {
@@ -101,7 +101,7 @@ describe('a contact, camelCase (open documents read by lists filtered by it)', (
       },
     });
     expect(label(await impactOf(agent.run, 'deleteCustomer', { customerId: CUSTOMER }))).toEqual({
-      'Open documents': 'the books could not tell me',
+      'Open documents': 'the books do not say',
     });
   });
 });
@@ -132,7 +132,7 @@ describe('a payment (the documents it is applied to are open again once it goes)
       'a document (₹500.00)',
     ],
     ['unapplied', { PaymentId: PAYMENT, Amount: 500, Applications: [] }, 'nothing'],
-    ['listing nothing', { PaymentId: PAYMENT, Amount: 500 }, 'the books could not tell me'],
+    ['listing nothing', { PaymentId: PAYMENT, Amount: 500 }, 'the books do not say'],
   ])('%s', async (_name, record, applied) => {
     const agent = fakeAgent({
       tools: [
@@ -153,7 +153,7 @@ describe('where the books cannot tell', () => {
       tools: [toolDef('void_receipt', { receipt_id: '' }, { write: true, required: ['receipt_id'] })],
     });
     expect(label(await impactOf(agent.run, 'void_receipt', { receipt_id: INV }))).toEqual({
-      Affects: 'the books could not tell me: the record could not be read',
+      Affects: 'the books do not say: the record could not be read',
     });
   });
 
@@ -166,9 +166,9 @@ describe('where the books cannot tell', () => {
       books: () => ({ voucher_id: INV, voucher_number: 'V-77', party_name: 'Acme Corp', total: 900 }),
     });
     expect(label(await impactOf(agent.run, 'void_voucher', { voucher_id: INV }))).toEqual({
-      'Payments applied': 'the books could not tell me',
-      'Balance due': 'the books could not tell me',
-      'Tax that reverses': 'the books could not tell me',
+      'Payments applied': 'the books do not say',
+      'Balance due': 'the books do not say',
+      'Tax that reverses': 'the books do not say',
     });
   });
 });

@@ -13,7 +13,7 @@ import {
   irreversible,
   isPaymentTool,
 } from './impact-figures.ts';
-import { lookUp } from './lookup.ts';
+import { type Lookups, lookUp } from './lookup.ts';
 import { refOf } from './refs.ts';
 import { isParty, keyWords } from './words.ts';
 
@@ -33,7 +33,7 @@ export interface Impact {
 const MAX_READS = 2;
 /** Open documents named one by one on a card; the rest are counted. */
 const NAMED = 5;
-const UNKNOWN = 'the books could not tell me';
+const UNKNOWN = 'the books do not say';
 
 type Step = Awaited<ReturnType<typeof toolStep>>;
 
@@ -249,6 +249,8 @@ export async function impactOf(
   tool: string,
   args: Record<string, unknown>,
   description?: string,
+  /** What the card's own reads found (looked up again when not given). */
+  lookups?: Lookups,
 ): Promise<Impact | undefined> {
   const kind = irreversible(tool, description);
   if (!kind) return undefined;
@@ -267,7 +269,7 @@ export async function impactOf(
     details = await contactImpact(run, tool, field, id, fmt);
   } else {
     // The record as the card read it (those reads are reused, not made again).
-    const looked = (await lookUp(run, tool, { [field]: args[field] })).get(id);
+    const looked = (lookups ?? (await lookUp(run, tool, { [field]: args[field] }))).get(id);
     details =
       looked && 'record' in looked
         ? await documentImpact(

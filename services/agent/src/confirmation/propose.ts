@@ -50,7 +50,7 @@ export async function propose(
     minorUnits: minorUnitFields(definition?.inputSchema),
   });
   // What else an irreversible action touches, read from the books before the card is shown.
-  const impact = await impactOf(run, validation.tool, args, definition?.description);
+  const impact = await impactOf(run, validation.tool, args, definition?.description, lookups);
   const { record, changes } = card;
   const details = impact ? [...card.details, ...impact.details] : card.details;
   const asked = withImpact(card.question, impact);
