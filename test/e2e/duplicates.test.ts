@@ -105,6 +105,11 @@ describe('duplicates on the demo books', () => {
     // The books were read with their own payments list, and nothing written.
     expect(sys.books.calls().some((c) => c.tool === 'get_all_payments')).toBe(true);
     expect(writes('create_payment')).toHaveLength(before);
+    // A plain yes does not do: the card is asked again, still naming the record it repeats.
+    const plain = await ask(sys.gatewayUrl, { ...p.tenant, conversationId: p.conversationId, query: 'yes' });
+    const again = plain.events.find((e) => e.event === 'mcq')?.data as unknown as Card;
+    expect(again.duplicate_of).toEqual(p.card.duplicate_of);
+    expect(writes('create_payment')).toHaveLength(before);
     const { events } = await ask(sys.gatewayUrl, {
       ...p.tenant,
       conversationId: p.conversationId,
