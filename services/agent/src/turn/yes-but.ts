@@ -80,7 +80,7 @@ export async function answerYesWithChanges(run: Run, data: QueryRouted): Promise
       pending,
       asked,
       data.query,
-      `the changed details do not check out (${error.message})`,
+      `the changed details do not check out (${error.message.replace(/^[^:]*nothing was done: /, '')})`,
     );
     return true;
   }
