@@ -192,4 +192,50 @@ describe('a yes that changes the proposal', () => {
     expect(args).not.toHaveProperty('ContactId');
     expect(payments(reference)).toHaveLength(0);
   });
+
+  test('a change the books refuse (a date in a closed period) is said so, and the card stands', async () => {
+    const closed = { entityId: 'ent-confirm-changes-closed', orgId: 'org-confirm-changes-closed' };
+    await sys.db.query(
+      "INSERT INTO lock_dates (entity_id, org_id, lock_date, updated_by) VALUES ($1, $2, '2026-03-31', 'test')",
+      [closed.entityId, closed.orgId],
+    );
+    const invoice = invoiceOf(5000);
+    const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
+    const query = `record the payment ${reference}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        {
+          toolCalls: [
+            {
+              name: 'create_payment',
+              arguments: {
+                AccountId: bank,
+                Amount: 5000,
+                Applications: [{ InvoiceId: invoice.InvoiceId, Amount: 5000 }],
+                Reference: reference,
+              },
+            },
+          ],
+        },
+        { content: 'Recorded.' },
+      ],
+    });
+    const conversationId = `conv-${randomUUID()}`;
+    const first = card((await ask(sys.gatewayUrl, { query, conversationId, ...closed })).events);
+    const changed = await ask(sys.gatewayUrl, {
+      query: 'yes, but date it 15 March 2026',
+      conversationId,
+      ...closed,
+    });
+    expect(done(changed.events), JSON.stringify(changed.events.slice(-3))).toMatchObject({
+      data: { status: 'awaiting_confirmation' },
+    });
+    const kept = card(changed.events);
+    expect(kept?.actionId).toBe(first?.actionId);
+    expect(String(kept?.question)).toMatch(/couldn't make that change: the changed details do not check out/);
+    expect(String(kept?.question)).toMatch(/closed/i);
+    expect(kept?.pending_args).not.toHaveProperty('Date');
+    expect(payments(reference)).toHaveLength(0);
+  });
 });
