@@ -34,6 +34,8 @@ export const TaxIdRuleSchema = z.object({
   role: z.enum(['registration', 'person', 'product']),
   /** Field names (snake words) that hold it, beside the generic ones of its role (`tax_id`, `tax_number`). */
   fieldWords: z.array(z.string().max(40)).max(40),
+  /** Its format in words, for messages: `15 characters: state code, PAN, entity number, Z, check character`. */
+  format: z.string().max(200).optional(),
   /** Regular expressions (upper case, spaces removed) of which the value must match one. */
   patterns: z.array(z.string().max(300)).min(1).max(10),
   /** The check character's algorithm, if it has one: `mod36` is the GSTIN's (Luhn mod 36 over 0-9A-Z). */

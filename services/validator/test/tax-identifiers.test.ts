@@ -189,5 +189,8 @@ describe('HSN and SAC codes', () => {
   });
   it('blocks codes of the wrong shape', () => {
     for (const code of invalid) expect(codes({ lines: [{ hsn_code: code }] }), code).toEqual(['hsn_invalid']);
+    expect(taxIssues({ lines: [{ hsn_code: '84713' }] }, books)[0]?.message).toBe(
+      'The HSN/SAC in lines[0].hsn_code (84713) is not in the format of an HSN/SAC (4, 6 or 8 digits for goods; 99 and 2 or 4 more digits for services).',
+    );
   });
 });

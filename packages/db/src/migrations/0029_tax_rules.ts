@@ -61,6 +61,7 @@ const identifier = (name: string, from: string, rule: Record<string, unknown>): 
 const INDIA_IDS: TaxRuleSeed[] = [
   identifier('GSTIN', GST_START, {
     role: 'registration',
+    format: '15 characters: a 2-digit state code, the PAN, an entity number, Z and a check character',
     fieldWords: [
       'gstin',
       'gst_no',
@@ -84,12 +85,14 @@ const INDIA_IDS: TaxRuleSeed[] = [
   }),
   identifier('PAN', '1961-04-01', {
     role: 'person',
+    format: '10 characters: 5 letters, 4 digits and a letter, the fourth letter the holder’s kind',
     fieldWords: ['pan', 'pan_no', 'pan_number', 'permanent_account_number'],
     // The fourth letter is the holder's kind: company, person, HUF, firm, LLP, trust, AOP, BOI, government, …
     patterns: ['^[A-Z]{3}[ABCEFGHJLPT][A-Z][0-9]{4}[A-Z]$'],
   }),
   identifier('HSN/SAC', GST_START, {
     role: 'product',
+    format: '4, 6 or 8 digits for goods; 99 and 2 or 4 more digits for services',
     fieldWords: ['hsn', 'sac', 'hsn_sac', 'hsnsac', 'hsn_code', 'sac_code', 'hsn_or_sac'],
     // Goods: chapters 01-98 as 4, 6 or 8 digits; services: 99 and 2 or 4 more digits.
     patterns: ['^(?!00)(?!99)[0-9]{2}([0-9]{2}|[0-9]{4}|[0-9]{6})$', '^99[0-9]{2}([0-9]{2})?$'],

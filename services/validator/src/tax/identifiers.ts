@@ -41,6 +41,9 @@ function testPattern(pattern: string | undefined, text: string): boolean {
 
 const matches = (rule: TaxIdRule, text: string) => rule.patterns.some((p) => testPattern(p, text));
 
+/** `an` before a name said with a vowel sound first (`an HSN`, `an SAC`), else `a` (`a GSTIN`, `a PAN`). */
+const article = (name: string) => (/^([AEIOU]|[FHLMNRSX][A-Z])/.test(name) ? 'an' : 'a');
+
 /** What is wrong with an identifier, in words, or undefined when it is right. */
 export interface IdProblem {
   /** The code of the issue: `gstin_invalid`, `pan_invalid`, `hsn_invalid`, or `<name>_invalid`. */
@@ -66,7 +69,10 @@ export function idProblem(
   const text = normaliseId(value);
   const code = idCode(rule);
   const expected = `a valid ${rule.name}`;
-  if (!matches(rule, text)) return { code, expected, problem: `is not in the format of a ${rule.name}` };
+  if (!matches(rule, text)) {
+    const shape = rule.format ? ` (${rule.format})` : '';
+    return { code, expected, problem: `is not in the format of ${article(rule.name)} ${rule.name}${shape}` };
+  }
   if (rule.regionAt && regions.length > 0) {
     const region = text.slice(rule.regionAt.start, rule.regionAt.start + rule.regionAt.length);
     if (!regions.some((r) => r.code === region))
