@@ -110,12 +110,41 @@ describe('India’s tax rules on the demo books', () => {
     expect(only(events, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
   });
 
-  test('the right invoice passes every check and is proposed for confirmation', async () => {
+  test('a model told the total is wrong corrects it on its next try, and that invoice is proposed', async () => {
     const before = invoicesSent();
-    const events = await invoice(sale(), 'Raised.');
+    const query = `raise an invoice ${randomUUID().slice(0, 8)}`;
+    sys.llm?.script({
+      match: query,
+      turns: [
+        { toolCalls: [{ name: 'create_invoice', arguments: sale({ Total: 11700 }) }] },
+        { toolCalls: [{ name: 'create_invoice', arguments: sale() }] },
+        { content: 'Raised.' },
+      ],
+    });
+    const { events } = await ask(sys.gatewayUrl, { query, ...tenant });
+    expect(only(events, 'write_validation').map((e) => e.data.status)).toEqual(['blocked', 'passed']);
+    const mcq = only(events, 'mcq');
+    expect(mcq).toHaveLength(1);
+    expect(mcq[0]?.data.pending_args).toMatchObject({ Total: 11800 });
+    expect(invoicesSent()).toBe(before);
+  });
+
+  test('the right invoice passes every check, is proposed, and once confirmed is checked again and raised', async () => {
+    const before = invoicesSent();
+    const events = await invoice(sale({ Reference: 'PO-TAX-1' }), 'Raised.');
     expect(only(events, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
-    expect(only(events, 'mcq')).toHaveLength(1);
+    const mcq = only(events, 'mcq');
+    expect(mcq).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ event: 'complete', data: { status: 'awaiting_confirmation' } });
     expect(invoicesSent()).toBe(before);
+    const confirmed = await ask(sys.gatewayUrl, {
+      ...tenant,
+      conversationId: String(events[0]?.data.conversationId),
+      mcqResponse: { actionId: String(mcq[0]?.data.actionId), value: 'confirm' },
+    });
+    expect(only(confirmed.events, 'tool_result').map((e) => e.data.success)).toEqual([true]);
+    expect(invoicesSent()).toBe(before + 1);
+    const raised = sys.books.store.invoices.find((i) => i.Reference === 'PO-TAX-1');
+    expect(raised).toMatchObject({ PlaceOfSupply: 'Gujarat', Date: '2025-10-15' });
   });
 });
