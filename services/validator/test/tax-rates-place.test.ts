@@ -49,6 +49,22 @@ describe('the GST rate in force on the document’s date', () => {
     expect(codes(due, indiaBooks({ today: '2025-10-01' }))).toEqual(['rate_invalid']);
   });
 
+  it('reads the date in the books’ short form, an e-invoice’s Dt, and the document’s own before a line’s', () => {
+    const on = (date: Record<string, unknown>) =>
+      codes({ ...date, items: [{ qty: 1, price: 100, gst_rate: 12 }] });
+    expect(on({ invoice_date: '21/09/2025' })).toEqual([]);
+    expect(on({ invoice_date: '22/09/2025' })).toEqual(['rate_invalid']);
+    expect(on({ DocDtls: { Dt: '21/09/2025' } })).toEqual([]);
+    expect(on({ DocDtls: { Dt: '22-09-2025' } })).toEqual(['rate_invalid']);
+    const us = indiaBooks({ locale: 'en-US' });
+    expect(codes({ date: '09/21/2025', items: [{ qty: 1, price: 100, gst_rate: 12 }] }, us)).toEqual([]);
+    const lines = {
+      items: [{ qty: 1, price: 100, gst_rate: 12, service_date: '2025-09-01' }],
+      date: '2025-10-01',
+    };
+    expect(codes(lines)).toEqual(['rate_invalid']);
+  });
+
   it('reads rates in any style: gst_rate, tax_percent, "18%", 0.18, cgst_rate + sgst_rate, igst_rate', () => {
     const on = (line: Record<string, unknown>) =>
       codes({ invoice_date: '2025-10-01', items: [{ qty: 1, price: 100, ...line }] });

@@ -142,7 +142,7 @@ export function taxIssues(
     const say = sayer();
     return arithmeticIssues(readDocs(args, PLAIN_TAX_WORDS), undefined, say);
   }
-  const dated = documentDate(args);
+  const dated = documentDate(args, /-US$/i.test(books.locale ?? ''));
   const book = bookOn(books, dated ?? books.today);
   if (schema !== undefined) book.described = describedIds(schema, book.ids);
   const say = sayer(books.locale, books.currency);

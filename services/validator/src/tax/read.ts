@@ -242,17 +242,42 @@ const NOT_DOCUMENT_DATE = new Set([
   'birth',
 ]);
 
-/** The document's own date (`Date`, `invoice_date`, `txnDate`), not a due or delivery date; the first found. */
-export function documentDate(args: Record<string, unknown>): string | undefined {
-  const dates = fieldsWhere(
-    args,
-    (key) =>
-      isDateKey(key) &&
-      !fieldKey(key)
-        .split('_')
-        .some((w) => NOT_DOCUMENT_DATE.has(w)),
-  );
-  for (const { value } of dates)
-    if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value)) return value.slice(0, 10);
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `YYYY-MM-DD` of a real calendar day, else undefined. */
+function day(year: number, month: number, date: number): string | undefined {
+  const at = new Date(Date.UTC(year, month - 1, date));
+  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== date)
+    return undefined;
+  return `${year}-${pad(month)}-${pad(date)}`;
+}
+
+/** The day a date value names: ISO (`2025-10-01`, with a time or not) or `01/10/2025` (day first unless `monthFirst`). */
+function calendarDay(value: unknown, monthFirst: boolean): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (iso) return day(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  const short = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
+  if (!short) return undefined;
+  const [a, b] = [Number(short[1]), Number(short[2])];
+  return monthFirst ? day(Number(short[3]), a, b) : day(Number(short[3]), b, a);
+}
+
+const depth = (path: string) => path.split(/[.[]/).length;
+
+/**
+ * The document's own date (`Date`, `invoice_date`, `txnDate`, an e-invoice's `Dt`), not a due or
+ * delivery date: the outermost found. `monthFirst` where the books write dates month first (en-US).
+ */
+export function documentDate(args: Record<string, unknown>, monthFirst = false): string | undefined {
+  const dates = fieldsWhere(args, (key) => {
+    const words = fieldKey(key).split('_');
+    return (isDateKey(key) || words.at(-1) === 'dt') && !words.some((w) => NOT_DOCUMENT_DATE.has(w));
+  }).sort((x, y) => depth(x.path) - depth(y.path));
+  for (const { value } of dates) {
+    const found = calendarDay(value, monthFirst);
+    if (found) return found;
+  }
   return undefined;
 }
