@@ -11,31 +11,13 @@ import {
   readLockDate,
 } from '@munim/db';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { transient } from './transient.ts';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
 const CHAT_NUMBER_KEY = 'unified_conversations_tenant_chat_number_key';
 
 /** Tries at saving a turn when PostgreSQL fails it for a reason a new try may not meet. */
 const TURN_SAVE_ATTEMPTS = 4;
-
-/** SQLSTATEs of a failure that a new connection or transaction may not meet. */
-const TRANSIENT_STATES = new Set(['40001', '40P01', '53300', '57P01', '57P02', '57P03']);
-
-/** Whether `error` is a lost connection, a shut-down server or a transaction given up in a conflict. */
-function transient(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string') {
-    return (
-      code.startsWith('08') ||
-      TRANSIENT_STATES.has(code) ||
-      /^E(CONNRESET|CONNREFUSED|PIPE|TIMEDOUT)$/.test(code)
-    );
-  }
-  return (
-    error instanceof Error &&
-    /Connection terminated|not queryable|timeout exceeded when trying to connect/i.test(error.message)
-  );
-}
 
 /** The conversation belongs to another entity or org. */
 export class ConversationForbiddenError extends Error {
