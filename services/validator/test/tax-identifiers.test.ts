@@ -31,8 +31,13 @@ function validGstins(): string[] {
   const out = seedBooks({ asOf: new Date('2025-12-01') }).contacts.flatMap((c) => (c.GSTIN ? [c.GSTIN] : []));
   for (let i = 0; out.length < 40; i++)
     out.push(gstin(STATES[i % STATES.length] ?? '27', pan(r), String((i % 9) + 1)));
-  // An entity number past 9, a tax deductor's on its TAN (D), an e-commerce operator's (C).
+  // An entity number past 9, a tax deductor's on its TAN (D), an e-commerce operator's (C), and
+  // the special registrations: a government department, a non-resident, a foreign online service
+  // provider (OIDAR), a UN body.
+  const withCheck = (body: string) => body + checkChar(body);
   out.push(gstin('27', pan(r), 'A'), gstin('07', 'DELA12345B', '1', 'D'), gstin('29', pan(r), '1', 'C'));
+  out.push(withCheck('07DELA12345B1Z'), withCheck('2719USA00012NR'), withCheck('9917SGP29001OS'));
+  out.push(withCheck('0717UNO00157UN'));
   return out;
 }
 
@@ -60,7 +65,11 @@ function invalidGstins(): [string, string][] {
   out.push([gstin('27', pan(r)).slice(0, 14), 'fourteen characters']);
   out.push([`${gstin('27', pan(r))}1`, 'sixteen characters']);
   out.push([gstin('27', pan(r), '0'), 'entity number 0']);
-  out.push([gstin('27', pan(r), '1', 'Y'), 'fourteenth character not Z, C or D']);
+  out.push([gstin('27', pan(r), '1', 'Y'), 'fourteenth character Y']);
+  out.push([
+    `${'9817SGP29001OS'}${checkChar('9817SGP29001OS')}`,
+    'a foreign online provider outside state 99',
+  ]);
   out.push(['27AAKC54821M1ZW', 'a digit where a letter belongs']);
   out.push(['2AAAKCS4821M1ZW', 'a letter in the state code']);
   out.push(['GSTIN-PENDING', 'not a GSTIN']);

@@ -73,11 +73,18 @@ const INDIA_IDS: TaxRuleSeed[] = [
       'gst_registration',
       'gstin_uin',
     ],
-    // Regular (on a PAN, 14th character Z); a tax deductor's (on a TAN, D); an e-commerce collector's (C).
+    // Regular (on a PAN; the 14th character Z, or a digit or letter for more registrations); an
+    // e-commerce collector's (C); a tax deductor's (on a TAN, D); a government department's; a
+    // non-resident taxable person's (NR); a foreign online service provider's (99…OS); a UN body's
+    // or embassy's (UN, ON). Every one ends with the mod-36 check character.
     patterns: [
-      '^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]Z[0-9A-Z]$',
-      '^[0-9]{2}[A-Z]{4}[0-9]{5}[A-Z][1-9A-Z]D[0-9A-Z]$',
+      '^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z][Z1-9ABD-J][0-9A-Z]$',
       '^[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][1-9A-Z]C[0-9A-Z]$',
+      '^[0-9]{2}[A-Z]{4}[A-Z0-9][0-9]{4}[A-Z][1-9A-Z]D[0-9A-Z]$',
+      '^[0-9]{2}[A-Z]{4}[0-9]{5}[A-Z][0-9]Z[0-9]$',
+      '^[0-9]{4}[A-Z]{3}[0-9]{5}NR[0-9A-Z]$',
+      '^99[0-9]{2}[A-Z]{3}[0-9]{5}OS[0-9A-Z]$',
+      '^[0-9]{4}[A-Z]{3}[0-9]{5}[UO]N[0-9A-Z]$',
     ],
     checksum: 'mod36',
     regionAt: { start: 0, length: 2 },
