@@ -165,7 +165,7 @@ export function validateCall(
   if (isWrite) {
     amountIssues(schema, args, '', issues, signed);
     // Against the law of the books' country: identifiers, rates in force, place of supply, arithmetic.
-    issues.push(...taxIssues(args, request.books, schema));
+    issues.push(...taxIssues(args, request.books, schema, tool));
   }
 
   const missingFields = [...new Set(missing)];

@@ -153,6 +153,37 @@ describe('place of supply: CGST+SGST within the state, IGST across states, never
   });
 });
 
+describe('place of supply on a purchase: the supplier’s state against where the supply is received', () => {
+  const bill = (vendor: string, tax: Record<string, unknown>, place?: string) => ({
+    vendor: { name: 'Supplier', gstin: vendor },
+    bill_date: '2025-10-01',
+    ...(place ? { place_of_supply: place } : {}),
+    lines: [{ quantity: 10, unit_price: 100, tax_rate: 18, ...tax }],
+  });
+  const gujarat = gstin('24', 'AABCP1234C');
+  const pune = gstin('27', 'AABCK5678F');
+  const on = (tool: string, args: Record<string, unknown>) => taxIssues(args, books, undefined, tool);
+  it.each([
+    ['from Gujarat, received in Maharashtra, IGST', gujarat, { igst: 180 }, 'Maharashtra', []],
+    ['from Gujarat, IGST, no place said', gujarat, { igst: 180 }, undefined, []],
+    ['from Gujarat, CGST+SGST', gujarat, { cgst: 90, sgst: 90 }, 'Maharashtra', ['place_of_supply_mismatch']],
+    ['from Pune, CGST+SGST', pune, { cgst: 90, sgst: 90 }, undefined, []],
+    ['from Pune, IGST', pune, { igst: 180 }, undefined, ['place_of_supply_mismatch']],
+  ])('%s', (_, vendor, tax, place, want) => {
+    expect(on('create_bill', bill(vendor, tax, place)).map((i) => i.code)).toEqual(want);
+    expect(on('record_purchase', bill(vendor, tax, place)).map((i) => i.code)).toEqual(want);
+  });
+
+  it('names the supplier and the place of supply; the same call as a sale is read the other way', () => {
+    const [issue] = on('create_bill', bill(pune, { igst: 180 }));
+    expect(issue?.message).toBe(
+      "Line 1's igst (lines[0].igst) charges IGST, but the supplier (vendor.gstin) and the place of supply (the business's own state) are both in Maharashtra (27): a supply within a state is charged CGST and SGST or UTGST.",
+    );
+    const sale = { ...bill(gujarat, { igst: 180 }, 'Maharashtra') };
+    expect(on('create_invoice', sale).map((i) => i.code)).toEqual(['place_of_supply_mismatch']);
+  });
+});
+
 describe('another country is data: the UAE’s 5% VAT and its TRN', () => {
   const uae: TaxRule[] = [
     { kind: 'rate', from: '2018-01-01', rate: 0 },

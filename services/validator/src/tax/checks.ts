@@ -1,4 +1,4 @@
-import type { BooksContext, FieldIssue, TaxIdRule } from '@munim/contracts';
+import { type BooksContext, type FieldIssue, nameWords, singular, type TaxIdRule } from '@munim/contracts';
 import { checkDocument, type Reading, wholeRate } from './arithmetic.ts';
 import { bookOn, limitedRates, ratesFor, type TaxBook } from './book.ts';
 import { describedIds } from './described.ts';
@@ -7,6 +7,10 @@ import { idProblem, normaliseId } from './identifiers.ts';
 import { componentsOf, placeIssues } from './place.ts';
 import { type Doc, documentDate, type Found, readDocs } from './read.ts';
 import { type Say, sayer } from './say.ts';
+
+/** Words of a tool's name that say it records a purchase: its supplier is the other party. */
+const PURCHASE_WORDS = new Set(['bill', 'purchase', 'expense', 'vendor', 'supplier']);
+const isPurchase = (tool: string) => nameWords(tool).some((w) => PURCHASE_WORDS.has(singular(w)));
 
 /** Tax words of calls checked without the books' rules: only their arithmetic. */
 const PLAIN_TAX_WORDS: ReadonlySet<string> = new Set(['tax', 'vat', 'gst']);
@@ -131,12 +135,14 @@ function arithmeticIssues(docs: readonly Doc[], book: TaxBook | undefined, say: 
  * What a write gets wrong against the law of the books' country, by meaning, whatever the server's
  * field names: identifiers (GSTIN, PAN, HSN/SAC), rates in force on the document's date, place of
  * supply, and the arithmetic of its lines and totals. Without `books` only the arithmetic. A field
- * the tool's `schema` describes as an identifier (`itemCode`, "HSN code") is checked as one.
+ * the tool's `schema` describes as an identifier (`itemCode`, "HSN code") is checked as one; a
+ * `tool` that records a purchase (`create_bill`) has the supplier's state checked against the place of supply.
  */
 export function taxIssues(
   args: Record<string, unknown>,
   books: BooksContext | undefined,
   schema?: unknown,
+  tool = '',
 ): FieldIssue[] {
   if (!books) {
     const say = sayer();
@@ -150,7 +156,7 @@ export function taxIssues(
   return [
     ...identifierIssues(args, book),
     ...rateIssues(docs, args, book, dated !== undefined, say),
-    ...placeIssues(args, docs, book, say),
+    ...placeIssues(args, docs, book, say, isPurchase(tool)),
     ...arithmeticIssues(docs, book, say),
   ];
 }

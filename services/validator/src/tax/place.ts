@@ -65,31 +65,73 @@ function charged(docs: readonly Doc[], parts: Components): Charged[] {
 
 const named = (region: TaxRegionRule) => `${region.name} (${region.code})`;
 
-/** Where the supply goes: an explicit place of supply, else the counterparty's registration, else its state. */
-function counterpartyRegion(
-  args: Record<string, unknown>,
-  book: TaxBook,
-): { region: TaxRegionRule; path: string } | undefined {
-  const { regions, taxWords } = book;
-  for (const field of fieldsWhere(args, (key) => taxRole(key, taxWords)?.role === 'place')) {
-    const region = regionOf(field.value, regions);
+/** A region, and where the call says it. */
+interface Located {
+  region: TaxRegionRule;
+  path: string;
+}
+
+/** An explicit place of supply (`place_of_supply: "24-Gujarat"`, `PlaceOfSupply`, an e-invoice's `Pos`). */
+function explicitPlace(args: Record<string, unknown>, book: TaxBook): Located | undefined {
+  for (const field of fieldsWhere(args, (key) => taxRole(key, book.taxWords)?.role === 'place')) {
+    const region = regionOf(field.value, book.regions);
     if (region) return { region, path: field.path };
   }
+  return undefined;
+}
+
+/** Where the other party is: its registration's region (not the business's own), else its state, shipping first. */
+function partyRegion(args: Record<string, unknown>, book: TaxBook): Located | undefined {
   const own = book.books.taxId ? normaliseId(book.books.taxId) : undefined;
   for (const rule of book.ids.filter((r) => r.role === 'registration' && r.regionAt)) {
     for (const field of idFields(args, rule, book)) {
       if (typeof field.value !== 'string' || normaliseId(field.value) === own) continue;
-      const region = regions.find((r) => r.code === regionInId(rule, String(field.value)));
+      const region = book.regions.find((r) => r.code === regionInId(rule, String(field.value)));
       if (region) return { region, path: field.path };
     }
   }
-  const states = fieldsWhere(args, (key) => taxRole(key, taxWords)?.role === 'state');
+  const states = fieldsWhere(args, (key) => taxRole(key, book.taxWords)?.role === 'state');
   const shipping = states.filter((s) => /ship|deliver/i.test(s.path));
   for (const field of [...shipping, ...states]) {
-    const region = regionOf(field.value, regions);
+    const region = regionOf(field.value, book.regions);
     if (region) return { region, path: field.path };
   }
   return undefined;
+}
+
+/** One end of a supply in words: who or what it is, and its region. */
+interface End {
+  who: string;
+  region: TaxRegionRule;
+}
+
+/**
+ * Where a supply comes from and where it goes. A sale: from the business to the place of supply
+ * (said, else the customer's). A purchase: from the supplier to the place of supply (said, else
+ * the business's own state, where the goods or services are received).
+ */
+function supplyEnds(
+  args: Record<string, unknown>,
+  book: TaxBook,
+  purchase: boolean,
+): { from: End; to: End } | undefined {
+  const ours = businessRegion(book);
+  const said = explicitPlace(args, book);
+  const party = partyRegion(args, book);
+  if (!purchase) {
+    const to = said ?? party;
+    if (!ours || !to) return undefined;
+    return {
+      from: { who: 'the business', region: ours },
+      to: { who: `the place of supply (${to.path})`, region: to.region },
+    };
+  }
+  if (!party) return undefined;
+  const to = said
+    ? { who: `the place of supply (${said.path})`, region: said.region }
+    : ours && { who: "the place of supply (the business's own state)", region: ours };
+  if (!to) return undefined;
+  return { from: { who: `the supplier (${party.path})`, region: party.region }, to };
 }
 
 /** The business's own region: the books' region, else the one its registration holds. */
@@ -113,14 +155,16 @@ export function componentsOf(book: TaxBook | undefined): Components {
 }
 
 /**
- * Place of supply: within the business's region the tax is split (CGST+SGST), across regions it is
- * one (IGST), never both.
+ * Place of supply: a supply from a region to the same region has its tax split (CGST+SGST), one
+ * across regions has it whole (IGST), never both. `purchase`: the call records a purchase (a bill),
+ * whose supplier is the other party.
  */
 export function placeIssues(
   args: Record<string, unknown>,
   docs: readonly Doc[],
   book: TaxBook,
   say: Say,
+  purchase = false,
 ): FieldIssue[] {
   if (!book.split) return [];
   const parts = componentsOf(book);
@@ -142,15 +186,15 @@ export function placeIssues(
     ];
   const used = across ?? within;
   if (!used) return [];
-  const ours = businessRegion(book);
-  const theirs = counterpartyRegion(args, book);
-  if (!ours || !theirs) return [];
-  const same = ours.code === theirs.region.code;
+  const ends = supplyEnds(args, book, purchase);
+  if (!ends) return [];
+  const { from, to } = ends;
+  const same = from.region.code === to.region.code;
   if (same === (used.way === 'within')) return [];
   const want = same ? withinName : acrossName;
   const where = same
-    ? `the business and the place of supply (${theirs.path}) are both in ${named(ours)}`
-    : `the business is in ${named(ours)} and the place of supply (${theirs.path}) is ${named(theirs.region)}`;
+    ? `${from.who} and ${to.who} are both in ${named(from.region)}`
+    : `${from.who} is in ${named(from.region)} and ${to.who} is ${named(to.region)}`;
   return [
     {
       field: used.path,
