@@ -69,6 +69,11 @@ export const TaxSplitRuleSchema = z.object({
   within: z.array(z.string().min(1).max(16)).min(1).max(6),
   /** Components of a supply across regions. */
   across: z.array(z.string().min(1).max(16)).min(1).max(6),
+  /**
+   * Words that make a supply one across regions whatever the states, when a value of the call says
+   * them (India: a supply to an SEZ is inter-state).
+   */
+  acrossWhen: z.array(z.string().min(1).max(60)).max(20).optional(),
 });
 
 export const TaxRuleSchema = z.discriminatedUnion('kind', [

@@ -145,6 +145,22 @@ describe('place of supply: CGST+SGST within the state, IGST across states, never
     ).toEqual(['gstin_invalid']);
   });
 
+  it('takes a supply to an SEZ as one across states, whatever the states', () => {
+    const sez = (line: Record<string, unknown>, over: Record<string, unknown>) => ({
+      ...sale({ gstin: pune }, line),
+      ...over,
+    });
+    expect(codes(sez({ igst: 180 }, { gst_treatment: 'business_sez' }))).toEqual([]);
+    expect(codes(sez({ igst: 180 }, { isSez: true }))).toEqual([]);
+    expect(codes(sez({ cgst: 90, sgst: 90 }, { supply_type: 'SEZ with payment' }))).toEqual([
+      'place_of_supply_mismatch',
+    ]);
+    expect(codes(sez({ igst: 180 }, { isSez: false }))).toEqual(['place_of_supply_mismatch']);
+    expect(codes(sez({ igst: 180 }, { customer_name: 'Sezal Traders' }))).toEqual([
+      'place_of_supply_mismatch',
+    ]);
+  });
+
   it('finds the business’s state from its GSTIN when the books name no state, and checks nothing without either', () => {
     const noState = indiaBooks({ region: undefined });
     expect(codes(sale({ gstin: pune }, { igst: 180 }), noState)).toEqual(['place_of_supply_mismatch']);

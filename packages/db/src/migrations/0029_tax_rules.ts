@@ -175,7 +175,12 @@ export const INDIA_TAX_RULES: readonly TaxRuleSeed[] = [
     kind: 'split',
     key: 'GST',
     effective_from: GST_START,
-    rule: { within: ['CGST', 'SGST', 'UTGST'], across: ['IGST'] },
+    // A supply to an SEZ unit or developer is inter-state even within the state (IGST Act, section 7(5)(b)).
+    rule: {
+      within: ['CGST', 'SGST', 'UTGST'],
+      across: ['IGST'],
+      acrossWhen: ['SEZ', 'special economic zone'],
+    },
   },
 ];
 

@@ -134,6 +134,20 @@ function supplyEnds(
   return { from: { who: `the supplier (${party.path})`, region: party.region }, to };
 }
 
+/** A value of the call that makes the supply one across regions (`gst_treatment: "business_sez"`). */
+function acrossAlways(args: Record<string, unknown>, words: readonly string[]): Found | undefined {
+  if (words.length === 0) return undefined;
+  const patterns = words.map(
+    (w) => new RegExp(`(^|[^a-z])${w.toLowerCase().replace(/[^a-z0-9]+/g, '[^a-z0-9]*')}($|[^a-z])`),
+  );
+  const hit = (text: string) => patterns.some((p) => p.test(text.toLowerCase()));
+  return fieldsWhere(args, () => true).find(
+    (f) =>
+      (typeof f.value === 'string' && hit(f.value)) ||
+      (f.value === true && hit(fieldKey(f.path.split('.').at(-1) ?? ''))),
+  );
+}
+
 /** The business's own region: the books' region, else the one its registration holds. */
 function businessRegion(book: TaxBook): TaxRegionRule | undefined {
   const { region, taxId } = book.books;
@@ -187,7 +201,18 @@ export function placeIssues(
   const used = across ?? within;
   if (!used) return [];
   const ends = supplyEnds(args, book, purchase);
-  if (!ends) return [];
+  const always = acrossAlways(args, book.split.acrossWhen ?? []);
+  if (always && used.way === 'within')
+    return [
+      {
+        field: used.path,
+        code: 'place_of_supply_mismatch',
+        expected: acrossName,
+        received: used.what,
+        message: `${say.where(used.path, true)} charges ${withinName}, but ${always.path} says ${JSON.stringify(always.value)}: such a supply is charged ${acrossName} whatever the states.`,
+      },
+    ];
+  if (!ends || always) return [];
   const { from, to } = ends;
   const same = from.region.code === to.region.code;
   if (same === (used.way === 'within')) return [];
