@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AuditAction, Database } from './schema.ts';
 
 /** What the row before an org's first row hashes to. */
@@ -131,63 +131,64 @@ export function verifyAuditChain(
   return { ok: true, rows: rows.length, withheld: rows.filter(isWithheld).length };
 }
 
-const UNIQUE_VIOLATION = '23505';
-const CHECK_VIOLATION = '23514';
+/** First key of the advisory locks that order each org's appends (any constant unique to the trail). */
+const AUDIT_LOCK = 0x61756474;
 
 /**
- * Appends an entry to its org's chain. Writers race for the next place: the database keeps
- * one per place and refuses a row that does not continue the chain, and the loser tries again
- * on the new end.
+ * Appends an entry to its org's chain. Appends of one org take turns — a transaction-scoped
+ * advisory lock on the org, held until the row is committed — so each continues the chain its
+ * predecessor left, however many services append at once, with no retries to run out of; the
+ * database still refuses a row that does not continue the chain. Inside a caller's transaction the
+ * lock is held to its end, so the row and the change it records commit together.
  */
 export async function appendAudit(
   db: Kysely<Database>,
   entry: AuditEntry,
   now = new Date(),
 ): Promise<AuditRow> {
-  for (let attempt = 1; ; attempt++) {
-    const last = await db
-      .selectFrom('audit_log')
-      .select(['seq', 'hash'])
-      .where('org_id', '=', entry.orgId)
-      .orderBy('seq', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const unhashed: Omit<AuditRow, 'hash'> = {
-      seq: (last?.seq ?? 0) + 1,
-      at: now.toISOString(),
-      entityId: entry.entityId,
-      orgId: entry.orgId,
-      actor: entry.actor,
-      action: entry.action,
-      tool: entry.tool ?? null,
-      argsHash: entry.argsHash ?? null,
-      summary: entry.summary,
-      prevHash: last?.hash ?? GENESIS_HASH,
-    };
-    const row = { ...unhashed, hash: auditHash(unhashed) };
-    try {
-      await db
-        .insertInto('audit_log')
-        .values({
-          entity_id: row.entityId,
-          org_id: row.orgId,
-          seq: row.seq,
-          at: row.at,
-          actor: row.actor,
-          action: row.action,
-          tool: row.tool,
-          args_hash: row.argsHash,
-          summary: row.summary,
-          prev_hash: row.prevHash,
-          hash: row.hash,
-        })
-        .execute();
-      return row;
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (attempt >= 20 || (code !== UNIQUE_VIOLATION && code !== CHECK_VIOLATION)) throw error;
-    }
-  }
+  if (db.isTransaction) return appendInTurn(db, entry, now);
+  return db.transaction().execute((trx) => appendInTurn(trx, entry, now));
+}
+
+async function appendInTurn(db: Kysely<Database>, entry: AuditEntry, now: Date): Promise<AuditRow> {
+  await sql`select pg_advisory_xact_lock(${AUDIT_LOCK}, hashtext(${entry.orgId}))`.execute(db);
+  const last = await db
+    .selectFrom('audit_log')
+    .select(['seq', 'hash'])
+    .where('org_id', '=', entry.orgId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const unhashed: Omit<AuditRow, 'hash'> = {
+    seq: (last?.seq ?? 0) + 1,
+    at: now.toISOString(),
+    entityId: entry.entityId,
+    orgId: entry.orgId,
+    actor: entry.actor,
+    action: entry.action,
+    tool: entry.tool ?? null,
+    argsHash: entry.argsHash ?? null,
+    summary: entry.summary,
+    prevHash: last?.hash ?? GENESIS_HASH,
+  };
+  const row = { ...unhashed, hash: auditHash(unhashed) };
+  await db
+    .insertInto('audit_log')
+    .values({
+      entity_id: row.entityId,
+      org_id: row.orgId,
+      seq: row.seq,
+      at: row.at,
+      actor: row.actor,
+      action: row.action,
+      tool: row.tool,
+      args_hash: row.argsHash,
+      summary: row.summary,
+      prev_hash: row.prevHash,
+      hash: row.hash,
+    })
+    .execute();
+  return row;
 }
 
 type AuditLogRow = Selectable<Database['audit_log']>;

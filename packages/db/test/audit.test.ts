@@ -77,7 +77,7 @@ describe('the audit trail is one unbroken chain per org', () => {
       { entityId: 'e-2', orgId: `org-${randomUUID()}` },
     ];
     await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
+      Array.from({ length: 150 }, (_, i) =>
         appendAudit(writers[i % writers.length] as Kysely<Database>, {
           ...(tenants[i % 2] as (typeof tenants)[number]),
           // Two entities of one org share its chain.
@@ -92,9 +92,9 @@ describe('the audit trail is one unbroken chain per org', () => {
     );
     for (const tenant of tenants) {
       const rows = await readAudit(writers[0] as Kysely<Database>, { orgId: tenant.orgId });
-      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 75 }, (_, i) => i + 1));
       expect(rows[0]?.prevHash).toBe(GENESIS_HASH);
-      expect(verifyAuditChain(rows)).toEqual({ ok: true, rows: 30, withheld: 0 });
+      expect(verifyAuditChain(rows)).toEqual({ ok: true, rows: 75, withheld: 0 });
     }
   });
 
