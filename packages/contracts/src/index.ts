@@ -28,3 +28,4 @@ export * from './tools.ts';
 export * from './values.ts';
 export * from './write-amount.ts';
 export * from './write-class.ts';
+export * from './write-dates.ts';

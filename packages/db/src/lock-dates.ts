@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { type AuditEntry, appendAudit } from './audit.ts';
+
 import type { Database } from './schema.ts';
 
 /** A tenant: an entity of an org. */
@@ -14,22 +15,6 @@ export interface StoredLockDate {
   lockDate: string | null;
   updatedBy: string | null;
   updatedAt: string | null;
-}
-
-/** `2026-10-31` in words as a locale writes a date in full: "31 October 2026", "October 31, 2026". */
-export function longDate(isoDate: string, locale: string): string {
-  const [year, month, day] = isoDate.split('-').map(Number) as [number, number, number];
-  const at = new Date(Date.UTC(year, month - 1, day));
-  try {
-    return new Intl.DateTimeFormat(locale, {
-      day: 'numeric',
-      month: 'long',
-      year: 'numeric',
-      timeZone: 'UTC',
-    }).format(at);
-  } catch {
-    return isoDate;
-  }
 }
 
 /** Today's date (`YYYY-MM-DD`) where the business is. */

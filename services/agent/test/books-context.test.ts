@@ -2,14 +2,14 @@
 // where it is, and its country's tax rules — read as the agent's own database role from the
 // migrated database (business_contexts, country_configs, tax_rules).
 import { BooksContextSchema } from '@munim/contracts';
-import { createDb } from '@munim/db';
+import { createDb, todayIn } from '@munim/db';
 import { test } from '@munim/testkit';
 import type { Kysely } from 'kysely';
 import { afterAll, describe, expect, vi } from 'vitest';
 import type { AgentContext } from '../src/run/context.ts';
 import { Run } from '../src/run/run.ts';
 import { AgentStore } from '../src/run/store.ts';
-import { booksContext, todayIn } from '../src/tool-step/books-context.ts';
+import { booksContext } from '../src/tool-step/books-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the agent's login on the same schema
 let agentDb: Kysely<any>;

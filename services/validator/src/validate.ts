@@ -1,4 +1,5 @@
 import {
+  closedPeriodIssue,
   type FieldIssue,
   isRecord,
   type ToolDefinition,
@@ -26,6 +27,8 @@ export const GUARDRAILS = {
   containerInvocationError: 'container_invocation_error',
   writePreflightBlock: 'write_preflight_block',
   schemaUnavailable: 'schema_unavailable',
+  /** A write dated inside the tenant's closed period. */
+  periodLocked: 'period_locked',
 } as const;
 
 type Schema = Record<string, unknown>;
@@ -166,6 +169,12 @@ export function validateCall(
     amountIssues(schema, args, '', issues, signed);
     // Against the law of the books' country: identifiers, rates in force, place of supply, arithmetic.
     issues.push(...taxIssues(args, request.books, schema, tool));
+    // Not in a closed period: dated after the lock date (an undated write is dated today).
+    const locked = request.closedUpTo ? closedPeriodIssue(args, request.closedUpTo) : null;
+    if (locked) {
+      issues.push(locked);
+      guardrails.push(GUARDRAILS.periodLocked);
+    }
   }
 
   const missingFields = [...new Set(missing)];

@@ -4,6 +4,7 @@ import { UsageSchema } from '../events.ts';
 import { defineSubject } from '../subject.ts';
 import { BooksContextSchema } from '../tax-rules.ts';
 import { ConfirmationTierSchema, ToolDefinitionSchema } from '../tools.ts';
+import { ClosedPeriodSchema } from '../write-dates.ts';
 import { ContainerVerdictSchema } from './validator.ts';
 
 export const ValidateRequestSchema = z.object({
@@ -26,6 +27,11 @@ export const ValidateRequestSchema = z.object({
    * it (the validator has no database). Without it only the arithmetic of a document is checked.
    */
   books: BooksContextSchema.optional(),
+  /**
+   * The tenant's closed period: a write dated on or before its lock date (an undated one counts as
+   * dated today) is blocked with `period_locked`. Absent: the books have no lock date.
+   */
+  closedUpTo: ClosedPeriodSchema.optional(),
 });
 export type ValidateRequest = z.infer<typeof ValidateRequestSchema>;
 

@@ -1,5 +1,5 @@
 import { type BooksContext, BooksContextSchema, type TaxRule, TaxRuleSchema } from '@munim/contracts';
-import { loadTaxRegistration, loadTaxRules } from '@munim/db';
+import { loadTaxRegistration, loadTaxRules, todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
 
 /**
@@ -9,19 +9,6 @@ import type { Run } from '../run/run.ts';
  * none and checks only the arithmetic.
  */
 const read = new WeakMap<Run, Promise<BooksContext | undefined>>();
-
-/** Today (YYYY-MM-DD) in `timeZone`. */
-export function todayIn(timeZone: string, now = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  })
-    .formatToParts(now)
-    .reduce<Record<string, string>>((acc, p) => Object.assign(acc, { [p.type]: p.value }), {});
-  return `${parts.year}-${parts.month}-${parts.day}`;
-}
 
 async function load(run: Run): Promise<BooksContext | undefined> {
   const business = await run.business();

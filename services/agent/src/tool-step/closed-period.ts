@@ -1,177 +1,21 @@
-import type { FieldIssue, ValidationResult } from '@munim/contracts';
-import { fieldKey, isDateKey, isRecord } from '@munim/contracts';
-import { longDate, todayIn } from '@munim/db';
+import type { ClosedPeriod } from '@munim/contracts';
+import { todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
 
 /**
- * Closed periods: a write dated on or before its tenant's lock date is not proposed. The validator
- * has no database, so the agent checks the lock after the validator passed a write: the same
- * `write_validation` block, with the code `period_locked`, naming the lock date as the business
- * writes dates.
+ * The tenant's closed period, as the validator checks a write against it (`closedUpTo`): its lock
+ * date, today where the business is, and how the business writes dates. Read for every validation,
+ * so a lock set a moment ago holds; a lock that cannot be read fails the call (closed), never skips
+ * the check. Undefined when the books have no lock date.
  */
-
-/** Words of a date field that say when something falls due or ends, not when it happened. */
-const NOT_WHEN = new Set([
-  'due',
-  'expiry',
-  'expiration',
-  'expire',
-  'expires',
-  'valid',
-  'validity',
-  'until',
-  'delivery',
-  'ship',
-  'shipping',
-  'shipment',
-  'reminder',
-  'follow',
-  'next',
-  'birth',
-  'promised',
-  'promise',
-  'created',
-  'modified',
-  'updated',
-]);
-
-/** A date of the write: where it is in the call, and the calendar day (`YYYY-MM-DD`). */
-export interface WriteDate {
-  field: string;
-  date: string;
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD` of a real calendar day, else undefined. */
-function day(year: number, month: number, date: number): string | undefined {
-  const at = new Date(Date.UTC(year, month - 1, date));
-  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== date)
-    return undefined;
-  return `${year}-${pad(month)}-${pad(date)}`;
-}
-
-/**
- * The calendar day a date value names: ISO (`2026-10-31`, `2026-10-31T09:00:00+05:30`), compact
- * (`20261031`), the business's own short form (`31/10/2026`, or `10/31/2026` where the month comes
- * first), `/Date(ms)/`, or in words (`31 October 2026`).
- */
-export function calendarDay(value: unknown, dateFormat = 'DD/MM/YYYY'): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim();
-  let m = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T ])/.exec(text);
-  if (m) return day(Number(m[1]), Number(m[2]), Number(m[3]));
-  m = /^(\d{4})(\d{2})(\d{2})$/.exec(text);
-  if (m) return day(Number(m[1]), Number(m[2]), Number(m[3]));
-  m = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
-  if (m) {
-    const monthFirst = dateFormat.toUpperCase().startsWith('MM');
-    const [a, b] = [Number(m[1]), Number(m[2])];
-    return day(Number(m[3]), monthFirst ? a : b, monthFirst ? b : a);
-  }
-  m = /^\/Date\((-?\d+)(?:[+-]\d{4})?\)\/$/.exec(text);
-  if (m) return new Date(Number(m[1])).toISOString().slice(0, 10);
-  if (/[A-Za-z]{3,}/.test(text) && /\b\d{4}\b/.test(text) && /\b\d{1,2}(?:st|nd|rd|th)?\b/.test(text)) {
-    const parsed = new Date(text);
-    if (!Number.isNaN(parsed.getTime()))
-      return day(parsed.getFullYear(), parsed.getMonth() + 1, parsed.getDate());
-  }
-  return undefined;
-}
-
-/** Whether a date field says when the write happened (not when it falls due or ends). */
-function isWhenKey(name: string): boolean {
-  return (
-    isDateKey(name) &&
-    !fieldKey(name)
-      .split('_')
-      .some((w) => NOT_WHEN.has(w))
-  );
-}
-
-/** Every date of a call that says when it happened, nested documents and lines included, in order. */
-export function writeDates(args: unknown, dateFormat?: string): WriteDate[] {
-  const found: WriteDate[] = [];
-  const walk = (value: unknown, path: string, depth: number) => {
-    if (depth > 6) return;
-    if (Array.isArray(value)) {
-      for (const [i, item] of value.entries()) walk(item, `${path}[${i}]`, depth + 1);
-      return;
-    }
-    if (!isRecord(value)) return;
-    for (const [key, inner] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      const date = isWhenKey(key) ? calendarDay(inner, dateFormat) : undefined;
-      if (date) found.push({ field: at, date });
-      else walk(inner, at, depth + 1);
-    }
-  };
-  walk(args, '', 0);
-  return found;
-}
-
-/** The first date of the write on or before the lock date (an undated write is dated today), if any. */
-export function lockedDate(
-  args: unknown,
-  lockDate: string,
-  business: { dateFormat: string; timezone: string },
-  now = new Date(),
-): (WriteDate & { undated: boolean }) | undefined {
-  const dates = writeDates(args, business.dateFormat);
-  if (dates.length === 0) {
-    const today = todayIn(business.timezone, now);
-    return today <= lockDate ? { field: 'date', date: today, undated: true } : undefined;
-  }
-  const inside = dates.find((d) => d.date <= lockDate);
-  return inside ? { ...inside, undated: false } : undefined;
-}
-
-/**
- * A write the validator passed, checked against the tenant's lock date: blocked (`period_locked`,
- * its `write_validation` emitted) when it is dated on or before it; anything else as it was.
- */
-export async function closedPeriod(run: Run, validation: ValidationResult): Promise<ValidationResult> {
-  if (!validation.isWrite || validation.status !== 'passed') return validation;
-  const started = performance.now();
+export async function closedUpTo(run: Run): Promise<ClosedPeriod | undefined> {
   const lockDate = await run.ctx.store.lockDate(run.scope);
-  if (!lockDate) return validation;
+  if (!lockDate) return undefined;
   const business = await run.business();
-  const hit = lockedDate(validation.args ?? {}, lockDate, business);
-  if (!hit) return validation;
-  const words = (iso: string) => longDate(iso, business.locale);
-  const dated = hit.undated
-    ? `this change carries no date, so it counts as dated today, ${words(hit.date)}`
-    : `${hit.field} is ${words(hit.date)}`;
-  const message =
-    `The books are closed up to ${words(lockDate)}: ${dated}, inside the closed period, so it cannot be ` +
-    `recorded. It may be dated after ${words(lockDate)} only if the person asking says so, or an admin may ` +
-    'move the lock date.';
-  const issue: FieldIssue = {
-    field: hit.field,
-    expected: `a date after ${lockDate}`,
-    received: hit.date,
-    code: 'period_locked',
-    message,
-  };
-  const durationMs = Math.round((performance.now() - started) * 100) / 100;
-  run.guardrails.add('period_locked');
-  await run.emit({
-    type: 'write_validation',
-    payload: {
-      tool: validation.tool,
-      status: 'blocked',
-      missing_fields: [],
-      errors: [issue],
-      message,
-      duration_ms: durationMs,
-    },
-  });
   return {
-    ...validation,
-    status: 'blocked',
-    issues: [...validation.issues, issue],
-    message,
-    suggestedTools: [],
-    durationMs: validation.durationMs + durationMs,
+    date: lockDate,
+    today: todayIn(business.timezone),
+    dateFormat: business.dateFormat,
+    locale: business.locale,
   };
 }

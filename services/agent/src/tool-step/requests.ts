@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RequestFailedError } from '@munim/bus';
-import type { BooksContext, ValidationResult } from '@munim/contracts';
+import type { BooksContext, ClosedPeriod, ValidationResult } from '@munim/contracts';
 import { correctionAllowance } from '../model/quota.ts';
 import { type Run, sameRecords } from '../run/run.ts';
 import { booksContext } from './books-context.ts';
-import { closedPeriod } from './closed-period.ts';
+import { closedUpTo } from './closed-period.ts';
 
 /** More tries of a validation or tool call that no instance answered (timeout, no responder). */
 const UNANSWERED_RETRIES = 2;
@@ -37,8 +37,8 @@ export async function unlessUnanswered<T>(run: Run, what: string, send: () => Pr
 /**
  * Asks the validator about one call: the arguments parsed, or the raw text that did not parse.
  * Arguments that are not a JSON object may get its LLM correction, whose tokens are held first in
- * the tenant's quota when one is kept (none otherwise: then it may make none). A write it passes
- * is then checked against the tenant's closed period.
+ * the tenant's quota when one is kept (none otherwise: then it may make none). A write is checked
+ * against its country's tax rules and the tenant's closed period, which the request carries.
  */
 export async function validate(
   run: Run,
@@ -47,8 +47,7 @@ export async function validate(
   rawArgs: string | undefined,
   callId: string,
 ): Promise<ValidationResult> {
-  // A write the validator passed may still fall in a closed period, which only the agent can read.
-  return closedPeriod(run, await askValidator(run, tool, args, rawArgs, callId));
+  return askValidator(run, tool, args, rawArgs, callId);
 }
 
 function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) {
@@ -65,6 +64,8 @@ function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | u
           ...(correctionTokens === undefined ? {} : { correctionTokens }),
           // The books and their country's tax rules: what the validator checks a write's tax against.
           ...withBooks(await booksContext(run)),
+          // The closed period (read every time: a lock that cannot be read fails the call, closed).
+          ...withLock(await closedUpTo(run)),
         },
         { timeoutMs: run.ctx.config.validateTimeoutMs, traceparent: run.traceparent },
       ),
@@ -77,6 +78,7 @@ function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | u
 }
 
 const withBooks = (books: BooksContext | undefined) => (books ? { books } : {});
+const withLock = (closed: ClosedPeriod | undefined) => (closed ? { closedUpTo: closed } : {});
 
 /**
  * Runs a validated call; a write needs `approvalId`, the pending action the user approved. Sent

@@ -4,13 +4,13 @@ import {
   BusinessEntityParamsSchema,
   LockDateInputSchema,
   type LockDateView,
+  longDate,
   OrgQuerySchema,
 } from '@munim/contracts';
 import {
   type BusinessSettings,
   BusinessSettingsError,
   loadBusinessContext,
-  longDate,
   readBusinessSettings,
   readLockDate,
   saveBusinessSettings,

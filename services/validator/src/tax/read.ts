@@ -1,4 +1,4 @@
-import { fieldKey, isAmountKey, isDateKey, isRecord, readMoney } from '@munim/contracts';
+import { calendarDay, fieldKey, isAmountKey, isDateKey, isRecord, readMoney } from '@munim/contracts';
 import { type TaxRole, taxRole } from './roles.ts';
 
 /** A field of the call: where it is and its value. */
@@ -242,28 +242,6 @@ const NOT_DOCUMENT_DATE = new Set([
   'birth',
 ]);
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD` of a real calendar day, else undefined. */
-function day(year: number, month: number, date: number): string | undefined {
-  const at = new Date(Date.UTC(year, month - 1, date));
-  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== date)
-    return undefined;
-  return `${year}-${pad(month)}-${pad(date)}`;
-}
-
-/** The day a date value names: ISO (`2025-10-01`, with a time or not) or `01/10/2025` (day first unless `monthFirst`). */
-function calendarDay(value: unknown, monthFirst: boolean): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim();
-  const iso = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
-  if (iso) return day(Number(iso[1]), Number(iso[2]), Number(iso[3]));
-  const short = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(text);
-  if (!short) return undefined;
-  const [a, b] = [Number(short[1]), Number(short[2])];
-  return monthFirst ? day(Number(short[3]), a, b) : day(Number(short[3]), b, a);
-}
-
 const depth = (path: string) => path.split(/[.[]/).length;
 
 /**
@@ -276,7 +254,7 @@ export function documentDate(args: Record<string, unknown>, monthFirst = false):
     return (isDateKey(key) || words.at(-1) === 'dt') && !words.some((w) => NOT_DOCUMENT_DATE.has(w));
   }).sort((x, y) => depth(x.path) - depth(y.path));
   for (const { value } of dates) {
-    const found = calendarDay(value, monthFirst);
+    const found = calendarDay(value, monthFirst ? 'MM/DD/YYYY' : 'DD/MM/YYYY');
     if (found) return found;
   }
   return undefined;
