@@ -138,4 +138,25 @@ describe('tax checks on a server that names its fields its own way', () => {
     expect(only(events, 'mcq')).toHaveLength(1);
     expect(sent()).toBe(before);
   });
+
+  test('an invoice dated inside the closed period is blocked, whatever the server calls its date', async () => {
+    await sys.db.query(
+      "insert into lock_dates (entity_id, org_id, lock_date, updated_by) values ($1, $2, '2025-11-30', 'test')",
+      [tenant.entityId, tenant.orgId],
+    );
+    try {
+      const errors = await blocked(sale(AHMEDABAD, { igst: 500 }));
+      expect(errors.map((e) => [e.code, e.field])).toEqual([['period_locked', 'invoiceDate']]);
+      expect(errors[0]?.message).toContain('closed up to 30 November 2025');
+      // One verdict for the write: blocked, never passed first.
+      const after = { ...sale(AHMEDABAD, { igst: 500 }), invoiceDate: '2025-12-01' };
+      const events = await invoice(after);
+      expect(only(events, 'write_validation').map((e) => e.data.status)).toEqual(['passed']);
+    } finally {
+      await sys.db.query('delete from lock_dates where entity_id = $1 and org_id = $2', [
+        tenant.entityId,
+        tenant.orgId,
+      ]);
+    }
+  });
 });
