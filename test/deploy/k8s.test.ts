@@ -616,9 +616,16 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
       await nc.close();
       await migrate.close();
     }
-    // Nothing refused but the gateway's stream create above.
+    // Nothing refused but the gateway's stream create above. (A route refused from elsewhere — another
+    // test's nats-server that drew one of these ports as a free one — is no refusal of ours: the
+    // cluster itself formed, as the stream on all three shows, and rogue routes are tested below.)
     for (const s of servers)
-      expect(s.output().replace(/.*STREAM\.CREATE\.MUNIM_WORK.*\n/g, '')).not.toMatch(/Violation/);
+      expect(
+        s
+          .output()
+          .replace(/.*STREAM\.CREATE\.MUNIM_WORK.*\n/g, '')
+          .replace(/.*Route Error 'Authorization Violation'.*\n/g, ''),
+      ).not.toMatch(/Violation/);
 
     // A server that reaches the cluster port without the route password joins nothing.
     for (const credentials of ['', 'route:wrong-password@']) {
