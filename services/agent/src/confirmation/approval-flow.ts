@@ -161,6 +161,24 @@ function changedFields(before: Record<string, unknown>, fields: Record<string, u
   return said.length > 600 ? `${said.slice(0, 599)}…` : said || 'no field changed';
 }
 
+/** The pending call with `fields` replaced, validated again; one that does not check out is refused, nothing `done`/`approved`. */
+async function validateEdit(
+  run: Run,
+  pending: PendingAction,
+  fields: Record<string, unknown>,
+  nothing: 'done' | 'approved',
+) {
+  const after = { ...pending.args, ...fields };
+  run.attempts.set(pending.tool, 1);
+  const validation = await validate(run, pending.tool, after, undefined, pending.callId);
+  if (validation.status === 'blocked')
+    throw new AgentError(
+      'VALIDATION_ERROR',
+      `The edited change does not check out, so nothing was ${nothing}: ${validation.message ?? 'it was blocked'}`,
+    );
+  return { validation, args: validation.args ?? after };
+}
+
 /**
  * The maker changes fields of a proposed write before confirming it: the edited call is validated
  * again and replaces the proposal (the confirmation binds to it); the trail keeps both versions.
@@ -170,15 +188,7 @@ export async function editBeforeConfirm(
   pending: PendingAction,
   fields: Record<string, unknown>,
 ): Promise<PendingAction> {
-  const after = { ...pending.args, ...fields };
-  run.attempts.set(pending.tool, 1);
-  const validation = await validate(run, pending.tool, after, undefined, pending.callId);
-  if (validation.status === 'blocked')
-    throw new AgentError(
-      'VALIDATION_ERROR',
-      `The edited change does not check out, so nothing was done: ${validation.message ?? 'it was blocked'}`,
-    );
-  const args = validation.args ?? after;
+  const { validation, args } = await validateEdit(run, pending, fields, 'done');
   if (!(await new ApprovalStore(run.ctx.store.db).editPending(pending.actionId, args, validation.argsHash)))
     throw new AgentError('CONFLICT', 'This confirmation has already been answered.');
   await audit(
@@ -197,17 +207,10 @@ async function edit(
   fields: Record<string, unknown>,
   makerRoles: readonly PersonRole[],
 ) {
-  const after = { ...pending.args, ...fields };
-  run.attempts.set(pending.tool, 1);
-  const validation = await validate(run, pending.tool, after, undefined, pending.callId);
-  if (validation.status === 'blocked')
-    throw new AgentError(
-      'VALIDATION_ERROR',
-      `The edited change does not check out, so nothing was approved: ${validation.message ?? 'it was blocked'}`,
-    );
+  const { validation, args } = await validateEdit(run, pending, fields, 'approved');
   // What the edited call needs is judged for its maker, as the original was.
-  const { decided } = await needFor(run, pending.tool, validation.args ?? after, makerRoles);
-  return { validation, decided, after: validation.args ?? after };
+  const { decided } = await needFor(run, pending.tool, args, makerRoles);
+  return { validation, decided, after: args };
 }
 
 /**

@@ -71,7 +71,7 @@ export async function propose(
     changes,
     ...(duplicate ? { duplicateOf: { summary: duplicate.summary } } : {}),
   };
-  await run.ctx.store.createPending(run.scope, {
+  const proposal = {
     actionId,
     tool: validation.tool,
     args,
@@ -83,7 +83,8 @@ export async function propose(
     toolCallId,
     state,
     expiresAt: new Date(Date.now() + run.ctx.config.confirmTtlMs),
-  });
+  };
+  await run.ctx.store.createPending(run.scope, proposal);
   await auditWrite(run, 'proposed', { tool: validation.tool, argsHash: validation.argsHash, record });
   await run.emit({
     type: 'confirmation',
@@ -94,19 +95,9 @@ export async function propose(
     await sendForApproval(
       run,
       {
-        actionId,
+        ...proposal,
         requestId: run.scope.requestId,
-        tool: validation.tool,
-        args,
-        argsHash: validation.argsHash,
-        tier,
-        confirmText,
-        question,
-        callId: step.callId,
-        toolCallId,
-        state,
         status: 'pending',
-        expiresAt: new Date(Date.now() + run.ctx.config.confirmTtlMs),
         approvedByRequest: null,
         requestedBy: run.scope.actor?.userId ?? null,
       },

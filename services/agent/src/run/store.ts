@@ -8,9 +8,10 @@ import {
   type ConversationMessage,
   type Database,
   loadBusinessContext,
+  type PendingActionsTable,
   readLockDate,
 } from '@munim/db';
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
 import { transient } from './transient.ts';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
@@ -24,15 +25,8 @@ export class ConversationForbiddenError extends Error {
   override name = 'ConversationForbiddenError';
 }
 
-export type PendingStatus =
-  | 'pending'
-  | 'executing'
-  | 'executed'
-  | 'cancelled'
-  | 'expired'
-  | 'void'
-  | 'awaiting_approval'
-  | 'rejected';
+/** Where a pending action is in its life, as its row says. */
+export type PendingStatus = Selectable<PendingActionsTable>['status'];
 
 export interface PendingAction {
   actionId: string;
