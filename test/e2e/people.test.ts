@@ -24,17 +24,26 @@ interface User {
 let maker: User;
 let viewer: User;
 
-async function userWith(role: string): Promise<User> {
+async function keyOf(userId: string, kind?: 'person' | 'program'): Promise<string> {
+  const issued = await admin('POST', `/v1/admin/users/${userId}/keys`, {
+    orgId: tenant.orgId,
+    ...(kind ? { kind } : {}),
+  });
+  expect(issued.status).toBe(201);
+  const made = (await issued.json()) as { key: string; kind: string };
+  expect(made.kind).toBe(kind ?? 'person');
+  return made.key;
+}
+
+async function userWith(role: string, ...more: string[]): Promise<User> {
   const made = await admin('POST', '/v1/admin/users', {
     orgId: tenant.orgId,
     name: `${role} ${randomUUID().slice(0, 4)}`,
-    roles: [{ entityId: tenant.entityId, role }],
+    roles: [role, ...more].map((r) => ({ entityId: tenant.entityId, role: r })),
   });
   expect(made.status).toBe(201);
   const { userId } = (await made.json()) as { userId: string };
-  const issued = await admin('POST', `/v1/admin/users/${userId}/keys`, { orgId: tenant.orgId });
-  expect(issued.status).toBe(201);
-  return { userId, key: ((await issued.json()) as { key: string }).key };
+  return { userId, key: await keyOf(userId) };
 }
 
 test.beforeAll(async ({ database, nats }) => {
@@ -203,5 +212,97 @@ describe('a maker', () => {
       ['cancelled', maker.userId, 'create_customer'],
     ]);
     expect(customersNamed(name)).toHaveLength(0);
+  });
+});
+
+describe('a program over the API', () => {
+  test('with a program key and no automation role, its write gets no card and waits for a person, who approves it', async () => {
+    const bot = await userWith('maker');
+    const programKey = await keyOf(bot.userId, 'program');
+    const approver = await userWith('approver');
+    const name = `Bot Co ${randomUUID().slice(0, 6)}`;
+    const query = `add customer ${name}`;
+    scriptProposal(query, name);
+    const asked = await askAs({ ...bot, key: programKey }, { query });
+    expect(only(asked.events, 'mcq')).toEqual([]);
+    expect(JSON.stringify(asked.events)).not.toMatch(/confirm_text|type [A-Z]{3,} to confirm/);
+    expect(only(asked.events, 'approval_requested')).toHaveLength(1);
+    expect(last(asked.events)).toMatchObject({ event: 'complete', data: { status: 'awaiting_approval' } });
+    expect(await routingLog(requestOf(asked.events))).toMatchObject({ actor_user_id: bot.userId });
+    expect(customersNamed(name)).toHaveLength(0);
+
+    // Its own key cannot approve it; a person who may, can.
+    const approvalId = String(only(asked.events, 'approval_requested')[0]?.data.approvalId);
+    const self = await jsonCaller(() => sys.gatewayUrl, bearerJson(programKey))(
+      'POST',
+      `/v1/approvals/${approvalId}`,
+      { decision: 'approve', ...tenant },
+    );
+    expect(self.status).toBe(403);
+    expect(customersNamed(name)).toHaveLength(0);
+    const decided = await jsonCaller(() => sys.gatewayUrl, bearerJson(approver.key))(
+      'POST',
+      `/v1/approvals/${approvalId}`,
+      { decision: 'approve', ...tenant },
+    );
+    expect(await decided.json()).toMatchObject({ status: 'executed' });
+    expect(customersNamed(name)).toHaveLength(1);
+  });
+
+  test('a program key answering its person’s card does not confirm it, and is never told the word', async () => {
+    const person = await userWith('maker');
+    const programKey = await keyOf(person.userId, 'program');
+    const name = `Scripted Co ${randomUUID().slice(0, 6)}`;
+    const query = `add customer ${name}`;
+    scriptProposal(query, name);
+    const proposed = await askAs(person, { query });
+    const mcq = only(proposed.events, 'mcq')[0]?.data as { actionId: string };
+    expect(mcq?.actionId).toEqual(expect.any(String));
+    const conversationId = conversationOf(proposed.events);
+    for (const typedConfirmation of [undefined, 'WRONG']) {
+      const answered = await askAs(
+        { ...person, key: programKey },
+        {
+          conversationId,
+          mcqResponse: {
+            actionId: mcq.actionId,
+            value: 'confirm',
+            ...(typedConfirmation ? { typedConfirmation } : {}),
+          },
+        },
+      );
+      expect(only(answered.events, 'mcq')).toEqual([]);
+      expect(only(answered.events, 'tool_result')).toEqual([]);
+      if (typedConfirmation === undefined)
+        expect(last(answered.events)).toMatchObject({ data: { status: 'awaiting_approval' } });
+    }
+    expect((await pendingOf(conversationId))[0]?.status).toBe('awaiting_approval');
+    expect(customersNamed(name)).toHaveLength(0);
+  });
+
+  test('a program whose user holds the automation role confirms its own write', async () => {
+    const bot = await userWith('maker', 'automation');
+    const programKey = await keyOf(bot.userId, 'program');
+    const name = `Automated Co ${randomUUID().slice(0, 6)}`;
+    const query = `add customer ${name}`;
+    scriptProposal(query, name);
+    const proposed = await askAs({ ...bot, key: programKey }, { query });
+    const mcq = only(proposed.events, 'mcq')[0]?.data as { actionId: string; confirm_text?: string };
+    expect(mcq?.actionId).toEqual(expect.any(String));
+    const confirmed = await askAs(
+      { ...bot, key: programKey },
+      {
+        conversationId: conversationOf(proposed.events),
+        mcqResponse: {
+          actionId: mcq.actionId,
+          value: 'confirm',
+          ...(mcq.confirm_text ? { typedConfirmation: mcq.confirm_text } : {}),
+        },
+      },
+    );
+    expect(only(confirmed.events, 'tool_result').map((e) => [e.data.tool, e.data.success])).toEqual([
+      ['create_customer', true],
+    ]);
+    expect(customersNamed(name)).toHaveLength(1);
   });
 });

@@ -40,8 +40,19 @@ export const ActorSchema = z.object({
   /** The user's roles for the request's entity; a person with none of these may only read. */
   roles: z.array(z.enum(PERSON_ROLES)).max(PERSON_ROLES.length),
   via: ActorViaSchema,
+  /**
+   * The credential is a program's (an API key issued as `program`): like every `/mcp` caller, it
+   * never confirms or approves its own writes unless it holds the `automation` role.
+   */
+  program: z.literal(true).optional(),
 });
 export type Actor = z.infer<typeof ActorSchema>;
+
+/** Whether the actor is a program that may not confirm or approve its own writes: its writes wait for a person. */
+export const programWithoutAutomation = (actor: Actor | undefined): boolean =>
+  actor !== undefined &&
+  (actor.via === 'mcp' || actor.program === true) &&
+  !actor.roles.includes('automation');
 
 /** The roles that may propose a write: a viewer only reads, an approver approves, an admin administers. */
 export const WRITE_ROLES = ['maker', 'owner', 'automation'] as const satisfies readonly PersonRole[];

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { USER_ROLES } from './migrations/0025_people.ts';
-import type { Database, UserRole } from './schema.ts';
+import type { Database, KeyKind, UserRole } from './schema.ts';
 
 export { USER_ROLES };
 
@@ -27,6 +27,8 @@ export interface Person {
 /** Who a presented API key belongs to. */
 export interface KeyHolder {
   keyId: string;
+  /** A person's own key, or a program's. */
+  kind: KeyKind;
   userId: string;
   orgId: string;
   name: string;
@@ -188,8 +190,8 @@ export class People {
   async issueKey(
     orgId: string,
     userId: string,
-    opts: { label?: string | undefined; by: string },
-  ): Promise<{ keyId: string; key: string; prefix: string }> {
+    opts: { label?: string | undefined; kind?: KeyKind | undefined; by: string },
+  ): Promise<{ keyId: string; key: string; prefix: string; kind: KeyKind }> {
     await this.#exists(orgId, userId);
     const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
     const keyId = randomUUID();
@@ -203,17 +205,18 @@ export class People {
         key_hash: hashApiKey(key),
         shown_prefix: prefix,
         label: opts.label ?? null,
+        kind: opts.kind ?? 'person',
         created_by: opts.by,
       })
       .execute();
-    return { keyId, key, prefix };
+    return { keyId, key, prefix, kind: opts.kind ?? 'person' };
   }
 
   /** A user's keys (never the keys themselves). */
   async keys(orgId: string, userId: string) {
     const rows = await this.#db
       .selectFrom('api_keys')
-      .select(['id', 'shown_prefix', 'label', 'created_at', 'revoked_at', 'last_used_at'])
+      .select(['id', 'shown_prefix', 'label', 'kind', 'created_at', 'revoked_at', 'last_used_at'])
       .where('org_id', '=', orgId)
       .where('user_id', '=', userId)
       .orderBy('created_at')
@@ -222,6 +225,7 @@ export class People {
       keyId: r.id,
       prefix: r.shown_prefix,
       label: r.label,
+      kind: r.kind,
       createdAt: new Date(r.created_at).toISOString(),
       revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
       lastUsedAt: r.last_used_at ? new Date(r.last_used_at).toISOString() : null,
@@ -246,7 +250,7 @@ export class People {
     const row = await this.#db
       .selectFrom('api_keys as k')
       .innerJoin('users as u', (j) => j.onRef('u.id', '=', 'k.user_id').onRef('u.org_id', '=', 'k.org_id'))
-      .select(['k.id as key_id', 'k.user_id', 'k.org_id', 'u.name'])
+      .select(['k.id as key_id', 'k.kind', 'k.user_id', 'k.org_id', 'u.name'])
       .where('k.key_hash', '=', hashApiKey(key))
       .where('k.revoked_at', 'is', null)
       .where('u.disabled_at', 'is', null)
@@ -267,6 +271,7 @@ export class People {
       .execute();
     return {
       keyId: row.key_id,
+      kind: row.kind,
       userId: row.user_id,
       orgId: row.org_id,
       name: row.name,

@@ -112,6 +112,7 @@ describe('API keys', () => {
     expect(stored.rows[0].key_hash).toBe(hashApiKey(key));
     expect(await people.authenticate(key)).toEqual({
       keyId,
+      kind: 'person',
       userId: user.userId,
       orgId: 'org-k',
       name: 'Meera',

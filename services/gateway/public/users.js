@@ -114,7 +114,7 @@ async function keysRow(user) {
         'li',
         {},
         el('code', { textContent: `${key.prefix}…` }),
-        ` ${key.label ?? 'no label'} · made ${new Date(key.createdAt).toLocaleString()} · ${state} `,
+        ` ${key.label ?? 'no label'} · ${key.kind === 'program' ? "a program's" : "a person's"} · made ${new Date(key.createdAt).toLocaleString()} · ${state} `,
       );
       item.dataset.keyId = key.keyId;
       if (!key.revokedAt) {
@@ -127,15 +127,23 @@ async function keysRow(user) {
     }),
   );
   const label = el('input', { maxLength: 100, placeholder: 'e.g. laptop, billing bot' });
+  // A program's key never confirms its own writes (unless the user holds automation): they wait for a person.
+  const kind = el(
+    'select',
+    {},
+    el('option', { value: 'person', textContent: 'a person (this user, signing in)' }),
+    el('option', { value: 'program', textContent: 'a program (its writes wait for a person)' }),
+  );
   const issue = el(
     'form',
     { className: 'issue' },
     el('label', {}, 'Label ', label),
+    el('label', {}, 'For ', kind),
     el('button', { type: 'submit', textContent: 'Issue a key' }),
   );
   issue.addEventListener('submit', (event) => {
     event.preventDefault();
-    void issueKey(user, label.value.trim());
+    void issueKey(user, label.value.trim(), kind.value);
   });
   const cell = el(
     'td',
@@ -149,9 +157,10 @@ async function keysRow(user) {
   return row;
 }
 
-async function issueKey(user, label) {
+async function issueKey(user, label, kind) {
   const made = await call('POST', userPath(user.userId, '/keys'), {
     orgId: settings.orgId,
+    kind,
     ...(label ? { label } : {}),
   });
   if (!made) return;

@@ -15,5 +15,10 @@ const NOBODY: Person = { userId: null, roles: ['viewer'] };
 export function actorOf(request: FastifyRequest, via: ActorVia): Actor {
   const principal = request.principal;
   const person = principal === null ? TENANT_OWNER : (principal.user ?? NOBODY);
-  return { userId: person.userId, roles: [...person.roles], via };
+  return {
+    userId: person.userId,
+    roles: [...person.roles],
+    via,
+    ...(person.program ? { program: true } : {}),
+  };
 }

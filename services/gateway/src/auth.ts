@@ -25,7 +25,7 @@ export interface Principal {
    */
   user?: Person;
   /** A key issued to a user of an org (`/v1/admin/users`): it acts for the entities the user has roles on. */
-  member?: { userId: string; orgId: string; roles: EntityRole[] };
+  member?: { userId: string; orgId: string; roles: EntityRole[]; program: boolean };
 }
 
 /** A person and their roles for one entity. */
@@ -33,6 +33,8 @@ export interface Person {
   /** Null: the tenant's owner, no user named. */
   userId: string | null;
   roles: PersonRole[];
+  /** The credential is a program's key: its writes wait for a person unless it holds `automation`. */
+  program?: boolean;
 }
 
 /** Where keys issued to users are looked up (the people store on the gateway's database). */
@@ -175,7 +177,12 @@ export class Authenticator {
       tenant: null,
       admin: false,
       id: `user-key:${holder.keyId}`,
-      member: { userId: holder.userId, orgId: holder.orgId, roles: holder.roles },
+      member: {
+        userId: holder.userId,
+        orgId: holder.orgId,
+        roles: holder.roles,
+        program: holder.kind === 'program',
+      },
     };
   }
 

@@ -77,7 +77,7 @@ function memberTenant(
       field: 'entityId',
     };
   // A principal of its own request (issued keys are looked up each time): the person it acts as here.
-  principal.user = { userId: member.userId, roles };
+  principal.user = { userId: member.userId, roles, ...(member.program ? { program: true } : {}) };
   return { entityId, orgId: member.orgId };
 }
 

@@ -37,9 +37,20 @@ export const UserRolesInputSchema = z
   .object({ orgId: IdSchema, roles: z.array(EntityRoleSchema).max(200) })
   .strict();
 
+/** What a key is for: a person's own use (the default), or a program's (its writes wait for a person). */
+export const KeyKindSchema = z.enum(['person', 'program']);
+
 /** A new API key of a user; its label helps the person tell keys apart. */
 export const ApiKeyInputSchema = z
-  .object({ orgId: IdSchema, label: z.string().trim().min(1).max(100).optional() })
+  .object({
+    orgId: IdSchema,
+    label: z.string().trim().min(1).max(100).optional(),
+    /**
+     * `program`: a program holds it, and it never confirms or approves its own writes unless the
+     * user holds the `automation` role; they wait for a person. Default `person`.
+     */
+    kind: KeyKindSchema.default('person'),
+  })
   .strict();
 
 /** Path of `/v1/admin/users/:userId…`. */

@@ -133,6 +133,9 @@ export interface TenantUsageTable {
 /** A role a user may hold for an entity. */
 export type UserRole = 'viewer' | 'maker' | 'approver' | 'admin' | 'owner' | 'automation';
 
+/** What an issued API key is for: a person's own use, or a program's. */
+export type KeyKind = 'person' | 'program';
+
 /**
  * A person of an org (or a program, with the `automation` role), whom requests act as.
  * Written by the gateway (the admin API); read by the agent.
@@ -168,6 +171,8 @@ export interface ApiKeysTable {
   /** The key's first characters, so a person can tell their keys apart. */
   shown_prefix: string;
   label: string | null;
+  /** `person` (default) or `program`: a program's key never confirms its own writes without `automation`. */
+  kind: Generated<KeyKind>;
   created_at: GeneratedTimestamp;
   created_by: string;
   revoked_at: NullableTimestamp;

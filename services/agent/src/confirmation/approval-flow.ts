@@ -1,4 +1,10 @@
-import { type ApprovalDecision, type PersonRole, type ValidationResult, writeClass } from '@munim/contracts';
+import {
+  type ApprovalDecision,
+  type PersonRole,
+  programWithoutAutomation,
+  type ValidationResult,
+  writeClass,
+} from '@munim/contracts';
 import type { AuditAction } from '@munim/db';
 import { answer } from '../answer/answer.ts';
 import { auditActor, auditDone } from '../answer/audit.ts';
@@ -22,10 +28,7 @@ export const DEFAULT_APPROVAL_TTL_MS = 24 * 3600_000;
 const PEOPLE_WHO_CONFIRM: PersonRole[] = ['maker', 'approver', 'owner'];
 
 /** Whether the request comes from a program that may not confirm its own writes. */
-export function programWithoutAutomation(run: Run): boolean {
-  const actor = run.scope.actor;
-  return actor?.via === 'mcp' && !actor.roles.includes('automation');
-}
+export const fromProgram = (run: Run): boolean => programWithoutAutomation(run.scope.actor);
 
 /** The person's name for the trail and the conversation: their user id, or the tenant's owner. */
 const who = (run: Run) =>
@@ -77,7 +80,7 @@ export async function sendForApproval(
   asked: Asked,
   userText: string,
 ): Promise<boolean> {
-  const program = programWithoutAutomation(run);
+  const program = fromProgram(run);
   const { decided, writeClass: cls } = await needFor(
     run,
     pending.tool,

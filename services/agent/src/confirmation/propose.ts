@@ -5,7 +5,7 @@ import { type Asked, complete } from '../answer/complete.ts';
 import { confirmWord } from '../answer/tool-words.ts';
 import { withoutImages } from '../model/attachments.ts';
 import type { Run } from '../run/run.ts';
-import { programWithoutAutomation, sendForApproval } from './approval-flow.ts';
+import { fromProgram, sendForApproval } from './approval-flow.ts';
 import { confirmationCard } from './card.ts';
 import { findDuplicate } from './duplicates.ts';
 import { emitMcq } from './events.ts';
@@ -91,7 +91,7 @@ export async function propose(
     payload: { actionId, step: 'proposed', tool: validation.tool, tier, args_hash: validation.argsHash },
   });
   // A program that may not confirm its own writes gets no card and no word to type: the write waits for a person.
-  if (programWithoutAutomation(run)) {
+  if (fromProgram(run)) {
     await sendForApproval(
       run,
       {

@@ -3,7 +3,7 @@ import { answer } from '../answer/answer.ts';
 import { auditDone, auditWrite } from '../answer/audit.ts';
 import { complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
-import { editBeforeConfirm, sendForApproval } from '../confirmation/approval-flow.ts';
+import { editBeforeConfirm, fromProgram, sendForApproval } from '../confirmation/approval-flow.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
 import { PLAIN_YES } from '../confirmation/plain-yes.ts';
 import { refuseReadOnly } from '../confirmation/read-only.ts';
@@ -158,7 +158,9 @@ export async function resume(
     await refuseReadOnly(run, asked, userText, pending.tool);
     return;
   }
-  if (pending.confirmText && (typed ?? '').trim().toUpperCase() !== pending.confirmText) {
+  // A program's confirmation is no confirmation (its write goes to a person below), so it is never told the word.
+  const program = fromProgram(run);
+  if (!program && pending.confirmText && (typed ?? '').trim().toUpperCase() !== pending.confirmText) {
     await emitStep(run, pending, 'rejected', 'typed confirmation did not match');
     const question = `That didn't match, so nothing was done. ${pending.question} Or cancel.`;
     await emitMcq(run, { ...pending, question, confirmText: pending.confirmText });
@@ -216,7 +218,7 @@ export async function answerPlainYes(run: Run, data: QueryRouted): Promise<boole
     await refuseReadOnly(run, data, data.query, pending.tool);
     return true;
   }
-  if (pending.tier === 1) {
+  if (pending.tier === 1 || fromProgram(run)) {
     await resume(run, pending, 'confirm', undefined);
     return true;
   }

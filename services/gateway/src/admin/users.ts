@@ -89,6 +89,7 @@ export const userRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) =
       const made = await answering(
         people().issueKey(request.body.orgId, request.params.userId, {
           label: request.body.label,
+          kind: request.body.kind,
           by: actor(request),
         }),
       );
