@@ -3,3 +3,4 @@ export { createMigratedTestDatabase, createTestDatabase, type TestDatabase } fro
 export { test } from './fixtures.ts';
 export { FixtureNats } from './nats.ts';
 export { freePort } from './ports.ts';
+export * from './whatsapp.ts';
