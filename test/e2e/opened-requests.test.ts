@@ -5,7 +5,7 @@ import type { RequestScope } from '@munim/contracts';
 import { natsUrl, test } from '@munim/testkit';
 import { afterAll, describe, expect } from 'vitest';
 import { type Bus, connectBus, type FollowedEvent } from '../../packages/bus/src/index.ts';
-import { submitQuery } from '../../services/gateway/src/submit.ts';
+import { submitQuery } from '../../packages/kit/src/submit.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
 let sys: TestSystem;

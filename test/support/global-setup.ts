@@ -40,6 +40,8 @@ const TOOLS = [
     apt: 'chromium',
   },
   { name: () => 'espeak-ng', found: () => onPath('espeak-ng'), apt: 'espeak-ng' },
+  // WhatsApp voice notes are OGG/Opus: the tests encode espeak-ng's speech with it.
+  { name: () => 'opusenc', found: () => onPath('opusenc'), apt: 'opus-tools' },
 ];
 
 /** What a machine without some of them is told, in one line; undefined when none is missing. */

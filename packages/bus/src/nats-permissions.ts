@@ -61,6 +61,16 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
     listens: ['toolPinChanged'],
   },
   logger: { consumes: [{ subject: 'requestEvents', durable: 'logger' }] },
+  messaging: {
+    publishes: ['messagingInbound', 'querySubmitted'],
+    requests: ['healthPing'],
+    consumes: [
+      { subject: 'messagingInbound', durable: 'messaging' },
+      // Writes waiting for approval, whichever channel asked: approvers with a phone get the card.
+      { subject: 'requestEvents', durable: 'messaging-approvals' },
+    ],
+    follows: true,
+  },
 };
 
 /**

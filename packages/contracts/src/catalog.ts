@@ -2,6 +2,7 @@ import { requestEvents } from './subjects/events.ts';
 import { healthPing } from './subjects/health.ts';
 import { intentsChanged } from './subjects/intents.ts';
 import { llmConfigChanged } from './subjects/llm-configs.ts';
+import { messagingInbound } from './subjects/messaging.ts';
 import { queryRouted, querySubmitted } from './subjects/query.ts';
 import { toolsChanged } from './subjects/registry.ts';
 import { toolPinChanged } from './subjects/tool-pins.ts';
@@ -23,6 +24,7 @@ export const catalog = {
   toolsContainers,
   answerBlocks,
   healthPing,
+  messagingInbound,
 } as const;
 export type Catalog = typeof catalog;
 export type SubjectName = keyof Catalog;

@@ -9,6 +9,7 @@ export const ServiceNameSchema = z.enum([
   'validator',
   'mcp-executor',
   'logger',
+  'messaging',
 ]);
 export type ServiceName = z.infer<typeof ServiceNameSchema>;
 

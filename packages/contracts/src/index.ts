@@ -14,6 +14,7 @@ export * from './subjects/events.ts';
 export * from './subjects/health.ts';
 export * from './subjects/intents.ts';
 export * from './subjects/llm-configs.ts';
+export * from './subjects/messaging.ts';
 export * from './subjects/metrics.ts';
 export * from './subjects/query.ts';
 export * from './subjects/registry.ts';

@@ -184,6 +184,27 @@ describe('envelope and subjects', () => {
     toolsContainers: { good: { groups: ['invoices'], collapse: 'always' }, bad: { collapse: 'sometimes' } },
     answerBlocks: { good: { text: 'Done.' }, bad: { text: 1 } },
     healthPing: { good: {}, bad: 'ping' },
+    messagingInbound: {
+      good: {
+        type: 'message',
+        channel: 'whatsapp',
+        messageId: 'wamid.HBgM',
+        from: '+919812345678',
+        to: '1234567890',
+        sentAt: '2026-11-28T10:00:00.000Z',
+        content: { kind: 'text', text: 'kitna cash hai?' },
+      },
+      // A number that is not E.164 names nobody.
+      bad: {
+        type: 'message',
+        channel: 'whatsapp',
+        messageId: 'wamid.HBgM',
+        from: '919812345678',
+        to: '1234567890',
+        sentAt: '2026-11-28T10:00:00.000Z',
+        content: { kind: 'text', text: 'hi' },
+      },
+    },
   };
 
   it.each(Object.keys(catalog) as (keyof typeof catalog)[])(

@@ -7,6 +7,7 @@ import { APPROVAL_POLICY_GRANTS } from './migrations/0027_approval_policies.ts';
 import { APPROVAL_GRANTS } from './migrations/0028_approval_flow.ts';
 import { TAX_RULE_GRANTS } from './migrations/0029_tax_rules.ts';
 import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
+import { MESSAGING_GRANTS } from './migrations/0032_messaging.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -47,6 +48,7 @@ export const SERVICE_GRANTS = Object.fromEntries(
         APPROVAL_GRANTS[s],
         TAX_RULE_GRANTS[s],
         LOCK_DATE_GRANTS[s],
+        MESSAGING_GRANTS[s],
       ),
     ];
   }),

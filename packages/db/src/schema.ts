@@ -27,6 +27,13 @@ import type {
 } from './schema/gateway.ts';
 import type { FeedbackLogTable, QueryRoutingLogsTable, RequestEventsTable } from './schema/logger.ts';
 import type { ToolIdempotencyTable, ToolPinsTable, ToolRegistryTable } from './schema/mcp-executor.ts';
+import type {
+  MessagingCardsTable,
+  MessagingConversationsTable,
+  MessagingDeliveriesTable,
+  MessagingRefusalsTable,
+  MessagingStatusesTable,
+} from './schema/messaging.ts';
 import type { CountryConfigsTable, TaxRulesTable } from './schema/reference.ts';
 import type {
   IntentRoutingStatsTable,
@@ -42,6 +49,7 @@ export type * from './schema/columns.ts';
 export type * from './schema/gateway.ts';
 export type * from './schema/logger.ts';
 export type * from './schema/mcp-executor.ts';
+export type * from './schema/messaging.ts';
 export type * from './schema/reference.ts';
 export type * from './schema/router.ts';
 
@@ -78,6 +86,11 @@ export interface Database {
   approval_decisions: ApprovalDecisionsTable;
   standing_approvals: StandingApprovalsTable;
   standing_approval_uses: StandingApprovalUsesTable;
+  messaging_conversations: MessagingConversationsTable;
+  messaging_deliveries: MessagingDeliveriesTable;
+  messaging_cards: MessagingCardsTable;
+  messaging_statuses: MessagingStatusesTable;
+  messaging_refusals: MessagingRefusalsTable;
 }
 
 /** Every table the migrations create. */
@@ -114,6 +127,11 @@ export const TABLE_NAMES = [
   'approval_decisions',
   'standing_approvals',
   'standing_approval_uses',
+  'messaging_conversations',
+  'messaging_deliveries',
+  'messaging_cards',
+  'messaging_statuses',
+  'messaging_refusals',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -15,6 +15,7 @@ const WORD: Record<DbService, string> = {
   router: 'router',
   logger: 'logger',
   'mcp-executor': 'executor',
+  messaging: 'messaging',
 };
 
 /** Each table's interface name, from `Database` in schema.ts. */

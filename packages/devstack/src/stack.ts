@@ -2,9 +2,23 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-/** The six services, in start order (the executor first: the others ask it for tools). */
-export const SERVICES = ['mcp-executor', 'validator', 'logger', 'router', 'agent', 'gateway'] as const;
+/**
+ * The services, in start order (the executor first: the others ask it for tools). The messaging
+ * service is the last and starts only when asked for (`scale.messaging`): it needs a WhatsApp number.
+ */
+export const SERVICES = [
+  'mcp-executor',
+  'validator',
+  'logger',
+  'router',
+  'agent',
+  'gateway',
+  'messaging',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
+
+/** Instances of a service when `scale` does not say: one, and none of the optional messaging service. */
+const defaultScale = (service: ServiceName) => (service === 'messaging' ? 0 : 1);
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -18,7 +32,7 @@ export interface StackOptions {
    * instances: e.g. a second gateway's own PORT (two gateways cannot share a port).
    */
   instanceEnv?: (service: ServiceName, index: number) => Record<string, string | undefined> | undefined;
-  /** Instances per service; 1 when not given. */
+  /** Instances per service; 1 when not given (messaging: 0). */
   scale?: Partial<Record<ServiceName, number>> | undefined;
   /** Every output line of every instance. */
   onLine?: (instance: string, line: string, stream: 'stdout' | 'stderr') => void;
@@ -118,7 +132,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
   };
 
   for (const service of SERVICES) {
-    for (let i = 0; i < (opts.scale?.[service] ?? 1); i++) spawnOne(service);
+    for (let i = 0; i < (opts.scale?.[service] ?? defaultScale(service)); i++) spawnOne(service);
   }
 
   const gatewayUrls = [

@@ -1,14 +1,13 @@
 import { type Attachments, createAttachments } from '@munim/attachments';
 import type { Bus } from '@munim/bus';
 import { type Database, People, TenantUsage } from '@munim/db';
-import { isLoopbackHost } from '@munim/kit';
+import { isLoopbackHost, OpenStreams } from '@munim/kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth.ts';
 import type { Env } from './env.ts';
 import { AuthFailures, StreamSlots } from './limits.ts';
 import { QuotaGate } from './quotas.ts';
-import { OpenStreams } from './relay.ts';
 
 /** The gateway's settings (a subset of its environment). */
 export type GatewayConfig = Omit<Env, 'PORT' | 'NATS_URL' | 'NATS_PREFIX' | 'LOG_LEVEL' | 'DATABASE_URL'>;

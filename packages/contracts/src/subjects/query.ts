@@ -43,8 +43,11 @@ export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 /** Longest query text accepted, in characters. */
 export const MAX_QUERY_LENGTH = 4000;
 
-/** Where a query came from: the HTTP API (and console, CLI) or the `/mcp` tool, whose confirmations are never free text. */
-export const ChannelSchema = z.enum(['http', 'mcp']);
+/**
+ * Where a query came from: the HTTP API (and console, CLI), the `/mcp` tool (whose confirmations
+ * are never free text), or a messaging channel (a person's phone).
+ */
+export const ChannelSchema = z.enum(['http', 'mcp', 'messaging']);
 export type Channel = z.infer<typeof ChannelSchema>;
 
 export const QuerySubmittedSchema = z.object({

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Access, applyGrants, type Grants, SERVICE_ROLES } from './grants.ts';
+import { type Access, applyGrants, ensureServiceRole, type Grants, SERVICE_ROLES } from './grants.ts';
 import type { MigrationDb } from './types.ts';
 
 /**
@@ -21,6 +21,8 @@ const READ: Access = { select: true };
 
 /** What each role may do, table by table, as this migration granted it. */
 export const SERVICE_GRANTS: Readonly<Record<keyof typeof SERVICE_ROLES, Grants>> = {
+  // Made later (0032), with its tables.
+  messaging: {},
   gateway: {
     request_events: READ,
     query_routing_logs: READ,
@@ -87,46 +89,7 @@ const ident = (name: string) => sql.id(name);
 export { SERVICE_ROLES };
 
 export async function up(db: MigrationDb): Promise<void> {
-  const roles = Object.values(SERVICE_ROLES);
-  for (const role of roles) {
-    // Roles belong to the whole server: several munim databases (or migrations running at once)
-    // may make the same role; whoever comes second finds it.
-    await sql`
-      do $$ begin
-        if not exists (select from pg_roles where rolname = ${sql.lit(role)}) then
-          begin
-            create role ${ident(role)} login;
-          exception when duplicate_object or unique_violation then null;
-          end;
-        end if;
-      end $$`.execute(db);
-    const { rows } = await sql<{ power: string | null; member_of: string | null }>`
-      select
-        nullif(concat_ws(', ',
-          case when r.rolsuper then 'superuser' end, case when r.rolcreaterole then 'createrole' end,
-          case when r.rolcreatedb then 'createdb' end, case when r.rolbypassrls then 'bypassrls' end,
-          case when r.rolreplication then 'replication' end), '') as power,
-        (select string_agg(g.rolname, ', ') from pg_auth_members m join pg_roles g on g.oid = m.roleid
-          where m.member = r.oid) as member_of
-      from pg_roles r where r.rolname = ${role}`.execute(db);
-    const found = rows[0];
-    if (found?.power || found?.member_of) {
-      throw new Error(
-        `the database role ${role} exists with more than a service may have (${[found.power, found.member_of && `member of ${found.member_of}`].filter(Boolean).join('; ')}): ` +
-          `remove it (e.g. ALTER ROLE ${role} NOSUPERUSER NOCREATEROLE NOCREATEDB NOBYPASSRLS NOREPLICATION; REVOKE … FROM ${role}) and migrate again`,
-      );
-    }
-    // Usually PUBLIC may connect anyway; a migrator that does not own the database may not grant it.
-    await sql`
-      do $$ begin
-        execute format('grant connect on database %I to %I', current_database(), ${sql.lit(role)});
-      exception when insufficient_privilege then
-        raise notice 'could not grant connect on this database to %', ${sql.lit(role)};
-      end $$`.execute(db);
-    await sql`grant usage on schema public to ${ident(role)}`.execute(db);
-    // Services check that the schema is current; they never migrate it.
-    await sql`grant select on kysely_migration to ${ident(role)}`.execute(db);
-  }
+  for (const role of Object.values(SERVICE_ROLES)) await ensureServiceRole(db, role);
 
   // Before PostgreSQL 15 every role could create tables in `public`; no service may.
   await sql`

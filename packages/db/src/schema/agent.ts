@@ -62,7 +62,7 @@ export interface LlmUsageLogsTable {
 
 /**
  * A write waiting for the user's confirmation.
- * Written by the agent (only it proposes); the executor sets only `executed_*` when it uses an approval; read by the router and the gateway (the approvals inbox).
+ * Written by the agent (only it proposes); the executor sets only `executed_*` when it uses an approval; read by the router, the gateway (the approvals inbox) and messaging (an approval card's conversation).
  */
 export interface PendingActionsTable {
   action_id: string;

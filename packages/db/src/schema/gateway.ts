@@ -92,7 +92,7 @@ export interface ExtractionDetails {
 
 /**
  * An uploaded file; its bytes are in local or S3-compatible storage under `storage_key`.
- * Written by the gateway (uploads); read by the agent.
+ * Written by the gateway (uploads) and messaging (files sent from a phone); read by the agent.
  */
 export interface AttachmentsTable {
   id: string;
@@ -138,7 +138,7 @@ export type KeyKind = 'person' | 'program';
 
 /**
  * A person of an org (or a program, with the `automation` role), whom requests act as.
- * Written by the gateway (the admin API); read by the agent.
+ * Written by the gateway (the admin API); read by the agent and messaging (a sender's phone names a user).
  */
 export interface UsersTable {
   id: string;
@@ -152,7 +152,7 @@ export interface UsersTable {
   disabled_at: NullableTimestamp;
 }
 
-/** What a user may do for one entity. Written by the gateway (the admin API); read by the agent. */
+/** What a user may do for one entity. Written by the gateway (the admin API); read by the agent and messaging. */
 export interface UserRolesTable {
   user_id: string;
   org_id: string;
@@ -217,7 +217,7 @@ export interface ApprovalPoliciesTable {
 /**
  * A tenant's business: its country, any overrides of the country's settings, its state and GSTIN;
  * see migrations 0019 and 0030. Written by the gateway (the admin API; once only by the
- * migrations and operators in SQL); read by the agent.
+ * migrations and operators in SQL); read by the agent and messaging (the business's formats on a phone).
  */
 export interface BusinessContextsTable {
   entity_id: string;

@@ -12,6 +12,7 @@ import {
   StandingGrantParamsSchema,
   TenantScopeQuerySchema,
 } from '@munim/contracts';
+import { relay, SubmitError, submitQuery } from '@munim/kit';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { actorOf } from '../actor.ts';
 import type { Tenant } from '../auth.ts';
@@ -19,8 +20,6 @@ import type { GatewayContext } from '../context.ts';
 import { HttpRefusal, httpError, noDatabase } from '../http-errors.ts';
 import { errorResponses, jsonSchema, SECURITY } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
-import { relay } from '../relay.ts';
-import { SubmitError, submitQuery } from '../submit.ts';
 import { requestTenant } from '../tenant-gate.ts';
 import { approvalConversation, type Decider, grant, listApprovals, listGrants, revoke } from './store.ts';
 

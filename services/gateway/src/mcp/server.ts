@@ -12,12 +12,11 @@ import {
   type McqResponse,
   McqResponseSchema,
 } from '@munim/contracts';
+import { type OpenStreams, relay, SubmitError, submitQuery } from '@munim/kit';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Tenant } from '../auth.ts';
 import type { SlotRefusal } from '../limits.ts';
-import { type OpenStreams, relay } from '../relay.ts';
-import { SubmitError, submitQuery } from '../submit.ts';
 import { decideTenant } from '../tenant-gate.ts';
 
 /** Name of the one tool the gateway's MCP server offers. */

@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import fastifySse, { type SSEPluginOptions } from '@fastify/sse';
 import type { Following } from '@munim/bus';
+import { relay } from '@munim/kit';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { GatewayContext } from '../context.ts';
 import { forClient, type StreamView } from '../detail.ts';
-import { relay } from '../relay.ts';
 
 /** A client went away; nothing is written for it. */
 const DISCONNECTED = { code: 'SERVICE_UNAVAILABLE', message: 'client disconnected' } as const;

@@ -1,4 +1,5 @@
 import { QueryOptionsSchema, type QueryRequest, QueryRequestSchema } from '@munim/contracts';
+import { SubmitError, submitQuery } from '@munim/kit';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { actorOf } from '../actor.ts';
 import { checkQueryAttachments } from '../attachments/checks.ts';
@@ -10,7 +11,6 @@ import { errorResponses, SECURITY, SSE_RESPONSE } from '../plugins/openapi.ts';
 import { streamEvents } from '../plugins/streams.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import { quotaRefusalError } from '../quotas.ts';
-import { SubmitError, submitQuery } from '../submit.ts';
 import { requestTenant } from '../tenant-gate.ts';
 
 /** 503: the bus is not reachable. */

@@ -1,6 +1,5 @@
-import { outboundFetch } from '@munim/kit';
+import { createSpeechToText } from '@munim/kit';
 import type { FastifyRequest } from 'fastify';
-import OpenAI, { toFile } from 'openai';
 import { HttpRefusal, httpError } from '../http-errors.ts';
 import { type FileUpload, readFileUpload } from '../multipart.ts';
 
@@ -49,19 +48,12 @@ export function readAudio(request: FastifyRequest, maxBytes: number): Promise<Fi
 
 /** Speech to text through any OpenAI-compatible `/audio/transcriptions`. */
 export function createTranscriber(config: TranscriberConfig) {
-  const client = config.baseURL
-    ? new OpenAI({
-        // Redirects refused: the key and the recording never go to an address nobody configured.
-        fetch: outboundFetch(),
-        baseURL: config.baseURL,
-        apiKey: config.apiKey ?? 'not-needed',
-        maxRetries: 2,
-        timeout: 60_000,
-      })
+  const transcribe = config.baseURL
+    ? createSpeechToText({ baseURL: config.baseURL, apiKey: config.apiKey, model: config.model })
     : undefined;
   return {
     async transcribe(upload: FileUpload): Promise<string> {
-      if (!client) {
+      if (!transcribe) {
         throw new TranscriptionError(
           503,
           httpError(
@@ -71,11 +63,7 @@ export function createTranscriber(config: TranscriberConfig) {
         );
       }
       try {
-        const result = await client.audio.transcriptions.create({
-          file: await toFile(upload.bytes, upload.filename, { type: upload.mimeType }),
-          model: config.model,
-        });
-        return result.text.trim();
+        return await transcribe(upload);
       } catch (error) {
         throw new TranscriptionError(
           502,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Bus, type Following, newTraceparent, traceparentOf } from '@munim/bus';
 import type { Actor, ApprovalDecision, Channel, McqResponse, RequestScope } from '@munim/contracts';
-import { lazyCounter } from '@munim/kit';
 import { SpanKind, trace } from '@opentelemetry/api';
+import { lazyCounter } from './telemetry.ts';
 
 /** A query (or an answer to a pending confirmation) as the gateway accepts it, already validated. */
 export interface QueryInput {
@@ -21,6 +21,11 @@ export interface QueryInput {
   debug?: boolean | undefined;
   /** Who asks: carried by every message of the request. */
   actor: Actor;
+  /**
+   * The request's id, for a submission that may be made again (a messaging delivery seen twice):
+   * the same id is stored once, and its events are followed again. New by default.
+   */
+  requestId?: string | undefined;
 }
 
 /** A submitted query: its scope and the follow of its events, starting with `connected`. */
@@ -46,7 +51,7 @@ export class SubmitError extends Error {
  */
 export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submission> {
   const scope: RequestScope = {
-    requestId: randomUUID(),
+    requestId: input.requestId ?? randomUUID(),
     conversationId: input.conversationId ?? randomUUID(),
     entityId: input.entityId,
     orgId: input.orgId,
@@ -57,7 +62,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
     kind: SpanKind.SERVER,
     attributes: {
       'http.request.method': 'POST',
-      'http.route': '/v1/query',
+      'http.route': input.channel === 'messaging' ? '/v1/channels/whatsapp/webhook' : '/v1/query',
       'munim.request_id': scope.requestId,
       'munim.conversation_id': scope.conversationId,
       'munim.entity_id': scope.entityId,
