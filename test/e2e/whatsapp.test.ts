@@ -39,6 +39,8 @@ rules:
 
 let sys: TestSystem;
 let graph: GraphFixture;
+/** Two messaging instances: a delivery may reach either. */
+let messagingUrls: string[] = [];
 let messagingUrl = '';
 const admin = jsonCaller(() => sys.gatewayUrl, bearerJson(ADMIN_KEY));
 
@@ -59,15 +61,18 @@ async function person(role: string, ...more: string[]): Promise<{ userId: string
 
 test.beforeAll(async ({ database, nats }) => {
   graph = await startGraphFixture({ accessToken: ACCESS_TOKEN });
-  const port = await freePort();
-  messagingUrl = `http://127.0.0.1:${port}`;
+  const ports = [await freePort(), await freePort()];
+  messagingUrls = ports.map((p) => `http://127.0.0.1:${p}`);
+  messagingUrl = messagingUrls[0] as string;
   const dir = mkdtempSync(join(tmpdir(), 'munim-whatsapp-'));
   const policyFile = join(dir, 'policy.yaml');
   writeFileSync(policyFile, POLICY);
   sys = await startSystem({
     database,
     nats,
-    scale: { messaging: 1 },
+    scale: { messaging: 2 },
+    instanceEnv: (service, index) =>
+      service === 'messaging' ? { MESSAGING_PORT: String(ports[index - 1]) } : undefined,
     env: {
       GATEWAY_ADMIN_KEYS: ADMIN_KEY,
       APPROVAL_POLICY_FILE: policyFile,
@@ -76,16 +81,17 @@ test.beforeAll(async ({ database, nats }) => {
       WHATSAPP_ACCESS_TOKEN: ACCESS_TOKEN,
       WHATSAPP_PHONE_NUMBER_ID: graph.phoneNumberId,
       WHATSAPP_GRAPH_URL: graph.url,
-      MESSAGING_PORT: String(port),
       ATTACHMENTS_DIR: join(dir, 'attachments'),
     },
   });
   // The gateway's readiness does not wait for the optional messaging service: wait for its own.
   const deadline = Date.now() + 30_000;
-  while ((await fetch(`${messagingUrl}/readyz`).catch(() => undefined))?.status !== 200) {
-    if (Date.now() > deadline) throw new Error(`messaging was not ready:\n${sys.logs.slice(-20).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  for (const url of messagingUrls)
+    while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) {
+      if (Date.now() > deadline)
+        throw new Error(`messaging was not ready:\n${sys.logs.slice(-20).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
 });
 
 afterAll(async () => {
@@ -94,11 +100,14 @@ afterAll(async () => {
 });
 
 /** Posts a delivery as Meta does: the raw JSON, signed with the app secret. */
-async function deliver(delivery: unknown, opts: { secret?: string; signature?: string | null } = {}) {
+async function deliver(
+  delivery: unknown,
+  opts: { secret?: string; signature?: string | null; instance?: number } = {},
+) {
   const body = JSON.stringify(delivery);
   const signature =
     opts.signature === undefined ? signWebhook(body, opts.secret ?? APP_SECRET) : opts.signature;
-  return fetch(`${messagingUrl}/v1/channels/whatsapp/webhook`, {
+  return fetch(`${messagingUrls[opts.instance ?? 0]}/v1/channels/whatsapp/webhook`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -252,6 +261,22 @@ describe('who is writing', () => {
   });
 });
 
+describe('who is writing, by role', () => {
+  test('a viewer can ask, and cannot write: no card, nothing written', async () => {
+    const viewer = await person('viewer');
+    sys.llm?.script({ match: 'viewer balance', turns: [{ content: 'Cash in bank: ₹4,50,000.00.' }] });
+    expect((await deliver(textDelivery({ from: viewer.phone, text: 'viewer balance' }))).status).toBe(200);
+    const [answer] = await nextTo(viewer.phone, 0);
+    expect(textOf(answer)).toBe('Cash in bank: ₹4,50,000.00.');
+    const bill = billToPay(5_000);
+    expect((await deliver(textDelivery({ from: viewer.phone, text: bill.query }))).status).toBe(200);
+    const [refusal] = await nextTo(viewer.phone, 1);
+    expect(buttonsOf(refusal)).toEqual([]);
+    expect(textOf(refusal)).toMatch(/only read|view/i);
+    expect(paymentsSent(bill.reference)).toHaveLength(0);
+  });
+});
+
 describe('questions in, answers out', () => {
   test('a question is answered through the pipeline, as the person its number names', async () => {
     const owner = await person('owner');
@@ -275,6 +300,41 @@ describe('questions in, answers out', () => {
       200,
     );
     await new Promise((r) => setTimeout(r, 2500));
+    expect(sentTo(owner.phone)).toHaveLength(1);
+  });
+
+  test('one new delivery posted to both instances at once is answered once', async () => {
+    const owner = await person('owner');
+    sys.llm?.script({ match: 'sales this month', turns: [{ content: 'Sales this month: ₹8,20,000.00.' }] });
+    const delivery = textDelivery({ from: owner.phone, text: 'sales this month' });
+    const posted = await Promise.all([
+      deliver(delivery, { instance: 0 }),
+      deliver(delivery, { instance: 1 }),
+    ]);
+    expect(posted.map((r) => r.status)).toEqual([200, 200]);
+    const [answer] = await nextTo(owner.phone, 0);
+    expect(textOf(answer)).toBe('Sales this month: ₹8,20,000.00.');
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(sentTo(owner.phone)).toHaveLength(1);
+  });
+
+  test('a send the Graph API refuses for its rate limit is retried after Retry-After, and arrives once', async () => {
+    const owner = await person('owner');
+    sys.llm?.script({ match: 'gst this month', turns: [{ content: 'GST payable: ₹36,000.00.' }] });
+    graph.failNext(1, {
+      status: 429,
+      code: 130429,
+      message: 'Rate limit hit',
+      retryAfter: 1,
+      endpoint: 'messages',
+    });
+    expect((await deliver(textDelivery({ from: owner.phone, text: 'gst this month' }))).status).toBe(200);
+    const [answer] = await nextTo(owner.phone, 0);
+    expect(textOf(answer)).toBe('GST payable: ₹36,000.00.');
+    expect(
+      graph.requests.filter((r) => r.endpoint === 'messages' && r.status === 429).length,
+    ).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 1500));
     expect(sentTo(owner.phone)).toHaveLength(1);
   });
 
@@ -374,6 +434,20 @@ describe('confirmations and approvals by reply', () => {
     expect(paymentsSent(bill.reference)).toHaveLength(1);
   });
 
+  test('a “haan” typed instead of tapped confirms the last proposal, and only it', async () => {
+    const maker = await person('maker');
+    const first = billToPay(7_000);
+    expect((await deliver(textDelivery({ from: maker.phone, text: first.query }))).status).toBe(200);
+    await nextTo(maker.phone, 0);
+    const second = billToPay(8_000);
+    expect((await deliver(textDelivery({ from: maker.phone, text: second.query }))).status).toBe(200);
+    await nextTo(maker.phone, 1);
+    expect((await deliver(textDelivery({ from: maker.phone, text: 'haan' }))).status).toBe(200);
+    await nextTo(maker.phone, 2);
+    expect(paymentsSent(second.reference)).toHaveLength(1);
+    expect(paymentsSent(first.reference)).toHaveLength(0);
+  });
+
   test('a button from an older card never confirms a newer action', async () => {
     const maker = await person('maker');
     const first = billToPay(11_000);
@@ -426,6 +500,8 @@ describe('confirmations and approvals by reply', () => {
   test('a write waiting for another person reaches approvers by phone, and an approver’s button runs it once', async () => {
     const maker = await person('maker');
     const approver = await person('approver');
+    // One who never wrote is outside the 24-hour window: with no template configured, nothing is sent to them.
+    const silent = await person('approver');
     // The approver wrote today, so the card may be sent to them.
     expect((await deliver(textDelivery({ from: approver.phone, text: 'hi' }))).status).toBe(200);
     sys.llm?.script({ match: 'hi', repeat: true, turns: [{ content: 'Hello!' }] });
@@ -439,6 +515,7 @@ describe('confirmations and approvals by reply', () => {
     const [approvalCard] = await nextTo(approver.phone, 1);
     expect(buttonsOf(approvalCard).map((b) => b.title)).toEqual(['Approve', 'Reject']);
     expect(textOf(approvalCard)).toMatch(/Approval needed/);
+    expect(sentTo(silent.phone)).toEqual([]);
     expect(paymentsSent(bill.reference)).toHaveLength(0);
     // The maker cannot use an approver's card (it is not theirs).
     expect((await deliver(tap(maker.phone, approvalCard, 0))).status).toBe(200);
