@@ -524,5 +524,8 @@ describe('confirmations and approvals by reply', () => {
     expect((await deliver(tap(approver.phone, approvalCard, 0))).status).toBe(200);
     await nextTo(approver.phone, 2);
     expect(paymentsSent(bill.reference)).toHaveLength(1);
+    // The maker, who asked from WhatsApp, is told what it came to.
+    const [news] = await nextTo(maker.phone, 3);
+    expect(textOf(news)).toMatch(/^Update on your request:/);
   });
 });

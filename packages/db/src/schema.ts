@@ -31,6 +31,7 @@ import type {
   MessagingCardsTable,
   MessagingConversationsTable,
   MessagingDeliveriesTable,
+  MessagingNoticesTable,
   MessagingRefusalsTable,
   MessagingStatusesTable,
 } from './schema/messaging.ts';
@@ -91,6 +92,7 @@ export interface Database {
   messaging_cards: MessagingCardsTable;
   messaging_statuses: MessagingStatusesTable;
   messaging_refusals: MessagingRefusalsTable;
+  messaging_notices: MessagingNoticesTable;
 }
 
 /** Every table the migrations create. */
@@ -132,6 +134,7 @@ export const TABLE_NAMES = [
   'messaging_cards',
   'messaging_statuses',
   'messaging_refusals',
+  'messaging_notices',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

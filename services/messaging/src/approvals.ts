@@ -1,5 +1,6 @@
 import type { Bus, RunningConsumer } from '@munim/bus';
 import type { Logger } from 'pino';
+import { forPhone } from './format/for-phone.ts';
 import { masked, type Outbox } from './outbound/outbox.ts';
 import { buttonId } from './outbound/replies.ts';
 import type { MessagingStore } from './store.ts';
@@ -19,7 +20,8 @@ function when(iso: string, timeZone: string): string {
  * Writes waiting for another person, whichever channel asked for them: every approver of the
  * entity with a phone (other than the maker) gets the card, with Approve and Reject buttons bound
  * to the approval. Outside an approver's 24-hour window the configured template goes instead, or
- * nothing (logged). An event seen twice sends each approver one card.
+ * nothing (logged). An event seen twice sends each approver one card. When the decision is made,
+ * a maker who asked from WhatsApp is told what it came to, once.
  */
 export async function watchApprovals(deps: {
   bus: Bus;
@@ -33,6 +35,23 @@ export async function watchApprovals(deps: {
     'requestEvents',
     async (message) => {
       const event = message.data;
+      if (event.type === 'complete' && event.payload.approval) {
+        const { approvalId, status } = event.payload.approval;
+        if (status === 'awaiting_approval') return;
+        const maker = await store.phoneOf(message.conversationId);
+        if (!maker || !(await store.claimNotice(`approval:${approvalId}:${status}`, maker.phone))) return;
+        const news = forPhone(event.payload.response).texts;
+        await outbox.send(
+          maker.phone,
+          maker.lastInboundAt,
+          [`Update on your request: ${news[0] ?? status}`, ...news.slice(1)].map((body) => ({
+            kind: 'text' as const,
+            body,
+          })),
+        );
+        log.info({ approvalId, status, to: masked(maker.phone) }, 'approval outcome sent to its maker');
+        return;
+      }
       if (event.type !== 'approval_requested') return;
       const tenant = { entityId: message.entityId, orgId: message.orgId };
       const maker = message.actor?.userId ?? null;

@@ -365,6 +365,28 @@ export class MessagingStore {
       .execute();
   }
 
+  /** The phone whose conversation this is, and when it last wrote; undefined for a conversation of no phone. */
+  async phoneOf(conversationId: string): Promise<{ phone: string; lastInboundAt: Date } | undefined> {
+    const row = await this.#db
+      .selectFrom('messaging_conversations')
+      .select(['phone', 'last_inbound_at'])
+      .where('channel', '=', CHANNEL)
+      .where('conversation_id', '=', conversationId)
+      .executeTakeFirst();
+    return row ? { phone: row.phone, lastInboundAt: new Date(row.last_inbound_at) } : undefined;
+  }
+
+  /** Claims a notice for a phone: true the first time only, so news is sent once however often it is seen. */
+  async claimNotice(noticeId: string, phone: string): Promise<boolean> {
+    const row = await this.#db
+      .insertInto('messaging_notices')
+      .values({ channel: CHANNEL, notice_id: noticeId, phone })
+      .onConflict((c) => c.columns(['channel', 'notice_id', 'phone']).doNothing())
+      .returning('notice_id')
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Whether an unregistered number may be told so now: once a day at most, so a stranger cannot make munim spam. */
   async mayRefuse(phone: string, now: Date): Promise<boolean> {
     const cutoff = new Date(now.getTime() - SERVICE_WINDOW_MS);

@@ -12,6 +12,7 @@ import type { MigrationDb } from './types.ts';
  *   it was on and answers only that card's action, and only while it is the newest card.
  * - `messaging_statuses`: the channel's statuses of the messages munim sent (recorded, not answered).
  * - `messaging_refusals`: when an unregistered number was last told so.
+ * - `messaging_notices`: news sent to a phone unasked (an approval's outcome to its maker), once each.
  */
 export const MESSAGING_GRANTS: Partial<Record<RoleService, Grants>> = {
   messaging: {
@@ -27,6 +28,7 @@ export const MESSAGING_GRANTS: Partial<Record<RoleService, Grants>> = {
     messaging_cards: { select: true, insert: true },
     messaging_statuses: { select: true, insert: true },
     messaging_refusals: { select: true, insert: true, update: ['refused_at'] },
+    messaging_notices: { select: true, insert: true },
   },
 };
 
@@ -90,11 +92,20 @@ export async function up(db: MigrationDb): Promise<void> {
     .addColumn('refused_at', 'timestamptz', (c) => c.notNull())
     .addPrimaryKeyConstraint('messaging_refusals_pk', ['channel', 'phone'])
     .execute();
+  await db.schema
+    .createTable('messaging_notices')
+    .addColumn('channel', 'text', (c) => c.notNull())
+    .addColumn('notice_id', 'text', (c) => c.notNull())
+    .addColumn('phone', 'text', (c) => c.notNull())
+    .addColumn('sent_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    .addPrimaryKeyConstraint('messaging_notices_pk', ['channel', 'notice_id', 'phone'])
+    .execute();
   await applyGrants(db, MESSAGING_GRANTS);
 }
 
 export async function down(db: MigrationDb): Promise<void> {
   for (const table of [
+    'messaging_notices',
     'messaging_refusals',
     'messaging_statuses',
     'messaging_cards',

@@ -59,3 +59,12 @@ export interface MessagingRefusalsTable {
   phone: string;
   refused_at: Timestamp;
 }
+
+/** News sent to a phone unasked (an approval's outcome to its maker), once each (written by the messaging service). */
+export interface MessagingNoticesTable {
+  channel: string;
+  /** What the news is about, e.g. `approval:<approvalId>:<status>`. */
+  notice_id: string;
+  phone: string;
+  sent_at: GeneratedTimestamp;
+}

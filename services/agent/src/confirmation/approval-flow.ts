@@ -30,9 +30,22 @@ const PEOPLE_WHO_CONFIRM: PersonRole[] = ['maker', 'approver', 'owner'];
 /** Whether the request comes from a program that may not confirm its own writes. */
 export const fromProgram = (run: Run): boolean => programWithoutAutomation(run.scope.actor);
 
-/** The person's name for the trail and the conversation: their user id, or the tenant's owner. */
+/** Who acted, for the trail: their user id, or the tenant's owner. */
 const who = (run: Run) =>
   run.scope.actor?.userId ? `user ${run.scope.actor.userId}` : "the business's owner";
+
+/** Who acted, for the conversation: their name (an id means nothing to a person), or the tenant's owner. */
+async function nameOf(run: Run): Promise<string> {
+  const userId = run.scope.actor?.userId;
+  if (!userId) return "the business's owner";
+  const row = await run.ctx.store.db
+    .selectFrom('users')
+    .select('name')
+    .where('id', '=', userId)
+    .where('org_id', '=', run.scope.orgId)
+    .executeTakeFirst();
+  return row?.name ?? `user ${userId}`;
+}
 
 async function audit(
   run: Run,
@@ -273,7 +286,7 @@ export async function decide(run: Run, pending: PendingAction, decision: Approva
     edited,
   });
   const what = describeTool(pending.tool);
-  const userText = `${decision.decision === 'approve' ? 'Approved' : 'Rejected'} by ${who(run)}${decision.reason ? `: ${decision.reason}` : ''}`;
+  const userText = `${decision.decision === 'approve' ? 'Approved' : 'Rejected'} by ${await nameOf(run)}${decision.reason ? `: ${decision.reason}` : ''}`;
   if (outcome.kind === 'closed')
     throw new AgentError('CONFLICT', 'This approval has already been decided, or it expired.');
   if (outcome.kind === 'repeated') throw new AgentError('CONFLICT', 'You have already approved this change.');
