@@ -1,0 +1,2 @@
+// The public surface of @munim/finance: each module exports its own.
+export {};
