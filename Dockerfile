@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every munim process; SERVICE picks which one runs (gateway, router, agent, validator,
-# mcp-executor, logger, or demo-books); `migrate` brings the schema up to date, then creates or updates
-# the JetStream streams when NATS_URL is set.
+# mcp-executor, logger, messaging, or demo-books); `migrate` brings the schema up to date, then creates
+# or updates the JetStream streams when NATS_URL is set.
 # Checked offline by test/deploy/dockerfile.test.ts.
 
 # Production dependencies, from the manifests and the lockfile alone: a change of source reuses this layer.
@@ -17,6 +17,7 @@ COPY packages/cli/package.json packages/cli/
 COPY packages/contracts/package.json packages/contracts/
 COPY packages/db/package.json packages/db/
 COPY packages/devstack/package.json packages/devstack/
+COPY packages/finance/package.json packages/finance/
 COPY packages/kit/package.json packages/kit/
 COPY packages/scripted-llm/package.json packages/scripted-llm/
 COPY packages/testkit/package.json packages/testkit/
@@ -24,6 +25,7 @@ COPY services/agent/package.json services/agent/
 COPY services/gateway/package.json services/gateway/
 COPY services/logger/package.json services/logger/
 COPY services/mcp-executor/package.json services/mcp-executor/
+COPY services/messaging/package.json services/messaging/
 COPY services/router/package.json services/router/
 COPY services/validator/package.json services/validator/
 COPY infra/demo-books/package.json infra/demo-books/
@@ -45,14 +47,16 @@ COPY services/gateway/src services/gateway/src
 COPY services/gateway/public services/gateway/public
 COPY services/logger/src services/logger/src
 COPY services/mcp-executor/src services/mcp-executor/src
+COPY services/messaging/src services/messaging/src
 COPY services/router/src services/router/src
 COPY services/validator/src services/validator/src
 COPY infra/demo-books/src infra/demo-books/src
 # The image's `node` user by number, so Kubernetes' runAsNonRoot can verify it is not root.
 USER 1000:1000
-# The gateway answers on PORT; every other service's liveness and readiness answer on HEALTH_PORT.
+# The gateway answers on PORT and messaging on MESSAGING_PORT (probes beside their HTTP); every other
+# service's liveness and readiness answer on HEALTH_PORT.
 ENV SERVICE=gateway HEALTH_PORT=9090
-EXPOSE 8080 9090
+EXPOSE 8080 8090 9090
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "packages/kit/src/healthcheck.ts"]
 ENTRYPOINT ["sh", "-c", "if [ \"$SERVICE\" = demo-books ]; then exec node infra/demo-books/src/main.ts; elif [ \"$SERVICE\" = migrate ]; then node packages/db/src/migrate-main.ts && exec node packages/kit/src/migrate-streams.ts; else exec node services/$SERVICE/src/main.ts; fi"]

@@ -3,7 +3,8 @@
  * when set; otherwise the local NATS (or a nats-server from PATH), an embedded PostgreSQL (a real
  * server from the npm registry, data under .data/postgres) and the demo books MCP server. The
  * database is migrated and the JetStream streams made once, here, before any service starts.
- * `-- --scale validator=2` adds instances.
+ * `-- --scale validator=2` adds instances. The messaging service (WhatsApp) starts only when the
+ * WHATSAPP_* settings are in the environment (docs/whatsapp.md).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import {
   startStack,
 } from '@munim/devstack';
 import { migrateStreamsFromEnv } from '../packages/kit/src/migrate-streams.ts';
+import { WHATSAPP_REQUIRED } from '../services/messaging/src/env.ts';
 
 const { values } = parseArgs({
   options: { scale: { type: 'string', multiple: true } },
@@ -33,11 +35,26 @@ for (const entry of values.scale ?? []) {
   scale[name as ServiceName] = Number(count);
 }
 
+const say = (msg: string) => console.log(`munim: ${msg}`);
+
+// WhatsApp: all four settings start the messaging service, none leave it off, some are a mistake.
+const whatsApp = WHATSAPP_REQUIRED.filter((name) => process.env[name]);
+if (whatsApp.length > 0 && whatsApp.length < WHATSAPP_REQUIRED.length) {
+  const missing = WHATSAPP_REQUIRED.filter((name) => !process.env[name]);
+  console.error(
+    `munim: invalid configuration — WhatsApp needs all of ${WHATSAPP_REQUIRED.join(', ')}; ` +
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing (docs/whatsapp.md)`,
+  );
+  process.exit(2);
+}
+const whatsAppOn = whatsApp.length === WHATSAPP_REQUIRED.length;
+if (whatsAppOn) scale.messaging ??= 1;
+const messagingPort = Number(process.env.MESSAGING_PORT || 8090);
+
 const dataDir = resolve(import.meta.dirname, '..', '.data');
 const env: Record<string, string | undefined> = { ...process.env };
 const embedded: Embedded[] = [];
 let logins: Partial<Record<DbService, string>> = {};
-const say = (msg: string) => console.log(`munim: ${msg}`);
 
 try {
   if (!env.NATS_URL) {
@@ -90,16 +107,59 @@ try {
   const serviceEnv = Object.fromEntries(
     Object.entries(logins).map(([service, url]) => [service, { DATABASE_URL: url }]),
   );
-  stack = await startStack({ env, serviceEnv, scale, onLine: pretty });
+  stack = await startStack({
+    env,
+    serviceEnv,
+    scale,
+    // Each messaging instance on its own port: 8090 (MESSAGING_PORT), then the next ones.
+    instanceEnv: (service, index) =>
+      service === 'messaging' ? { MESSAGING_PORT: String(messagingPort + index - 1) } : undefined,
+    onLine: pretty,
+  });
 } catch (error) {
   console.error(`munim: ${error instanceof Error ? error.message : String(error)}`);
   for (const e of embedded.reverse()) await e.stop().catch(() => {});
   process.exit(1);
 }
+// The gateway's readiness does not wait for the optional messaging service: wait for its own.
+const messagingHost = ['', '0.0.0.0', '::'].includes(env.MESSAGING_HOST ?? '')
+  ? '127.0.0.1'
+  : env.MESSAGING_HOST;
+const messagingUrls = stack.processes
+  .filter((p) => p.service === 'messaging')
+  .map((p) => `http://${messagingHost}:${p.ownEnv.MESSAGING_PORT}`);
+try {
+  await waitReady(messagingUrls, stack.processes);
+} catch (error) {
+  console.error(`munim: ${error instanceof Error ? error.message : String(error)}`);
+  await stack.stop();
+  for (const e of embedded.reverse()) await e.stop().catch(() => {});
+  process.exit(1);
+}
 say(`ready — gateway at ${stack.gatewayUrl}`);
+if (whatsAppOn)
+  say(
+    `WhatsApp is on — webhook at ${messagingUrls[0] ?? `http://127.0.0.1:${messagingPort}`}/v1/channels/whatsapp/webhook (Meta needs an HTTPS address in front of it)`,
+  );
+else say(`WhatsApp is off — set ${WHATSAPP_REQUIRED.join(', ')} to connect a number (docs/whatsapp.md)`);
 say(
   `try: curl -N -X POST ${stack.gatewayUrl}/v1/query -H 'content-type: application/json' -d '{"query":"show all invoices","entityId":"demo","orgId":"demo"}'`,
 );
+
+/** Resolves once every URL's /readyz answers 200; throws when a service exits or a minute passes. */
+async function waitReady(urls: string[], processes: typeof stack.processes): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (const url of urls) {
+    for (;;) {
+      const gone = processes.find((p) => p.child.exitCode !== null || p.child.signalCode !== null);
+      if (gone) throw new Error(`${gone.name} stopped during start (see its lines above)`);
+      const res = await fetch(`${url}/readyz`).catch(() => undefined);
+      if (res?.ok) break;
+      if (Date.now() > deadline) throw new Error(`messaging was not ready in time at ${url}/readyz`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
 
 let stopping = false;
 const shutdown = async () => {

@@ -1,7 +1,7 @@
 /**
  * docker-compose.yml, checked offline (there is no Docker engine here): against the Compose
  * Specification's JSON schema, and against the deployment's rules — no default secrets, only the
- * gateway published, least privilege for NATS, MinIO and Grafana.
+ * gateway and the WhatsApp webhook published, least privilege for NATS, MinIO and Grafana.
  *
  * compose-spec.schema.json is the Compose Specification's schema (compose-spec/compose-spec,
  * Apache-2.0) as the npm package dclint 3.1.0 ships it in schemas/compose.schema.json.
@@ -15,12 +15,20 @@ import { parse } from 'yaml';
 const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const read = (path: string) => readFileSync(root(path), 'utf8');
 
-const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger'] as const;
+const SERVICES = ['gateway', 'router', 'agent', 'validator', 'mcp-executor', 'logger', 'messaging'] as const;
 /** Every NATS user: the services, and the migration job, the only one that creates and updates streams. */
 const NATS_USERS = [...SERVICES, 'migrate'] as const;
 const SECRET = /PASSWORD|SECRET|(?<!QUOTA_)TOKEN|_KEY$|_KEYS$|ACCESS_KEY_ID|ROOT_USER/;
 /** Secrets a deployment may leave out: `${VAR:-}`, empty meaning unset. */
-const OPTIONAL_SECRETS = ['OPENAI_API_KEY', 'MCP_AUTH_TOKEN', 'GATEWAY_ADMIN_KEYS'];
+const OPTIONAL_SECRETS = [
+  'OPENAI_API_KEY',
+  'MCP_AUTH_TOKEN',
+  'GATEWAY_ADMIN_KEYS',
+  // WhatsApp is off unless configured (docs/whatsapp.md).
+  'WHATSAPP_APP_SECRET',
+  'WHATSAPP_VERIFY_TOKEN',
+  'WHATSAPP_ACCESS_TOKEN',
+];
 const REQUIRED_SECRETS = [
   'POSTGRES_PASSWORD',
   'GATEWAY_DB_PASSWORD',
@@ -28,6 +36,7 @@ const REQUIRED_SECRETS = [
   'ROUTER_DB_PASSWORD',
   'LOGGER_DB_PASSWORD',
   'MCP_EXECUTOR_DB_PASSWORD',
+  'MESSAGING_DB_PASSWORD',
   'GRAFANA_DB_PASSWORD',
   'GRAFANA_ADMIN_PASSWORD',
   'MINIO_ROOT_USER',
@@ -108,7 +117,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes the gateway, and Grafana and Jaeger on loopback only — nothing else', () => {
+  it('publishes the gateway and the WhatsApp webhook, and Grafana and Jaeger on loopback only — nothing else', () => {
     const published = Object.fromEntries(
       Object.entries(compose.services)
         .filter(([, s]) => s.ports?.length)
@@ -116,6 +125,7 @@ describe('docker-compose.yml', () => {
     );
     expect(published).toEqual({
       gateway: ['8080-8089:8080'],
+      messaging: ['8090-8099:8090'],
       grafana: ['127.0.0.1:3000:3000'],
       jaeger: ['127.0.0.1:16686:16686'],
     });
@@ -153,6 +163,7 @@ describe('docker-compose.yml', () => {
       router: 'munim_router:${ROUTER_DB_PASSWORD',
       logger: 'munim_logger:${LOGGER_DB_PASSWORD',
       'mcp-executor': 'munim_executor:${MCP_EXECUTOR_DB_PASSWORD',
+      messaging: 'munim_messaging:${MESSAGING_DB_PASSWORD',
     };
     expect(Object.keys(urls).sort()).toEqual(Object.keys(expected).sort());
     for (const [name, login] of Object.entries(expected)) {
@@ -162,7 +173,7 @@ describe('docker-compose.yml', () => {
       );
     }
     // The migrate step sets every service role's password; no service sees another's.
-    for (const variable of ['GATEWAY', 'AGENT', 'ROUTER', 'LOGGER', 'MCP_EXECUTOR'].map(
+    for (const variable of ['GATEWAY', 'AGENT', 'ROUTER', 'LOGGER', 'MCP_EXECUTOR', 'MESSAGING'].map(
       (s) => `${s}_DB_PASSWORD`,
     )) {
       expect(envOf('migrate')[variable], variable).toBe(
@@ -204,7 +215,12 @@ describe('docker-compose.yml', () => {
         .sort();
     expect(holders('MINIO_ROOT_USER')).toEqual(['minio', 'minio-init']);
     expect(holders('MINIO_ROOT_PASSWORD')).toEqual(['minio', 'minio-init']);
-    expect(holders('ATTACHMENTS_S3_SECRET_ACCESS_KEY')).toEqual(['agent', 'gateway', 'minio-init']);
+    expect(holders('ATTACHMENTS_S3_SECRET_ACCESS_KEY')).toEqual([
+      'agent',
+      'gateway',
+      'messaging',
+      'minio-init',
+    ]);
     expect(holders('LLM_CONFIG_KEY')).toEqual(['agent', 'gateway', 'migrate']);
     expect(holders('GATEWAY_API_KEYS')).toEqual(['gateway']);
     expect(holders('NATS_MIGRATE_PASSWORD')).toEqual(['migrate', 'nats']);
@@ -215,11 +231,14 @@ describe('docker-compose.yml', () => {
       ['router', 'ROUTER_DB_PASSWORD'],
       ['logger', 'LOGGER_DB_PASSWORD'],
       ['mcp-executor', 'MCP_EXECUTOR_DB_PASSWORD'],
+      ['messaging', 'MESSAGING_DB_PASSWORD'],
     ] as const)
       expect(holders(variable), variable).toEqual([service, 'migrate'].sort());
     expect(holders('GRAFANA_DB_PASSWORD')).toEqual(['grafana', 'postgres']);
     expect(holders('MCP_AUTH_TOKEN')).toEqual(['mcp-executor']);
-    expect(holders('OPENAI_API_KEY')).toEqual(['agent', 'gateway', 'validator']);
+    expect(holders('OPENAI_API_KEY')).toEqual(['agent', 'gateway', 'messaging', 'validator']);
+    for (const variable of ['WHATSAPP_APP_SECRET', 'WHATSAPP_VERIFY_TOKEN', 'WHATSAPP_ACCESS_TOKEN'])
+      expect(holders(variable), variable).toEqual(['messaging']);
   });
 
   it('keeps the services on a MinIO user limited to the attachments bucket', () => {
@@ -241,7 +260,7 @@ describe('docker-compose.yml', () => {
         expect(resource).toMatch(/^arn:aws:s3:::munim-attachments(\/\*)?$/);
       for (const action of statement.Action) expect(action).not.toMatch(/\*|Policy|Admin|DeleteBucket/);
     }
-    for (const s of ['gateway', 'agent'])
+    for (const s of ['gateway', 'agent', 'messaging'])
       expect(envOf(s).ATTACHMENTS_S3_ACCESS_KEY_ID).toMatch(/^\$\{ATTACHMENTS_S3_ACCESS_KEY_ID:\?/);
   });
 
@@ -261,8 +280,33 @@ describe('docker-compose.yml', () => {
   });
 
   it('keeps the health checks', () => {
-    for (const name of ['nats', 'postgres', 'minio', 'gateway'])
+    for (const name of ['nats', 'postgres', 'minio', 'gateway', 'messaging'])
       expect(compose.services[name]?.healthcheck?.test.length, name).toBeGreaterThan(1);
+  });
+
+  it('runs the WhatsApp channel off unless configured: every WHATSAPP_* setting may be left empty', () => {
+    const messaging = envOf('messaging');
+    const whatsApp = Object.keys(messaging).filter((k) => k.startsWith('WHATSAPP_'));
+    expect(whatsApp).toEqual(
+      expect.arrayContaining([
+        'WHATSAPP_APP_SECRET',
+        'WHATSAPP_VERIFY_TOKEN',
+        'WHATSAPP_ACCESS_TOKEN',
+        'WHATSAPP_PHONE_NUMBER_ID',
+        'WHATSAPP_GRAPH_URL',
+      ]),
+    );
+    for (const key of whatsApp) expect(messaging[key], key).toBe(`\${${key}:-}`);
+    // Reached through the published port (a reverse proxy in front), so it listens on every interface,
+    // on the port its healthcheck asks.
+    expect(messaging).toMatchObject({
+      SERVICE: 'messaging',
+      MESSAGING_HOST: '0.0.0.0',
+      MESSAGING_PORT: '8090',
+    });
+    expect(compose.services.messaging?.healthcheck?.test.join(' ')).toContain(
+      `127.0.0.1:${messaging.MESSAGING_PORT}/readyz`,
+    );
   });
 });
 

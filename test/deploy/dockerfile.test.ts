@@ -225,7 +225,10 @@ describe('Dockerfile', () => {
       SERVICE: 'gateway',
       HEALTH_PORT: expect.any(String),
     });
-    expect(of(runtime, 'EXPOSE').flatMap(args)).toEqual(expect.arrayContaining(['8080', env.HEALTH_PORT]));
+    // The gateway's port, messaging's (its webhook and probes), and every other service's probes.
+    expect(of(runtime, 'EXPOSE').flatMap(args)).toEqual(
+      expect.arrayContaining(['8080', '8090', env.HEALTH_PORT]),
+    );
     const entrypoints = of(runtime, 'ENTRYPOINT');
     expect(entrypoints).toHaveLength(1);
     const script = execForm(entrypoints[0] as Instruction).join(' ');

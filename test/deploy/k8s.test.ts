@@ -202,10 +202,12 @@ describe('infra/k8s', () => {
           readiness: c.readinessProbe?.httpGet?.path,
         };
         if (w.kind === 'StatefulSet') continue;
-        if (w.name === 'gateway') {
+        // The gateway and messaging answer their probes beside their HTTP, on their own port.
+        const own = { gateway: 'PORT', messaging: 'MESSAGING_PORT' }[w.name];
+        if (own) {
           expect(paths, where).toEqual({ liveness: '/healthz', readiness: '/readyz' });
           expect(String(ports.get(String(c.readinessProbe?.httpGet?.port))), where).toBe(
-            c.env?.find((e) => e.name === 'PORT')?.value,
+            c.env?.find((e) => e.name === own)?.value,
           );
         } else {
           expect(paths, where).toEqual({ liveness: '/livez', readiness: '/readyz' });
@@ -329,6 +331,7 @@ describe('infra/k8s', () => {
       router: 'munim_router',
       logger: 'munim_logger',
       'mcp-executor': 'munim_executor',
+      messaging: 'munim_messaging',
     };
     const withDb = deployments.filter((d) => containers(d)[0]?.env?.some((e) => e.name === 'DATABASE_URL'));
     expect(withDb.map((d) => d.name).sort()).toEqual(Object.keys(ROLES).sort());
@@ -403,6 +406,32 @@ describe('infra/k8s', () => {
     );
   });
 
+  it('runs the WhatsApp channel off unless configured: its secrets optional, its number in a ConfigMap', () => {
+    const messaging = deployments.find((d) => d.name === 'messaging');
+    const [container] = containers(messaging as (typeof deployments)[number]);
+    const env = new Map((container?.env ?? []).map((e) => [e.name, e]));
+    // Reached through its Service (and the operator's Ingress), on the port it declares.
+    expect(env.get('MESSAGING_HOST')?.value).toBe('0.0.0.0');
+    expect(container?.ports?.map((p) => String(p.containerPort))).toEqual([env.get('MESSAGING_PORT')?.value]);
+    for (const [name, key] of [
+      ['WHATSAPP_APP_SECRET', 'app-secret'],
+      ['WHATSAPP_VERIFY_TOKEN', 'verify-token'],
+      ['WHATSAPP_ACCESS_TOKEN', 'access-token'],
+    ])
+      expect(env.get(name as string)?.valueFrom?.secretKeyRef, name).toEqual({
+        name: 'munim-whatsapp',
+        key,
+        optional: true,
+      });
+    const whatsApp = named<IConfigMap>('ConfigMap', 'munim-whatsapp');
+    expect(container?.envFrom?.map((s) => s.configMapRef?.name)).toContain(whatsApp?.metadata?.name);
+    expect(whatsApp?.data).toMatchObject({ WHATSAPP_PHONE_NUMBER_ID: '', WHATSAPP_GRAPH_URL: '' });
+    // Voice notes and documents as the gateway handles them: the model's endpoint and the bucket.
+    expect(container?.envFrom?.map((s) => s.configMapRef?.name)).toEqual(
+      expect.arrayContaining(['munim-llm', 'munim-attachments']),
+    );
+  });
+
   it('autoscales the agent, the router and the executor with autoscaling/v2 HPAs whose targets exist', () => {
     const hpas = ofKind<IHorizontalPodAutoscaler>('HorizontalPodAutoscaler');
     expect(hpas.map((h) => h.spec?.scaleTargetRef.name).sort()).toEqual([...AUTOSCALED].sort());
@@ -454,6 +483,7 @@ describe('infra/k8s', () => {
         expect(ports, service.metadata?.name).toContain(port.targetPort);
     }
     expect(named<IService>('Service', 'gateway')).toBeDefined();
+    expect(named<IService>('Service', 'messaging')?.spec?.ports?.[0]?.port).toBe(8090);
     for (const policy of ofKind('NetworkPolicy')) {
       const pods = workloads.filter((w) =>
         matches(policy.spec.podSelector.matchLabels, w.template.metadata?.labels),

@@ -1,18 +1,27 @@
 /**
- * The six services as processes on a nats-server running the shipped infra/nats/nats.conf (TLS with
+ * The seven services (messaging with WhatsApp on, against a fixture Graph API) as processes on a nats-server running the shipped infra/nats/nats.conf (TLS with
  * client certificates on top), each logged in as its own user as docker-compose.yml does: what the
  * permission table allows must be all that the real services need. The streams are made by the
  * migration job, as the image runs it (SERVICE=migrate), logged in as the migrate user: a service
  * started before it stops, saying so.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createDemoBooks } from '@munim/demo-books';
 import { type RunningStack, SERVICES, startStack } from '@munim/devstack';
 import { type ScriptedLlm, startScriptedLlm } from '@munim/scripted-llm';
-import { type TestDatabase, test } from '@munim/testkit';
+import {
+  type GraphFixture,
+  signedWebhook,
+  startGraphFixture,
+  type TestDatabase,
+  test,
+  textDelivery,
+} from '@munim/testkit';
 import pg from 'pg';
 import { afterAll, describe, expect } from 'vitest';
 import {
@@ -36,6 +45,10 @@ let logins: Awaited<ReturnType<typeof serviceLogins>>;
 let books: { url: string; close(): Promise<void> };
 let llm: ScriptedLlm;
 let stack: RunningStack;
+let graph: GraphFixture;
+let messagingUrl: string;
+const APP_SECRET = randomBytes(20).toString('hex');
+const attachmentsDir = mkdtempSync(join(tmpdir(), 'munim-nats-auth-'));
 let db: pg.Pool;
 const logs: string[] = [];
 let passwords: ReturnType<typeof natsPasswords>;
@@ -83,11 +96,14 @@ test.beforeAll(async ({ database: fileDatabase }) => {
   logins = await serviceLogins(database.url);
   books = await createDemoBooks().listen(0, '127.0.0.1');
   llm = await startScriptedLlm({ apiKey: 'sk-test' });
+  graph = await startGraphFixture();
 }, 60_000);
 
-/** Starts the six services, each as its own NATS user. */
+/** Starts the seven services, each as its own NATS user. */
 async function startServices(): Promise<void> {
   serverLogStart = nats.output().length;
+  const messagingPort = await freePort();
+  messagingUrl = `http://127.0.0.1:${messagingPort}`;
   stack = await startStack({
     env: {
       ...natsEnv,
@@ -99,9 +115,24 @@ async function startServices(): Promise<void> {
       PORT: String(await freePort()),
       HOST: '127.0.0.1',
     },
-    serviceEnv: Object.fromEntries(
-      SERVICES.map((s) => [s, { ...logins[s], NATS_USER: s, NATS_PASSWORD: passwords[s] }]),
-    ),
+    serviceEnv: {
+      ...Object.fromEntries(
+        SERVICES.map((s) => [s, { ...logins[s], NATS_USER: s, NATS_PASSWORD: passwords[s] }]),
+      ),
+      messaging: {
+        ...logins.messaging,
+        NATS_USER: 'messaging',
+        NATS_PASSWORD: passwords.messaging,
+        MESSAGING_PORT: String(messagingPort),
+        WHATSAPP_APP_SECRET: APP_SECRET,
+        WHATSAPP_VERIFY_TOKEN: `verify-${randomBytes(8).toString('hex')}`,
+        WHATSAPP_ACCESS_TOKEN: graph.accessToken,
+        WHATSAPP_PHONE_NUMBER_ID: graph.phoneNumberId,
+        WHATSAPP_GRAPH_URL: graph.url,
+        ATTACHMENTS_DIR: attachmentsDir,
+      },
+    },
+    scale: { messaging: 1 },
     onLine: (instance, line) => logs.push(`[${instance}] ${line}`),
   });
   db = new pg.Pool({ connectionString: database.url, max: 2 });
@@ -112,7 +143,9 @@ afterAll(async () => {
   await db?.end();
   await llm?.close();
   await books?.close();
+  await graph?.close();
   await nats?.stop();
+  rmSync(attachmentsDir, { recursive: true, force: true });
 });
 
 describe('the services on the shipped NATS permissions', () => {
@@ -153,6 +186,12 @@ describe('the services on the shipped NATS permissions', () => {
     await startServices();
     const res = await fetch(`${stack.gatewayUrl}/readyz`);
     expect(res.status).toBe(200);
+    // The gateway's readiness does not wait for the optional messaging service: its own does.
+    await expect
+      .poll(async () => (await fetch(`${messagingUrl}/readyz`).catch(() => undefined))?.status, {
+        timeout: 30_000,
+      })
+      .toBe(200);
   }, 90_000);
 
   test('answers on the fast path and on the LLM path, and the logger records both, with no permission refused', async () => {
@@ -175,6 +214,20 @@ describe('the services on the shipped NATS permissions', () => {
       data: { status: 'answered' },
     });
     expect(slow.events.some((e) => e.event === 'tool_result' && e.data.tool === 'get_bills')).toBe(true);
+
+    // A WhatsApp message crosses the bus as the messaging user: a number nobody registered is told so.
+    const phone = `9198${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const delivery = signedWebhook(
+      textDelivery({ from: phone, text: 'hello', phoneNumberId: graph.phoneNumberId }),
+      APP_SECRET,
+    );
+    const posted = await fetch(`${messagingUrl}/v1/channels/whatsapp/webhook`, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+    expect(posted.status).toBe(200);
+    expect(await graph.waitForMessages(1, { to: phone, timeoutMs: 20_000 })).toHaveLength(1);
 
     const requestIds = [fast, slow].map((r) => r.events[0]?.data.requestId);
     await expect

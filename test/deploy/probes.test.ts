@@ -1,6 +1,7 @@
 /**
  * The kubelet's view of the services (infra/k8s probes them on HEALTH_PORT): every service started by
  * its own main, each answering /livez and /readyz with its own checks, and closing the port when it stops.
+ * The gateway and messaging answer /healthz and /readyz beside their HTTP instead.
  */
 import type { ServiceName } from '@munim/devstack';
 import { test } from '@munim/testkit';
@@ -20,15 +21,23 @@ const CHECKS: Record<(typeof PROBED)[number], string[]> = {
 
 let system: TestSystem;
 const ports = {} as Record<ServiceName, number>;
+let messagingPort: number;
 
 test.beforeAll(async ({ database, nats }) => {
   for (const service of PROBED) ports[service] = await freePort();
+  messagingPort = await freePort();
   system = await startSystem({
     database,
     nats,
     llm: false,
+    // Messaging as an operator runs it before connecting a number: WhatsApp off.
+    scale: { messaging: 1 },
     instanceEnv: (service) =>
-      service === 'gateway' ? undefined : { HEALTH_PORT: String(ports[service as (typeof PROBED)[number]]) },
+      service === 'gateway'
+        ? undefined
+        : service === 'messaging'
+          ? { MESSAGING_PORT: String(messagingPort) }
+          : { HEALTH_PORT: String(ports[service as (typeof PROBED)[number]]) },
   });
 });
 
@@ -53,6 +62,15 @@ describe('HEALTH_PORT', () => {
       expect.arrayContaining(['nats', ...CHECKS[service]].sort()),
     );
     expect(Object.values(ready.body.checks ?? {}).every(Boolean)).toBe(true);
+  });
+
+  test('messaging answers /healthz and /readyz on MESSAGING_PORT, ready with WhatsApp off', async () => {
+    const at = (path: string) => fetch(`http://127.0.0.1:${messagingPort}${path}`);
+    // The gateway's readiness does not wait for the optional messaging service.
+    await expect.poll(async () => (await at('/readyz').catch(() => undefined))?.status).toBe(200);
+    expect(await (await at('/readyz')).json()).toMatchObject({ status: 'ok', nats: true, whatsapp: 'off' });
+    const live = await at('/healthz');
+    expect({ status: live.status, body: await live.json() }).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
   test('is closed once the service has stopped', async () => {

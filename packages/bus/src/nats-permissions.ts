@@ -141,10 +141,11 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
   const publishDeny = STREAM_ADMIN.map((op) => `${api}.STREAM.${op}.>`);
   if (role.follows) {
     // Ordered consumers get generated names, so these cannot be narrowed to one consumer; the
-    // durable consumers of other services on the stream are denied by name instead.
+    // durable consumers of other services on the stream are denied by name instead (not its own:
+    // NATS applies deny over allow).
     const s = streamName(prefix, 'events');
-    for (const other of Object.values(BUS_ROLES))
-      for (const c of other.consumes ?? [])
+    for (const [name, other] of Object.entries(BUS_ROLES))
+      for (const c of name === service ? [] : (other.consumes ?? []))
         if (catalog[c.subject].stream === 'events')
           publishDeny.push(
             `${api}.CONSUMER.CREATE.${s}.${c.durable}`,

@@ -352,6 +352,13 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
       /Permissions Violation/,
     );
     await expect(logger.jsm.consumers.info(events, 'logger')).resolves.toMatchObject({ name: 'logger' });
+    // Messaging follows the events stream and has a durable consumer there too: its own, not the logger's.
+    const messaging = await asService('messaging');
+    await messaging.ensureConsumer('requestEvents', { durable: 'messaging-approvals' });
+    await expect(messaging.jsm.consumers.info(events, 'messaging-approvals')).resolves.toMatchObject({
+      name: 'messaging-approvals',
+    });
+    await expect(messaging.jsm.consumers.delete(events, 'logger')).rejects.toThrow(/Permissions Violation/);
   });
 });
 

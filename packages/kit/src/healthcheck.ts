@@ -7,6 +7,8 @@ export function healthcheckUrl(env: NodeJS.ProcessEnv): string | undefined {
   const service = env.SERVICE || 'gateway';
   if (service === 'gateway') return `http://127.0.0.1:${env.PORT || 8080}/readyz`;
   if (service === 'demo-books') return `http://127.0.0.1:${env.PORT || 3100}/healthz`;
+  // Its probes are beside its webhook, on its own port.
+  if (service === 'messaging') return `http://127.0.0.1:${env.MESSAGING_PORT || 8090}/readyz`;
   return env.HEALTH_PORT ? `http://127.0.0.1:${env.HEALTH_PORT}/readyz` : undefined;
 }
 

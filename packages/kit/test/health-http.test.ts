@@ -149,7 +149,7 @@ describe('runMain with a probe server', () => {
 });
 
 describe("the image's healthcheck", () => {
-  it("asks the gateway's /readyz, demo-books' /healthz, and every other service's HEALTH_PORT", () => {
+  it("asks the gateway's and messaging's /readyz, demo-books' /healthz, and every other service's HEALTH_PORT", () => {
     expect(healthcheckUrl({})).toBe('http://127.0.0.1:8080/readyz');
     expect(healthcheckUrl({ SERVICE: 'gateway', PORT: '8081', HEALTH_PORT: '9090' })).toBe(
       'http://127.0.0.1:8081/readyz',
@@ -157,6 +157,12 @@ describe("the image's healthcheck", () => {
     expect(healthcheckUrl({ SERVICE: 'demo-books' })).toBe('http://127.0.0.1:3100/healthz');
     expect(healthcheckUrl({ SERVICE: 'agent', HEALTH_PORT: '9090' })).toBe('http://127.0.0.1:9090/readyz');
     expect(healthcheckUrl({ SERVICE: 'agent' })).toBeUndefined();
+    expect(healthcheckUrl({ SERVICE: 'messaging', HEALTH_PORT: '9090' })).toBe(
+      'http://127.0.0.1:8090/readyz',
+    );
+    expect(healthcheckUrl({ SERVICE: 'messaging', MESSAGING_PORT: '8091' })).toBe(
+      'http://127.0.0.1:8091/readyz',
+    );
   });
 
   it('exits 0 when ready, 1 when not ready or not answering', async () => {
