@@ -232,6 +232,29 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   EVENTS_RETENTION_DAYS: 'Days `request_events` rows are kept; 0 keeps them all.',
   LOGGER_LEARN_INTERVAL_MS:
     'How often feedback not yet learnt (thumbs up or down) is applied to the routing statistics.',
+
+  // Messaging (WhatsApp; see whatsapp.md)
+  MESSAGING_PORT: 'Port of the WhatsApp webhook and of its own `GET /healthz` and `GET /readyz`.',
+  MESSAGING_HOST:
+    'Bind address. Deliveries are authenticated by their signature; behind a reverse proxy or an ingress, `0.0.0.0`.',
+  WHATSAPP_APP_SECRET:
+    "The Meta app's secret, which signs every delivery (`X-Hub-Signature-256`); a delivery signed otherwise " +
+    'gets 401. One of the four settings that switch WhatsApp on (all four, or none); never logged.',
+  WHATSAPP_VERIFY_TOKEN:
+    "Any string of 8 or more characters, typed into the app's webhook settings too: Meta echoes it in the " +
+    'verification handshake, and a wrong one gets 403.',
+  WHATSAPP_ACCESS_TOKEN: "A system user's permanent access token for the Cloud API; never logged.",
+  WHATSAPP_PHONE_NUMBER_ID: "Meta's id of the business number (WhatsApp → API Setup), not the number itself.",
+  WHATSAPP_GRAPH_URL: 'Base URL of the Graph API (a proxy in between, say).',
+  WHATSAPP_API_VERSION: 'Graph API version of the calls.',
+  WHATSAPP_TEMPLATE_NAME:
+    "An approved message template sent instead when a person's 24-hour window is closed (an approval card " +
+    'to an approver who has not written today); unset: nothing is sent then, and it is logged.',
+  WHATSAPP_TEMPLATE_LANGUAGE: 'Language code of WHATSAPP_TEMPLATE_NAME.',
+  MESSAGING_ANSWER_TIMEOUT_MS:
+    'Longest a question from WhatsApp may take before the person is told no answer came in time (the ' +
+    'request may still finish).',
+  MESSAGING_CONCURRENCY: 'Messages one messaging instance handles at once.',
 };
 
 /** Where a variable means something else in one service than in the table above. */
@@ -248,5 +271,14 @@ export const SERVICE_ENV_DESCRIPTIONS: Readonly<Record<string, Readonly<Record<s
   'mcp-executor': {
     DATABASE_URL:
       "PostgreSQL, as the executor's own role: the tool registry, pins, approvals and idempotency of writes.",
+  },
+  messaging: {
+    DATABASE_URL:
+      "PostgreSQL, as messaging's own role: who a phone number is, conversations, the delivery log, cards; " +
+      'required when WhatsApp is on.',
+    OPENAI_BASE_URL: 'The speech default: voice notes are transcribed here unless STT_BASE_URL is set.',
+    STT_MAX_BYTES: 'Longest voice note, in bytes; a longer one is declined.',
+    ATTACHMENTS_MAX_BYTES:
+      'Largest document or photo taken from a phone, in bytes; a larger one is declined.',
   },
 };

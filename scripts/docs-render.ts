@@ -18,6 +18,7 @@ import { buildGateway } from '../services/gateway/src/app.ts';
 import { EnvSchema as gatewayEnv, loadEnv as loadGatewayEnv } from '../services/gateway/src/env.ts';
 import { EnvSchema as loggerEnv } from '../services/logger/src/env.ts';
 import { EnvSchema as executorEnv } from '../services/mcp-executor/src/env.ts';
+import { EnvSchema as messagingEnv } from '../services/messaging/src/env.ts';
 import { EnvSchema as routerEnv } from '../services/router/src/env.ts';
 import { EnvSchema as validatorEnv } from '../services/validator/src/env.ts';
 import { ENV_DESCRIPTIONS, SERVICE_ENV_DESCRIPTIONS } from './docs-env.ts';
@@ -314,6 +315,7 @@ const SERVICE_ENVS: [string, z.ZodObject][] = [
   ['validator', validatorEnv as unknown as z.ZodObject],
   ['mcp-executor', executorEnv as unknown as z.ZodObject],
   ['logger', loggerEnv as unknown as z.ZodObject],
+  ['messaging', messagingEnv as unknown as z.ZodObject],
 ];
 
 const DURATIONS: [number, string][] = [
@@ -422,14 +424,16 @@ function renderConfiguration(): string {
     '',
     'Read outside these schemas:',
     '',
-    "- `HEALTH_PORT`: port of a service's own `GET /livez` and `GET /readyz` (every service but the gateway, " +
-      'which has `/healthz` and `/readyz`); unset: none. The image sets 9090.',
+    "- `HEALTH_PORT`: port of a service's own `GET /livez` and `GET /readyz` (every service but the gateway " +
+      'and messaging, which have `/healthz` and `/readyz` on their own port); unset: none. The image sets 9090.',
     '- `OTEL_EXPORTER_OTLP_ENDPOINT` and the other standard `OTEL_*` variables: traces and metrics over OTLP/HTTP; unset: no export.',
     '- The migrate job (`npm run migrate`): `DATABASE_URL` as the schema owner, `NATS_URL` and the stream ' +
       'settings above, `LLM_CONFIG_KEY`, and `GATEWAY_DB_PASSWORD`, `AGENT_DB_PASSWORD`, `ROUTER_DB_PASSWORD`, ' +
-      "`LOGGER_DB_PASSWORD`, `MCP_EXECUTOR_DB_PASSWORD` (each service role's password; see [operations.md](operations.md)).",
+      "`LOGGER_DB_PASSWORD`, `MCP_EXECUTOR_DB_PASSWORD`, `MESSAGING_DB_PASSWORD` (each service role's password; " +
+      'see [operations.md](operations.md)).',
     '- The launcher (`npm start`): `EMBEDDED_PG_PORT` (5499) for its embedded PostgreSQL, `DEMO_BOOKS_PORT` ' +
-      '(3100) for the demo books server, and `--scale <service>=<n>`.',
+      '(3100) for the demo books server, and `--scale <service>=<n>`; it starts messaging only when the four ' +
+      '`WHATSAPP_*` settings below are set (see [whatsapp.md](whatsapp.md)).',
     '',
     '## Every service',
     '',
