@@ -98,7 +98,7 @@ describe('the test run on a machine where nothing listens', () => {
 describe('a machine without a system tool the tests drive', () => {
   let bin: string;
   beforeAll(async () => {
-    // A PATH with node and nats-server but no espeak-ng.
+    // A PATH with node and nats-server but neither espeak-ng nor opusenc.
     bin = await mkdtemp(join(tmpdir(), 'munim-path-'));
     await symlink(process.execPath, join(bin, 'node'));
     const natsServer = (await run('sh', ['-c', 'command -v nats-server'])).stdout.trim();
@@ -112,13 +112,13 @@ describe('a machine without a system tool the tests drive', () => {
     const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs');
     const result = await run(process.execPath, [vitest, 'run', 'packages/testkit/test/fixtures.test.ts'], {
       cwd: ROOT,
-      // Any executable passes for Chromium here: only espeak-ng is missing.
+      // Any executable passes for Chromium here: only espeak-ng and opusenc are missing.
       env: unconfigured({ PATH: bin, CHROMIUM_PATH: process.execPath, NO_COLOR: '1' }),
       timeout: 60_000,
     }).catch((error: { code: number; stdout: string; stderr: string }) => error);
     expect('code' in result ? result.code : 0).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'munim: the tests need espeak-ng, not found on this machine: install with `sudo apt-get install -y espeak-ng`',
+      'munim: the tests need espeak-ng, opusenc, not found on this machine: install with `sudo apt-get install -y espeak-ng opus-tools`',
     );
     expect(result.stdout).not.toMatch(/Test Files|✓/);
   }, 60_000);

@@ -45,7 +45,7 @@ export function buildMessaging(deps: MessagingDeps): {
   stop(): Promise<void>;
 } {
   const { bus, log, channel, config } = deps;
-  const app = Fastify({ loggerInstance: log as FastifyBaseLogger, disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: log as FastifyBaseLogger });
   const checks = healthChecks(bus);
   webhookRoutes(app, { bus, auth: channel?.graph, verifyToken: channel?.verifyToken });
   app.get('/healthz', async () => ({ status: 'ok' }));
