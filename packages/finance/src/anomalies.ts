@@ -42,7 +42,7 @@ export interface UnusualExpenses {
 
 /** Options of {@link unusualExpenses}. */
 export interface UnusualExpenseOptions {
-  /** `YYYY-MM`. */
+  /** `YYYY-MM` (a `YYYY-MM-DD` day stands for its month). */
   month: string;
   trailingMonths?: number;
   factor?: number;
@@ -64,8 +64,10 @@ export function unusualExpenses(
   movements: readonly Movement[],
   options: UnusualExpenseOptions,
 ): UnusualExpenses {
-  const month = options.month;
-  addMonths(month, 0);
+  // A day stands for its month.
+  const month = /^\d{4}-\d{2}-\d{2}$/.test(options.month)
+    ? monthOf(options.month)
+    : addMonths(options.month, 0);
   const trailingMonths = options.trailingMonths ?? 3;
   const factor = options.factor ?? 2;
   const minAmount = options.minAmount ?? 0;

@@ -29,6 +29,8 @@ export interface BudgetVsActual {
   unbudgeted: { name: string; actual: number }[];
   /** Over the budgeted lines (unbudgeted actuals are not in them). */
   totals: { budget: number; actual: number; variance: number; variancePct: number | null };
+  /** How the budgets were brought to the period, in words. */
+  assumptions: string[];
 }
 
 function isMonthStart(iso: string): boolean {
@@ -77,19 +79,27 @@ function checkPeriod(p: { from: string; to: string }, what: string): void {
  * (a yearly budget of 12,00,000 gives 1,00,000 to any month), otherwise by calendar days (a leap
  * year's 366 days, February's 28 or 29). Budget lines of the same name (ignoring case and spaces) add
  * up, so monthly budgets sum over a quarter; a line whose period misses `period` is not counted.
- * Actuals are taken as given, by line name; variance = actual − budget (positive: over budget) and
+ * Actuals are taken as given, by line name (a record, a map, or a list of name and amount; the same
+ * name twice adds up); variance = actual − budget (positive: over budget) and
  * its percentage of the budget (null when the budget is 0). Actual lines without a budget for the
  * period are listed apart as unbudgeted. Computed in paise. No budgets at all → undefined.
  */
 export function budgetVsActual(
   budget: readonly BudgetLine[] | undefined,
-  actualByLine: Readonly<Record<string, number>> | ReadonlyMap<string, number>,
+  actualByLine:
+    | Readonly<Record<string, number>>
+    | ReadonlyMap<string, number>
+    | readonly { name: string; amount: number }[],
   period: { from: string; to: string },
 ): BudgetVsActual | undefined {
   if (budget === undefined || budget.length === 0) return undefined;
   checkPeriod(period, 'period');
   const actuals = new Map<string, { name: string; paise: number }>();
-  const entries = actualByLine instanceof Map ? [...actualByLine.entries()] : Object.entries(actualByLine);
+  const entries: [string, number][] = Array.isArray(actualByLine)
+    ? actualByLine.map((a: { name: string; amount: number }) => [a.name, a.amount])
+    : actualByLine instanceof Map
+      ? [...actualByLine.entries()]
+      : Object.entries(actualByLine);
   for (const [name, amount] of entries) {
     const key = partyKey(name);
     const prev = actuals.get(key);
@@ -128,6 +138,23 @@ export function budgetVsActual(
     .map(([, a]) => ({ name: a.name, actual: fromPaise(a.paise) }));
   const budgetTotal = [...lines.values()].reduce((s, l) => s + l.paise, 0);
   const actualTotal = [...lines.keys()].reduce((s, k) => s + (actuals.get(k)?.paise ?? 0), 0);
+  const units = new Set(out.flatMap((l) => l.basis.map((b) => b.share.split(' ')[1])));
+  const assumptions = [
+    units.size === 0
+      ? `No budget covers ${period.from} to ${period.to}.`
+      : `Each budget counts for the share of its period that falls in ${period.from} – ${period.to}, ${[
+          units.has('months') ? 'in whole calendar months (both periods being whole months)' : '',
+          units.has('days') ? 'in calendar days' : '',
+        ]
+          .filter(Boolean)
+          .join('; ')}.`,
+    'Variance is actual minus budget: positive means over budget.',
+  ];
+  if (unbudgeted.length > 0) {
+    assumptions.push(
+      `${unbudgeted.map((u) => u.name).join(', ')} had spending but no budget for the period; not in the totals.`,
+    );
+  }
   return {
     period: { from: period.from, to: period.to },
     lines: out,
@@ -138,5 +165,6 @@ export function budgetVsActual(
       variance: fromPaise(actualTotal - budgetTotal),
       variancePct: pct(actualTotal - budgetTotal, budgetTotal),
     },
+    assumptions,
   };
 }

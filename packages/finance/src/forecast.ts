@@ -79,7 +79,7 @@ export interface ForecastWeek {
 export interface RecurringExpense {
   name: string;
   by: 'party' | 'category';
-  /** Spend in each trailing month it was found in. */
+  /** Spend in each month it was found in: the last complete months, or the run ending this month. */
   months: { month: string; amount: number }[];
   monthlyAverage: number;
   /** Median day of the month it is paid on. */
@@ -125,7 +125,10 @@ function detectRecurring(
   horizonEnd: string,
 ): Projected[] {
   const thisMonth = monthOf(today);
-  const trailing = Array.from({ length: months }, (_, i) => addMonths(thisMonth, i - months));
+  // The last `months` complete months, or the same run ending this month once this month is paid.
+  const windows = [1, 0].map((end) =>
+    Array.from({ length: months }, (_, i) => addMonths(thisMonth, i - months + 1 - end)),
+  );
   const groups = new Map<string, { name: string; by: 'party' | 'category'; rows: Movement[] }>();
   for (const m of movements) {
     if (toPaise(m.amount) >= 0 || m.date > today) continue;
@@ -140,11 +143,11 @@ function detectRecurring(
   }
   const out: Projected[] = [];
   for (const [key, g] of groups) {
-    const perMonth = trailing.map((month) => ({
-      month,
-      paise: -g.rows.filter((r) => monthOf(r.date) === month).reduce((s, r) => s + toPaise(r.amount), 0),
-    }));
-    if (perMonth.some((p) => p.paise <= 0)) continue;
+    const spentIn = (month: string) =>
+      -g.rows.filter((r) => monthOf(r.date) === month).reduce((s, r) => s + toPaise(r.amount), 0);
+    const trailing = windows.find((w) => w.every((month) => spentIn(month) > 0));
+    if (trailing === undefined) continue;
+    const perMonth = trailing.map((month) => ({ month, paise: spentIn(month) }));
     const paise = Math.round(perMonth.reduce((s, p) => s + p.paise, 0) / months);
     const days = g.rows.filter((r) => trailing.includes(monthOf(r.date))).map((r) => Number(r.date.slice(8)));
     const dayOfMonth = Math.round(median(days) ?? 1);
@@ -190,8 +193,8 @@ function roundDays(d: number): number {
  *
  * Outflows: each open bill on its due date (overdue ones in week 1); and recurring expenses — an
  * outflow of the same party (or, without a party, the same category) in each of the last
- * `recurringMonths` (3) complete calendar months is projected once a month at its average monthly
- * total, on the median day of the month it was paid (clamped to the month's length), from this month
+ * `recurringMonths` (3) complete calendar months (or of the same number of months ending with this
+ * one, once paid this month) is projected once a month at its average monthly total over them, on the median day of the month it was paid (clamped to the month's length), from this month
  * unless already paid this month; a projected day already past is moved to today. A projected payment
  * is dropped when an open bill of the same party falls due within 15 days of it, as the bill is that
  * payment. Nothing else is assumed: no new sales or bills, no loans, taxes or other receipts.
@@ -354,8 +357,8 @@ export function cashForecast(input: ForecastInput): CashForecast {
     'An invoice whose expected date has already passed is expected in week 1; an overdue invoice is expected later only when its customer usually pays later than that.',
     'Open bills are paid on their due dates; overdue bills in week 1.',
     recurring.length === 0
-      ? `No recurring expense found: none was paid in each of the last ${recurringMonths} complete months.`
-      : `Recurring expenses, paid in each of the last ${recurringMonths} complete months, are projected monthly at their average on their usual day of the month: ${recurring
+      ? `No recurring expense found: none was paid in each of ${recurringMonths} months in a row up to now.`
+      : `Recurring expenses, paid in each of ${recurringMonths} months in a row up to now, are projected monthly at their average on their usual day of the month: ${recurring
           .map((r) => `${r.expense.name} ${money(r.paise)} on day ${r.expense.dayOfMonth}`)
           .join(
             '; ',

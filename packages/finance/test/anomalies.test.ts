@@ -81,6 +81,10 @@ describe('unusual expense lines', () => {
     expect(r.unusual.map((f) => [f.name, f.trailingAverage, f.ratio])).toEqual([['Audit', 2_000, 2]]);
   });
 
+  it('takes a day for its month', () => {
+    expect(unusualExpenses(movements, { month: '2028-04-30' }).month).toBe('2028-04');
+  });
+
   it('refuses a month that is not one', () => {
     expect(() => unusualExpenses(movements, { month: '2028-13' })).toThrow(RangeError);
   });

@@ -32,6 +32,20 @@ describe('budget against actual', () => {
     ]);
     expect(r?.unbudgeted).toEqual([{ name: 'Travel', actual: 5_000 }]);
     expect(r?.totals).toEqual({ budget: 100_000, actual: 110_000, variance: 10_000, variancePct: 10 });
+    expect(r?.assumptions.join('\n')).toMatch(/in whole calendar months/);
+    expect(r?.assumptions.join('\n')).toMatch(/Travel had spending but no budget/);
+  });
+
+  it('reads actuals as a list too, the same name adding up', () => {
+    const r = budgetVsActual(
+      [fy2728],
+      [
+        { name: 'Rent', amount: 60_000 },
+        { name: ' RENT ', amount: 40_000.5 },
+      ],
+      { from: '2028-03-01', to: '2028-03-31' },
+    );
+    expect(r?.lines[0]).toMatchObject({ budget: 100_000, actual: 100_000.5, variance: 0.5, variancePct: 0 });
   });
 
   it('pro-rates by days otherwise, the leap year having 366', () => {

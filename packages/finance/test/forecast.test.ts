@@ -149,6 +149,34 @@ describe('13 weeks from 10 Feb 2028', () => {
   });
 });
 
+describe('recurring expenses', () => {
+  it('counts a run of months ending this month once it is paid, clamping the day to the month', () => {
+    // Today 20 Jan 2028: October is missing, but November, December and January (paid on the 15th) run on.
+    const f = cashForecast({
+      today: '2028-01-20',
+      opening: 100_000,
+      movements: [
+        out('2027-11-15', 900, 'Telecom', 'Phone'),
+        out('2027-12-15', 1_000, 'Telecom', 'Phone'),
+        out('2028-01-15', 1_100, 'Telecom', 'Phone'),
+        out('2027-11-30', 2_000, 'Cloud', 'Hosting'),
+        out('2027-12-31', 2_000, 'Cloud', 'Hosting'), // skipped January: not recurring
+        out('2027-10-31', 500, 'Gym', 'Welfare'),
+        out('2027-11-30', 500, 'Gym', 'Welfare'),
+        out('2027-12-31', 500, 'Gym', 'Welfare'), // Oct–Dec: due on 31 Jan, then 29 Feb, 31 Mar
+      ],
+    });
+    expect(
+      f.recurring.map((r) => [r.name, r.months.map((m) => m.month), r.monthlyAverage, r.projected]),
+    ).toEqual([
+      ['Telecom', ['2027-11', '2027-12', '2028-01'], 1_000, ['2028-02-15', '2028-03-15', '2028-04-15']],
+      ['Gym', ['2027-10', '2027-11', '2027-12'], 500, ['2028-01-31', '2028-02-29', '2028-03-31']],
+    ]);
+    expect(f.totalOutflows).toBe(4_500);
+    expect(f.firstNegativeWeek).toBeNull();
+  });
+});
+
 describe('across the financial year, with no history at all', () => {
   it('expects invoices on their due dates and says so', () => {
     const f = cashForecast({
