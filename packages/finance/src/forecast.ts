@@ -29,9 +29,9 @@ export interface ForecastInput {
   today: string;
   /** Cash and bank today: an amount, or the accounts (summed as by `cashToday`). */
   opening: number | readonly CashAccount[];
-  /** Open invoices. */
+  /** Open invoices (bills among them are left out). */
   receivables?: readonly OpenDoc[];
-  /** Open bills. */
+  /** Open bills (invoices among them are left out). */
   payables?: readonly OpenDoc[];
   /** Documents paid in full; the invoices among them give customers' usual days late. */
   settlements?: readonly Settlement[];
@@ -177,10 +177,6 @@ function detectRecurring(
   return out.sort((a, b) => b.paise - a.paise || a.expense.name.localeCompare(b.expense.name));
 }
 
-function roundDays(d: number): number {
-  return Math.round(d);
-}
-
 /**
  * A weekly cash forecast. Week 1 starts `today`; each week is 7 calendar days; `weeks` (13) of them.
  * Each week's closing = opening + inflows − outflows, and the next week opens at that closing.
@@ -193,9 +189,10 @@ function roundDays(d: number): number {
  *
  * Outflows: each open bill on its due date (overdue ones in week 1); and recurring expenses — an
  * outflow of the same party (or, without a party, the same category) in each of the last
- * `recurringMonths` (3) complete calendar months (or of the same number of months ending with this
- * one, once paid this month) is projected once a month at its average monthly total over them, on the median day of the month it was paid (clamped to the month's length), from this month
- * unless already paid this month; a projected day already past is moved to today. A projected payment
+ * `recurringMonths` (3) complete calendar months (or of as many months ending with this one, once
+ * paid this month) is projected once a month at its average monthly total over them, on the median
+ * day of the month it was paid (clamped to the month's length: 31 → 29 February in a leap year), from
+ * this month unless already paid this month; a projected day already past is moved to today. A projected payment
  * is dropped when an open bill of the same party falls due within 15 days of it, as the bill is that
  * payment. Nothing else is assumed: no new sales or bills, no loans, taxes or other receipts.
  * Computed in paise.
@@ -216,9 +213,9 @@ export function cashForecast(input: ForecastInput): CashForecast {
     typeof input.opening === 'number' ? toPaise(input.opening) : toPaise(cashToday(input.opening).total);
   const settlements = input.settlements ?? [];
   const portfolio = portfolioDaysLate(settlements, { kind: 'invoice' });
-  const fallback = portfolio === null ? 0 : roundDays(portfolio.medianDaysLate);
+  const fallback = portfolio === null ? 0 : Math.round(portfolio.medianDaysLate);
   const history = new Map<string, DaysLate | null>();
-  const noHistory = new Set<string>();
+  const noHistory = new Map<string, string>();
 
   const weekOf = (date: string): number | null => {
     const w = Math.floor((dayNumber(date) - start) / 7);
@@ -231,13 +228,13 @@ export function cashForecast(input: ForecastInput): CashForecast {
 
   for (const doc of input.receivables ?? []) {
     const paise = toPaise(doc.due);
-    if (paise <= 0) continue;
+    if (paise <= 0 || doc.kind === 'bill') continue;
     const dueDate = effectiveDueDate(doc);
     const key = partyKey(doc.party);
     if (!history.has(key)) history.set(key, usualDaysLate(settlements, doc.party, { kind: 'invoice' }));
     const own = history.get(key) ?? null;
-    if (own === null) noHistory.add(doc.party.trim());
-    const late = own === null ? fallback : roundDays(own.medianDaysLate);
+    if (own === null && !noHistory.has(key)) noHistory.set(key, doc.party.trim());
+    const late = own === null ? fallback : Math.round(own.medianDaysLate);
     const expected = addDays(dueDate, late);
     const moved = expected < today;
     const basis =
@@ -265,7 +262,7 @@ export function cashForecast(input: ForecastInput): CashForecast {
   const billDates = new Map<string, number[]>();
   for (const doc of input.payables ?? []) {
     const paise = toPaise(doc.due);
-    if (paise <= 0) continue;
+    if (paise <= 0 || doc.kind === 'invoice') continue;
     const dueDate = effectiveDueDate(doc);
     const key = `party:${partyKey(doc.party)}`;
     billDates.set(key, [...(billDates.get(key) ?? []), dayNumber(dueDate)]);
@@ -344,7 +341,7 @@ export function cashForecast(input: ForecastInput): CashForecast {
   const beyond = items.filter((i) => i.item.week === null);
   const beyondIn = beyond.filter((i) => i.inflow);
   const beyondOut = beyond.filter((i) => !i.inflow);
-  const noHistoryParties = [...noHistory].sort();
+  const noHistoryParties = [...noHistory.values()].sort();
 
   const assumptions = [
     `Opening cash is ${money(openingPaise)}, today's cash and bank, on ${today}; week 1 runs ${today} to ${addDays(today, 6)} and the forecast ends ${horizonEnd} (${weeks} weeks of 7 days).`,

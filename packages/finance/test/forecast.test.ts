@@ -133,6 +133,19 @@ describe('13 weeks from 10 Feb 2028', () => {
     expect(f.assumptions.join('\n')).toMatch(/After the forecast ends: 1 invoice \(10,000\.00\)/);
   });
 
+  it('takes each document by its kind when given all of them twice', () => {
+    const all = [...receivables, ...payables];
+    const g = cashForecast({
+      today: '2028-02-10',
+      opening: 50_000,
+      receivables: all,
+      payables: all,
+      settlements,
+      movements,
+    });
+    expect(g.weeks).toEqual(f.weeks);
+  });
+
   it('leaves out a recurring payment an open bill already stands for', () => {
     const g = cashForecast({
       today: '2028-02-10',

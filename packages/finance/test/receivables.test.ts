@@ -216,4 +216,43 @@ describe('generated books', () => {
       ),
     );
   });
+
+  it("usual days late lies within the party's own history, and is null without one", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            party: fc.constantFrom('Acme', 'Bharat', 'Chetan'),
+            due: dayArb,
+            late: fc.integer({ min: -30, max: 200 }),
+          }),
+          { maxLength: 30 },
+        ),
+        (rows) => {
+          const settlements: Settlement[] = rows.map((r) => ({
+            kind: 'invoice',
+            party: r.party,
+            dueDate: isoOf(r.due),
+            paidDate: isoOf(r.due + r.late),
+            amount: 1,
+          }));
+          for (const party of ['Acme', 'Bharat', 'Chetan']) {
+            const own = rows.filter((r) => r.party === party).map((r) => Math.max(0, r.late));
+            const u = usualDaysLate(settlements, party);
+            if (own.length === 0) {
+              expect(u).toBeNull();
+              continue;
+            }
+            expect(u?.sample).toBe(own.length);
+            expect(u?.medianDaysLate).toBeGreaterThanOrEqual(Math.min(...own));
+            expect(u?.medianDaysLate).toBeLessThanOrEqual(Math.max(...own));
+            const below = own.filter((d) => d < (u?.medianDaysLate ?? 0)).length;
+            const above = own.filter((d) => d > (u?.medianDaysLate ?? 0)).length;
+            expect(below).toBeLessThanOrEqual(own.length / 2);
+            expect(above).toBeLessThanOrEqual(own.length / 2);
+          }
+        },
+      ),
+    );
+  });
 });
