@@ -1,9 +1,11 @@
 import type { ValidationResult } from '@munim/contracts';
+import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import { correctionAllowance } from '../model/quota.ts';
 import { type Enrichment, planEnrichments } from '../render/enrichments.ts';
 import type { FetchedResult } from '../render/format.ts';
 import type { Run } from '../run/run.ts';
 import { AnswerStream } from './answer-stream.ts';
+import { groundAnswer, UNVERIFIED_WARNING } from './grounding.ts';
 import { reverseGuardrails } from './guardrails.ts';
 import { guardOutput } from './output-guard.ts';
 import { describeTool } from './tool-words.ts';
@@ -68,14 +70,66 @@ export function answerStream(run: Run): AnswerStream {
 /**
  * Applies the output and reverse guardrails, then sends the answer: the rest of what `stream`
  * has sent of it, or one replacement when the checks changed it (in chunks when nothing streamed).
+ * With `sources` (the model's answer), its figures are checked against them (see `grounded`).
  */
-export async function answer(run: Run, text: string, stream?: AnswerStream): Promise<string> {
+export async function answer(
+  run: Run,
+  text: string,
+  stream?: AnswerStream,
+  sources?: readonly unknown[],
+): Promise<string> {
   // The turn's reads and the writes it tried but did not run tell a read answer from a false claim.
   const reversed = reverseGuardrails(text, run.writes, describeTool, { results: run.toolResults });
   for (const g of reversed.guardrails) run.guardrails.add(g);
-  const safe = guardOutput(await checkBlocks(run, reversed.text));
+  const guarded = guardOutput(await checkBlocks(run, reversed.text));
+  const safe = sources ? grounded(run, guarded, sources) : guarded;
   await (stream ?? new AnswerStream((event) => run.emit(event), { model: run.ctx.llm?.label })).finish(safe);
   return safe;
+}
+
+/**
+ * A model's answer whose figures are all backed by `sources` (the turn's facts and tool results),
+ * or the same answer with one line naming those that are not: guardrail `numbers_unverified`,
+ * logged with the figures. No figure is changed.
+ */
+export function grounded(run: Run, text: string, sources: readonly unknown[]): string {
+  const checked = groundAnswer(text, sources);
+  if (checked.unverified.length === 0) return text;
+  run.guardrails.add('numbers_unverified');
+  run.ctx.log.warn(
+    {
+      requestId: run.scope.requestId,
+      guardrail: 'numbers_unverified',
+      figures: checked.unverified.map(({ text: stated, value, kind }) => ({ stated, value, kind })),
+    },
+    'answer states figures its sources do not back',
+  );
+  return checked.text;
+}
+
+const contentText = (content: ChatCompletionMessageParam['content']): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('\n')
+      : '';
+
+/**
+ * What the model's answer in the tool loop may take its figures from: the turn's tool calls and
+ * results, the computed facts, and the conversation as the model was given it (the user's words,
+ * files, summaries, earlier answers that raised no doubt), but not its instructions (their example
+ * figures back nothing) nor its own words of this turn.
+ */
+export function turnSources(run: Run, messages: readonly ChatCompletionMessageParam[]): unknown[] {
+  const said = messages.slice(messages[0]?.role === 'system' ? 1 : 0).filter((m) => {
+    if (m.role !== 'assistant') return true;
+    return !m.tool_calls?.length && !contentText(m.content).includes(UNVERIFIED_WARNING);
+  });
+  return [
+    ...run.toolResults.map(({ input, result }) => ({ input, result })),
+    ...run.enrichments.map((e) => e.lines),
+    ...said.map((m) => contentText(m.content)),
+  ];
 }
 
 /** Plans the enrichments the results call for that are not applied yet, and announces them. */

@@ -1,5 +1,5 @@
 import type { QueryRouted } from '@munim/contracts';
-import { answer, answerStream, enrich } from '../answer/answer.ts';
+import { answer, answerStream, enrich, grounded } from '../answer/answer.ts';
 import { complete } from '../answer/complete.ts';
 import { guardOutput } from '../answer/output-guard.ts';
 import { fastPathPrompt } from '../model/prompts.ts';
@@ -58,7 +58,12 @@ async function fastPath(run: Run, data: QueryRouted) {
       maxTokens: config.maxTokens.cheap,
       onText: stream.onText,
     });
-    response = guardOutput(turn.content);
+    // The model's figures are checked against what it was given: the question, the data, the facts.
+    response = grounded(run, guardOutput(turn.content), [
+      data.query,
+      results,
+      ...enrichments.map((e) => e.lines),
+    ]);
     await stream.finish(response);
   } else {
     const formats = await run.formats();

@@ -1,5 +1,5 @@
 import { isRecord } from '@munim/contracts';
-import { answer, answerStream, enrich, needsInputMessage } from '../answer/answer.ts';
+import { answer, answerStream, enrich, needsInputMessage, turnSources } from '../answer/answer.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { propose } from '../confirmation/propose.ts';
 import { refuseReadOnly } from '../confirmation/read-only.ts';
@@ -42,7 +42,12 @@ export async function loop(
         messages.push(...checkFirst);
         continue;
       }
-      const response = await answer(run, await checkedAnswer(run, turn.content), stream);
+      const response = await answer(
+        run,
+        await checkedAnswer(run, turn.content),
+        stream,
+        turnSources(run, messages),
+      );
       await complete(run, data, userText, response, 'answered');
       return;
     }

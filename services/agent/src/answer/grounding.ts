@@ -1,0 +1,336 @@
+/**
+ * Grounded figures: every figure a model's answer states is checked against the facts and tool
+ * results of its turn, and against what a correct answer may derive from them (a list's total, a
+ * difference, a percentage change, a margin, a count). Sources are untrusted input: what is read of
+ * them and derived from them is bounded.
+ */
+import { isRecord } from '@munim/contracts';
+import { extractFigures, type Figure, numbersIn } from './figures.ts';
+
+export type { Figure } from './figures.ts';
+
+/** The words that open the warning line, to know an answer that carries one. */
+export const UNVERIFIED_WARNING = 'I could not verify these figures against your books';
+
+const LIMITS = {
+  /** JSON nodes visited across all sources. */
+  nodes: 50_000,
+  depth: 24,
+  /** Characters of free text read for numbers, across all sources. */
+  textChars: 400_000,
+  /** A string longer than this is not parsed as JSON. */
+  jsonChars: 2_000_000,
+  /** Values of one field (across records and results) compared with each other. */
+  series: 12,
+  /** Numeric fields of one object compared with each other. */
+  siblings: 16,
+  /** An array longer than this has its objects' fields summed, not compared pairwise. */
+  smallArray: 12,
+  /** Records of one list summed and counted. */
+  records: 1_000,
+  /** Numeric and category fields of a list summed and counted by. */
+  measures: 12,
+  categories: 8,
+  categoryValues: 50,
+  /** Headline figures (the user's words, computed facts, lists' totals) compared with each other. */
+  headline: 32,
+  /** Derived values in all. */
+  derived: 100_000,
+};
+
+/** A date or timestamp: its digits are no figure an answer states. */
+const DATE =
+  /^(?:\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\/Date\(-?\d+(?:[+-]\d{4})?\)\/)$/;
+/** Fields that order records in time: a list of them is a series, compared period to period. */
+const PERIOD_KEY = /^(month|period|quarter|year|fy|fiscalyear|financialyear|taxperiod|monthname|week)$/i;
+
+/** Numbers and numeric strings a source field may hold: "1,17,634.20", "₹5,000", "12.5%", "1.2 lakh". */
+const NUMERIC_STRING = /^[^\p{L}\d]{0,4}\d[\d,]*(?:\.\d+)?\s?(?:%|lakhs?|crores?|cr|k|l|[a-z]{3})?$/iu;
+
+/** The values a stated figure may be checked against: amounts (and counts) and percentages. */
+class Pool {
+  readonly amounts: number[] = [];
+  readonly percents: number[] = [];
+  derived = 0;
+  nodes = 0;
+  textChars = 0;
+  readonly series = new Map<string, Set<number>>();
+  readonly headline: number[] = [];
+
+  raw(v: number, key?: string): void {
+    const a = Math.abs(v);
+    if (!Number.isFinite(a)) return;
+    this.amounts.push(a);
+    this.percents.push(a);
+    // A fraction or ratio stated as a percentage: 0.185 is 18.5%.
+    if (a < 10) this.percents.push(a * 100);
+    if (key) {
+      const set = this.series.get(key) ?? new Set<number>();
+      this.series.set(key, set);
+      if (set.size < LIMITS.series) set.add(a);
+    }
+  }
+
+  amount(v: number): void {
+    if (this.derived++ < LIMITS.derived && Number.isFinite(v)) this.amounts.push(Math.abs(v));
+  }
+
+  percent(v: number): void {
+    if (this.derived++ < LIMITS.derived && Number.isFinite(v)) this.percents.push(Math.abs(v));
+  }
+
+  /**
+   * What two figures give: their difference, the change from one to the other, one as a share of
+   * the other; with `sums` their sum, with `rates` one as a rate applied to the other (18% of ₹50,000).
+   */
+  pairs(values: readonly number[], sums = true, rates = true): void {
+    for (let i = 0; i < values.length; i++) {
+      for (let j = i + 1; j < values.length; j++) this.pair(values[i]!, values[j]!, sums, rates);
+    }
+  }
+
+  pair(a: number, b: number, sums = false, rates = false): void {
+    if (this.derived >= LIMITS.derived) return;
+    this.amount(a - b);
+    if (sums) this.amount(a + b);
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (y !== 0) {
+        this.percent((x / y) * 100);
+        this.percent(((x - y) / y) * 100);
+      }
+      if (rates && y <= 100) {
+        this.amount((x * y) / 100);
+        this.amount(x * (1 + y / 100));
+      }
+    }
+  }
+
+  headlineAdd(v: number): void {
+    if (this.headline.length < LIMITS.headline) this.headline.push(Math.abs(v));
+  }
+}
+
+const numericOf = (v: unknown): number | undefined => {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'string' && v.length <= 40 && NUMERIC_STRING.test(v.trim())) {
+    const n = numbersIn(v);
+    return n.length > 0 ? n[n.length - 1] : undefined;
+  }
+  return undefined;
+};
+
+/** The numbers of free text; those of the turn's own words and facts (`headline`) are compared with each other too. */
+function text(pool: Pool, s: string, headline: boolean): void {
+  const room = LIMITS.textChars - pool.textChars;
+  if (room <= 0) return;
+  const part = s.slice(0, room);
+  pool.textChars += part.length;
+  for (const v of numbersIn(part)) {
+    pool.raw(v);
+    if (headline) pool.headlineAdd(v);
+  }
+}
+
+/** The category a field's value puts a record in: a name, a status, a flag, the month of a date. */
+function categoryOf(v: unknown): unknown {
+  if (typeof v === 'string') return /^\d{4}-\d{2}-\d{2}/.test(v) ? v.slice(0, 7) : v;
+  if (typeof v === 'boolean') return v;
+  if (isRecord(v)) return v.name ?? v.Name ?? v.DisplayName ?? v.value;
+  return undefined;
+}
+
+/**
+ * Totals, averages, counts, the largest few and shares of a list of records, also by each category
+ * field's values (per customer, per status, per month); a list in time is compared period to period.
+ */
+function records(pool: Pool, list: Record<string, unknown>[]): void {
+  const rows = list.slice(0, LIMITS.records);
+  const keys = [...new Set(rows.slice(0, 20).flatMap((r) => Object.keys(r)))];
+  const measures = keys
+    .filter((k) => rows.some((r) => numericOf(r[k]) !== undefined))
+    .slice(0, LIMITS.measures);
+  const categories = keys
+    .map((k) => ({ k, values: new Set(rows.map((r) => categoryOf(r[k])).filter((v) => v !== undefined)) }))
+    .filter(
+      ({ values }) => values.size >= 1 && values.size <= LIMITS.categoryValues && values.size < rows.length,
+    )
+    .slice(0, LIMITS.categories);
+  for (const { values } of categories) pool.amount(values.size);
+  const series = keys.some((k) => PERIOD_KEY.test(k));
+  const totals = new Map<string, number>();
+  for (const k of measures) {
+    const values = rows.map((r) => numericOf(r[k])).filter((v): v is number => v !== undefined);
+    const total = values.reduce((s, v) => s + v, 0);
+    totals.set(k, total);
+    pool.amount(total);
+    pool.headlineAdd(total);
+    // Period to period, and first to last.
+    if (series) {
+      for (let i = 1; i < Math.min(values.length, 200); i++) pool.pair(values[i - 1]!, values[i]!);
+      if (values.length > 2) pool.pair(values[0]!, values[values.length - 1]!);
+    }
+    pool.amount(values.reduce((s, v) => s + Math.abs(v), 0));
+    pool.amount(values.length > 0 ? total / values.length : 0);
+    pool.amount(values.filter((v) => v > 0).length);
+    pool.amount(values.filter((v) => v === 0).length);
+    if (total !== 0) for (const v of values.slice(0, 200)) pool.percent((v / total) * 100);
+    // The largest few together ("the top 3 owe ₹X, 80% of it").
+    const largest = values.map(Math.abs).sort((a, b) => b - a);
+    let top = largest[0] ?? 0;
+    for (let n = 1; n < Math.min(largest.length, 10); n++) {
+      top += largest[n]!;
+      pool.amount(top);
+      if (total !== 0) pool.percent((top / total) * 100);
+    }
+  }
+  for (const { k: c } of categories) {
+    const groups = new Map<unknown, Record<string, unknown>[]>();
+    for (const r of rows) {
+      const key = categoryOf(r[c]);
+      const group = groups.get(key);
+      if (group) group.push(r);
+      else groups.set(key, [r]);
+    }
+    for (const group of groups.values()) {
+      pool.amount(group.length);
+      pool.percent((group.length / rows.length) * 100);
+      for (const { k: other } of categories)
+        if (other !== c) pool.amount(new Set(group.map((r) => categoryOf(r[other]))).size);
+      for (const k of measures) {
+        const sum = group.reduce((s, r) => s + (numericOf(r[k]) ?? 0), 0);
+        pool.amount(sum);
+        const total = totals.get(k) ?? 0;
+        if (total !== 0) pool.percent((sum / total) * 100);
+      }
+    }
+  }
+}
+
+interface Place {
+  /** An object no bigger than a few of its kind: its fields are compared with each other. */
+  small: boolean;
+  /** Inside a list of records: its values are totalled and counted there, not compared by field name. */
+  listed: boolean;
+}
+
+function walk(pool: Pool, node: unknown, key: string | undefined, depth: number, at: Place): void {
+  if (pool.nodes++ >= LIMITS.nodes || depth > LIMITS.depth) return;
+  if (typeof node === 'number') {
+    pool.raw(node, at.listed ? undefined : key);
+    return;
+  }
+  if (typeof node === 'string') {
+    const s = node.trim();
+    if (DATE.test(s)) return;
+    if (/^[[{]/.test(s) && s.length <= LIMITS.jsonChars) {
+      try {
+        walk(pool, JSON.parse(s) as unknown, key, depth + 1, at);
+        return;
+      } catch {
+        // Not JSON: read as text.
+      }
+    }
+    const n = numericOf(s);
+    if (n !== undefined) {
+      for (const v of numbersIn(s)) pool.raw(v);
+      pool.raw(n, at.listed ? undefined : key);
+      // The turn's own words and facts, given as text (not a record's field).
+    } else text(pool, s, depth <= 1 && key === undefined);
+    return;
+  }
+  if (Array.isArray(node)) {
+    pool.amount(node.length);
+    const objects = node.filter(isRecord);
+    if (objects.length > 0) records(pool, objects);
+    const small = node.length <= LIMITS.smallArray;
+    for (const item of node) walk(pool, item, key, depth + 1, { small, listed: at.listed || isRecord(item) });
+    return;
+  }
+  if (isRecord(node)) {
+    if (at.small) {
+      const siblings = Object.values(node)
+        .map(numericOf)
+        .filter((v): v is number => v !== undefined)
+        .map(Math.abs)
+        .slice(0, LIMITS.siblings);
+      pool.pairs(siblings);
+    }
+    for (const [k, v] of Object.entries(node)) walk(pool, v, k.toLowerCase(), depth + 1, at);
+  }
+}
+
+/** Everything the sources hold and give, sorted for lookup. */
+function poolOf(sources: readonly unknown[]): { amounts: Float64Array; percents: Float64Array } {
+  const pool = new Pool();
+  for (const s of sources) walk(pool, s, undefined, 0, { small: true, listed: false });
+  // One field across results and objects (March's profit and April's): compared and added up.
+  for (const values of pool.series.values()) if (values.size > 1) pool.pairs([...values], true, false);
+  pool.pairs(pool.headline);
+  return {
+    amounts: Float64Array.from(pool.amounts).sort(),
+    percents: Float64Array.from(pool.percents).sort(),
+  };
+}
+
+/**
+ * Whether a sorted list holds a value `value` may be a rounding or a truncation of, to `precision`;
+ * with `whole`, only a whole number (a count is of records, not a fraction of one).
+ */
+function holds(sorted: Float64Array, value: number, precision: number, whole = false): boolean {
+  const eps = 1e-9 * Math.max(1, value);
+  const low = value - precision - eps;
+  const high = value + 2 * precision + eps;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < low) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < sorted.length && sorted[i]! <= high; i++) {
+    if (!whole || Math.abs(sorted[i]! - Math.round(sorted[i]!)) < 1e-6) return true;
+  }
+  return false;
+}
+
+/** Fenced blocks (params, clarification, card) are structured data the validator checks, not prose. */
+const blanked = (answer: string) => answer.replace(/```[\s\S]*?(```|$)/g, (m) => ' '.repeat(m.length));
+
+/**
+ * The figures of `answer` that neither a source nor a figure derived from the sources backs.
+ * `sources` are the turn's tool results and facts, any JSON (numbers and numeric strings in any
+ * format, free text, JSON held in strings).
+ */
+export function checkGrounding(answer: string, sources: readonly unknown[]): { unverified: Figure[] } {
+  const figures = extractFigures(blanked(answer));
+  if (figures.length === 0) return { unverified: [] };
+  const { amounts, percents } = poolOf(sources);
+  const unverified = figures.filter((f) => {
+    if (f.kind === 'percent') return !holds(percents, f.value, f.precision);
+    if (holds(amounts, f.value, f.precision, f.kind === 'count')) return false;
+    // A bare decimal may be a ratio ("current ratio 1.85").
+    return !(f.kind === 'number' && f.value < 100 && holds(percents, f.value * 100, f.precision * 100));
+  });
+  return { unverified };
+}
+
+/** The line an answer with unverified figures ends with, naming them as written. */
+export function unverifiedWarning(figures: readonly Figure[]): string {
+  const named = [...new Set(figures.map((f) => f.text))];
+  const shown = named.slice(0, 5).join(', ');
+  const more = named.length > 5 ? ` and ${named.length - 5} more` : '';
+  return `⚠️ ${UNVERIFIED_WARNING}: ${shown}${more}.`;
+}
+
+/** `answer` as the user sees it: unchanged, or with the warning line when figures are unverified. */
+export function groundAnswer(
+  answer: string,
+  sources: readonly unknown[],
+): { text: string; unverified: Figure[] } {
+  const { unverified } = checkGrounding(answer, sources);
+  if (unverified.length === 0) return { text: answer, unverified };
+  return { text: `${answer.trimEnd()}\n\n${unverifiedWarning(unverified)}`, unverified };
+}
