@@ -13,6 +13,10 @@
  * - "may", "march" and "mai" are months only next to a year, after in/for/since/…, before
  *   se/mein/ka/vs/…, or alone as the question.
  * - "kal" is read as yesterday: the books hold the past.
+ * - "this month last year" / "March last year" name that period a year back; with "vs" or "compared" the
+ *   same words ask for a comparison with it ("this month vs last year": `compare: 'last_year'`).
+ * - Dates written with slashes or dots are day/month/year (5/10/2026 is 5 October 2026).
+ * - "H1" / "first half" are the first six months of the financial year (a custom period).
  */
 import {
   addDays,
@@ -21,6 +25,7 @@ import {
   customPeriod,
   dayPeriod,
   financialYearOf,
+  fyName,
   fyPeriod,
   fyQuarter,
   fyStartYear,
@@ -62,7 +67,7 @@ const canon = (s: string) =>
 const words = (list: string) => new Set(list.split(' ').map(canon));
 const THIS = words('this current curr present is iss isi ye yeh chalu इस इसी यह ये चालू मौजूदा');
 const LAST = words(
-  'last previous prev past preceding pichle pichhle pichla pichhla pichli pichhli picchle pichley pichel gat beete bite पिछले पिछला पिछली गत बीते बीता बीती',
+  'last previous prev prior past preceding trailing pichle pichhle pichla pichhla pichli pichhli picchle pichley pichel gat beete bite पिछले पिछला पिछली गत बीते बीता बीती',
 );
 const NEXT = words('next coming upcoming agle agla agli agley अगले अगला अगली आगामी');
 type Unit = 'day' | 'week' | 'month' | 'quarter' | 'fy' | 'year';
@@ -112,13 +117,14 @@ const SHORT_TODATE: Record<string, Unit> = {
   wtd: 'week',
 };
 const AGO = words('ago back pehle pahle पहले');
-const SAME = words('same isi usi wahi vahi इसी उसी वही');
-const CMP_BEFORE = words('vs versus against than compared v');
+const SAME = words('same corresponding isi usi wahi vahi इसी उसी वही');
+const CMP_BEFORE = words('vs versus against than compared v banaam banam बनाम');
 const CMP_WORDS = words(
-  'vs versus against than compare compared comparing comparison tulna tulana तुलना mukable mukabale muqable muqabale mukaable mukabla मुकाबले मुकाबला mom qoq sequential',
+  'vs versus banaam banam बनाम against than compare compared comparing comparison tulna tulana तुलना mukable mukabale muqable muqabale mukaable mukabla मुकाबले मुकाबला mom qoq sequential',
 );
 const CMP_AFTER = words('se से ke ki के की tulna mukable mukabale muqable तुलना मुकाबले');
-const YOY = words('yoy');
+const YOY = words('yoy ly py');
+const START = words('beginning start starting shuruaat shuruat shuru शुरुआत शुरू');
 const PREP = words(
   'in for of during since from till until through to upto by before after vs versus and between was were about last this next pichle pichhle is agle पिछले इस अगले month mahine महीने than with against',
 );
@@ -182,7 +188,7 @@ const ORDINALS = new Map<string, number>(
 );
 
 const TOKEN =
-  /\d{4}-\d{1,2}-\d{1,2}(?!\d)|\d{2}(?:\d{2})?\s*[-–—/]\s*\d{2}(?:\d{2})?(?!\d)|\d+(?:st|nd|rd|th)?|[\p{L}\p{M}\u200c\u200d]+/gu;
+  /\d{1,2}[/.]\d{1,2}[/.]\d{4}(?!\d)|\d{4}-\d{1,2}-\d{1,2}(?!\d)|\d{2}(?:\d{2})?\s*[-–—/]\s*\d{2}(?:\d{2})?(?!\d)|\d+(?:st|nd|rd|th)?|[\p{L}\p{M}\u200c\u200d]+/gu;
 
 function tokenize(text: string): Tok[] {
   // Devanagari digits become ASCII one for one, so offsets into the question stay true.
@@ -236,6 +242,7 @@ function unitAt(c: Ctx, i: number): { unit: Unit; end: number; calendar?: boolea
   if (CALENDAR.has(w) && unitOf(c.toks[i + 1]?.w) === 'year')
     return { unit: 'year', end: i + 2, calendar: true };
   if (w === 'cy') return { unit: 'year', end: i + 1, calendar: true };
+  if (w === 'fiscal') return { unit: 'fy', end: i + 1 };
   const unit = unitOf(w);
   return unit ? { unit, end: i + 1 } : undefined;
 }
@@ -278,7 +285,7 @@ function relative(c: Ctx, i: number): Match | undefined {
   const dir = THIS.has(w) ? 0 : LAST.has(w) ? -1 : NEXT.has(w) ? 1 : undefined;
   if (dir === undefined) {
     // "3 months ago", "do mahine pehle"; "month to date", "year to date".
-    const n = numberAt(c.toks[i]);
+    const n = numberAt(c.toks[i]) ?? (w === 'a' || w === 'an' ? 1 : undefined);
     const u = n !== undefined ? unitAt(c, i + 1) : undefined;
     if (n !== undefined && u && AGO.has(c.toks[u.end]?.w ?? '')) {
       return {
@@ -286,6 +293,8 @@ function relative(c: Ctx, i: number): Match | undefined {
         start: i,
         end: u.end + 1,
         rel: true,
+        relLast: true,
+        ...(n === 1 && u.unit === 'year' && !u.calendar ? { yearAgo: true } : {}),
       };
     }
     const bare = unitAt(c, i);
@@ -393,7 +402,7 @@ function fiscal(c: Ctx, i: number): Match | undefined {
   if (!num) return undefined;
   const fy = fyPeriod(num.startYear, c.fsm);
   const q = quarterWord(c, num.end + (linkAt(c, num.end) ? 1 : 0));
-  if (q) return { period: fyQuarter(num.startYear, q.q, c.fsm), start: i, end: q.end };
+  if (q) return { period: quarterOrHalf(num.startYear, q, c.fsm), start: i, end: q.end };
   return { period: fy, start: i, end: num.end };
 }
 
@@ -401,18 +410,31 @@ function linkAt(c: Ctx, i: number): boolean {
   return words('of ka ki ke का की के in mein में').has(c.toks[i]?.w ?? '');
 }
 
-/** "Q2", "second quarter", "dusri timahi", "quarter 2". */
-function quarterWord(c: Ctx, i: number): { q: number; end: number } | undefined {
+const HALF = words('half halves chhamahi chamahi छमाही');
+
+/** "Q2", "second quarter", "dusri timahi", "quarter 2"; halves ("H1", "first half") as two quarters from q. */
+function quarterWord(c: Ctx, i: number): { q: number; end: number; half?: boolean } | undefined {
   const t = c.toks[i];
   const next = c.toks[i + 1];
   if (!t) return undefined;
-  if (t.w === 'q' && next && /^[1-4]$/.test(next.w) && /^\s?$/.test(c.text.slice(t.end, next.start))) {
-    return { q: Number(next.w), end: i + 2 };
-  }
+  const tight = next !== undefined && /^\s?$/.test(c.text.slice(t.end, next.start));
+  if (t.w === 'q' && next && /^[1-4]$/.test(next.w) && tight) return { q: Number(next.w), end: i + 2 };
+  if (t.w === 'h' && next && /^[12]$/.test(next.w) && tight)
+    return { q: Number(next.w) * 2 - 1, end: i + 2, half: true };
   const ord = ORDINALS.get(t.w);
   if (ord !== undefined && unitOf(next?.w) === 'quarter') return { q: ord, end: i + 2 };
+  if (ord !== undefined && ord <= 2 && HALF.has(next?.w ?? ''))
+    return { q: ord * 2 - 1, end: i + 2, half: true };
   if (unitOf(t.w) === 'quarter' && next && /^[1-4]$/.test(next.w)) return { q: Number(next.w), end: i + 2 };
   return undefined;
+}
+
+/** Quarter q of the year starting in startYear, or the half starting with it. */
+function quarterOrHalf(startYear: number, qw: { q: number; half?: boolean }, fsm: number): Period {
+  const first = fyQuarter(startYear, qw.q, fsm);
+  if (!qw.half) return first;
+  const p = customPeriod(first.from, fyQuarter(startYear, qw.q + 1, fsm).to);
+  return { ...p, label: `H${(qw.q + 1) / 2} ${fyName(startYear, fsm)} (${p.label})` };
 }
 
 /** A quarter with what says its year: "Q2 FY25", "Q2 2025-26", "Q2 of last year", "Q1 2026"; else the latest begun. */
@@ -423,9 +445,9 @@ function quarter(c: Ctx, i: number): Match | undefined {
   if (linkAt(c, j)) j++;
   const fyWord = fyWordAt(c, j);
   const num = fyNumber(c, fyWord ?? j, fyWord !== undefined);
-  if (num) return { period: fyQuarter(num.startYear, qw.q, c.fsm), start: i, end: num.end };
+  if (num) return { period: quarterOrHalf(num.startYear, qw, c.fsm), start: i, end: num.end };
   const cal = yearAt(c, j);
-  if (cal !== undefined) {
+  if (cal !== undefined && !qw.half) {
     return { period: quarterOf(isoDate(cal, (qw.q - 1) * 3 + 1, 1), c.fsm), start: i, end: j + 1 };
   }
   const thisFy = fyStartYear(c.today, c.fsm);
@@ -437,11 +459,11 @@ function quarter(c: Ctx, i: number): Match | undefined {
     (relUnit.unit === 'fy' || relUnit.unit === 'year')
   ) {
     const dir = THIS.has(rel) ? 0 : LAST.has(rel) ? -1 : 1;
-    return { period: fyQuarter(thisFy + dir, qw.q, c.fsm), start: i, end: relUnit.end };
+    return { period: quarterOrHalf(thisFy + dir, qw, c.fsm), start: i, end: relUnit.end };
   }
-  const ours = fyQuarter(thisFy, qw.q, c.fsm);
+  const ours = quarterOrHalf(thisFy, qw, c.fsm);
   return {
-    period: compareDates(ours.from, c.today) <= 0 ? ours : fyQuarter(thisFy - 1, qw.q, c.fsm),
+    period: compareDates(ours.from, c.today) <= 0 ? ours : quarterOrHalf(thisFy - 1, qw, c.fsm),
     start: i,
     end: qw.end,
   };
@@ -464,6 +486,9 @@ function monthGuard(c: Ctx, i: number): boolean {
   if (w === 'mai') return prev !== undefined && PREP.has(prev) && !MONTHS.has(prev);
   if (prev !== undefined && (PREP.has(prev) || numberAt(c.toks[i - 1]) !== undefined)) return true;
   if (next !== undefined && POSTP.has(next)) return true;
+  // "March last year", "may pichle saal".
+  if (next !== undefined && (LAST.has(next) || THIS.has(next)) && unitOf(c.toks[i + 2]?.w) === 'year')
+    return true;
   return c.toks.length === 1;
 }
 
@@ -517,8 +542,14 @@ function simple(c: Ctx, i: number): Match | undefined {
   const short = SHORT_TODATE[w];
   if (short) return { period: toDate(current(c, short, false), c.today), start: i, end: i + 1 };
   if (w === 'ttm' || w === 'ltm') return rolling(c, i, -1, 12, { unit: 'month', end: i + 1 });
-  if (/^\d{4}-\d{1,2}-\d{1,2}$/.test(w)) {
-    const [y, m, d] = w.split('-').map(Number) as [number, number, number];
+  // ISO dates, and day/month/year as Indian books write them (5/10/2026 is 5 October).
+  const dmy = /^(\d{1,2})[/.](\d{1,2})[/.](\d{4})$/.exec(w);
+  if (dmy || /^\d{4}-\d{1,2}-\d{1,2}$/.test(w)) {
+    const [y, m, d] = (dmy ? [dmy[3], dmy[2], dmy[1]].map(Number) : w.split('-').map(Number)) as [
+      number,
+      number,
+      number,
+    ];
     const iso = isoDate(y, m, d);
     if (y >= 1900 && y <= 2199 && Number(iso.slice(5, 7)) === m && Number(iso.slice(8)) === d) {
       return { period: dayPeriod(iso), start: i, end: i + 1 };
@@ -572,20 +603,44 @@ function marker(c: Ctx, i: number): Match | undefined {
       return { ...none, end: u ? u.end : k + 1, marker: 'last_year', ...(u ? { unit: u.unit } : {}) };
     }
   }
-  // "a year ago", "ek saal pehle".
-  if (
-    (w === 'a' || numberAt(c.toks[i]) === 1) &&
-    unitOf(c.toks[i + 1]?.w) === 'year' &&
-    AGO.has(c.toks[i + 2]?.w ?? '')
-  ) {
-    return { ...none, end: i + 3, marker: 'last_year' };
+  // "y-o-y", "m-o-m".
+  if (c.toks[i + 1]?.w === 'o' && c.toks[i + 2]?.w === w && words('y m q').has(w)) {
+    return { ...none, end: i + 3, marker: w === 'y' ? 'last_year' : 'previous' };
   }
   if (unitOf(w) === 'year' && AGO.has(c.toks[i + 1]?.w ?? ''))
     return { ...none, end: i + 2, marker: 'last_year' };
   return undefined;
 }
 
-const RULES = [marker, relative, quarter, fiscal, month, simple];
+/** "start of the year", "beginning of this month", "saal ki shuruaat": the current one, to date. */
+function startOf(c: Ctx, i: number): Match | undefined {
+  let j = c.toks[i]?.w === 'the' ? i + 1 : i;
+  if (START.has(c.toks[j]?.w ?? '')) {
+    j++;
+    if (c.toks[j]?.w === 'of') j++;
+    if (c.toks[j]?.w === 'the' || THIS.has(c.toks[j]?.w ?? '')) j++;
+    const u = unitAt(c, j);
+    if (!u || u.unit === 'day') return undefined;
+    return {
+      period: toDate(current(c, u.unit, u.calendar ?? false), c.today),
+      start: i,
+      end: u.end,
+      rel: true,
+    };
+  }
+  const u = unitAt(c, THIS.has(c.toks[i]?.w ?? '') ? i + 1 : i);
+  if (!u || u.unit === 'day') return undefined;
+  const k = linkAt(c, u.end) ? u.end + 1 : u.end;
+  if (!START.has(c.toks[k]?.w ?? '')) return undefined;
+  return {
+    period: toDate(current(c, u.unit, u.calendar ?? false), c.today),
+    start: i,
+    end: k + 1,
+    rel: true,
+  };
+}
+
+const RULES = [marker, relative, quarter, fiscal, month, simple, startOf];
 
 /** The longest phrase starting at i, with "since", "from … to …", "… se … tak" and "… to date" around it. */
 function phraseAt(c: Ctx, i: number): Match | undefined {
@@ -604,6 +659,9 @@ function phraseAt(c: Ctx, i: number): Match | undefined {
   if (!core || core.marker) return core;
   const range = rangeAfter(c, core);
   if (range) return range;
+  const td = toDateAt(c, core.end);
+  if (td !== undefined && !core.period.toDate)
+    return { ...core, period: toDate(core.period, c.today), end: td };
   const next = c.toks[core.end]?.w ?? '';
   if (SINCE_POST.has(next)) {
     const td = toDateAt(c, core.end + 1);
@@ -630,9 +688,10 @@ function skipTak(c: Ctx, j: number): number {
 /** "April to June", "अप्रैल से जून तक", "1 April 2026 till 15 June 2026": from the first to the end of the second. */
 function rangeAfter(c: Ctx, first: Match): Match | undefined {
   const sep = c.toks[first.end];
+  const between = c.toks[first.start - 1]?.w === 'between' && sep?.w === 'and';
   if (
     !sep ||
-    !(TILL.has(sep.w) || /^\s*[-–—]\s*$/.test(c.text.slice(c.toks[first.end - 1]!.end, sep.start)))
+    !(between || TILL.has(sep.w) || /^\s*[-–—]\s*$/.test(c.text.slice(c.toks[first.end - 1]!.end, sep.start)))
   ) {
     return undefined;
   }
@@ -640,7 +699,7 @@ function rangeAfter(c: Ctx, first: Match): Match | undefined {
   const before = [c.toks[first.start - 1]?.w ?? '', c.toks[first.start - 2]?.w ?? ''];
   if (before.some((w) => words('compare compared comparing').has(w))) return undefined;
   if (SINCE_POST.has(sep.w) && first.rel) return undefined;
-  const j = TILL.has(sep.w) ? first.end + 1 : first.end;
+  const j = TILL.has(sep.w) || between ? first.end + 1 : first.end;
   const second = coreAt(c, j);
   if (!second || second.marker || second.rel) return undefined;
   if (!['month', 'day', 'quarter', 'fy'].includes(second.period.grain)) return undefined;
@@ -650,7 +709,11 @@ function rangeAfter(c: Ctx, first: Match): Match | undefined {
   while (first.yearless && compareDates(f.from, s.from) > 0) f = samePeriodLastYear(f);
   if (second.yearless && compareDates(s.to, f.from) < 0) s = nextYear(s);
   if (compareDates(s.to, f.from) < 0) return undefined;
-  return { period: customPeriod(f.from, s.to), start: first.start, end: skipTak(c, second.end) };
+  return {
+    period: customPeriod(f.from, s.to),
+    start: between ? first.start - 1 : first.start,
+    end: skipTak(c, second.end),
+  };
 }
 
 function nextYear(p: Period): Period {
@@ -723,7 +786,12 @@ export function readPeriod(text: string, today: string, fyStartMonth: number): P
     const later = compareDates(a.period.from, b.period.from) >= 0 ? a : b;
     const other = later === a ? b : a;
     main = later;
-    if (other.yearAgo && main.period.grain !== 'fy' && main.period.grain !== 'year') {
+    const [x, y] = b.yearAgo ? [a, b] : [b, a];
+    const adjacent = y.yearAgo && !x.yearAgo && (y.start === x.end || x.start === y.end);
+    if (adjacent && !comparing && ((x.rel && !x.relLast) || x.yearless)) {
+      // "this month last year", "March last year", "pichle saal is mahine": that period a year back.
+      main = { ...x, period: samePeriodLastYear(x.period) };
+    } else if (other.yearAgo && main.period.grain !== 'fy' && main.period.grain !== 'year') {
       compare = 'last_year';
     } else if (samePeriods(other.period, previousPeriod(main.period))) {
       compare ??= 'previous';

@@ -316,7 +316,9 @@ export function samePeriodLastYear(p: Period): Period {
 
 function cutAt(p: Period, today: string): Period {
   if (compareDates(today, p.to) >= 0 || compareDates(today, p.from) < 0) return p;
-  return { ...p, to: today, toDate: true, label: `${p.label} to date (${spanLabel(p.from, today)})` };
+  // "Q3 FY 2026-27 (Oct–Dec 2026)" cut is "Q3 FY 2026-27 to date (1 Oct – 28 Nov 2026)".
+  const name = p.label.replace(/ \(.*\)$/, '');
+  return { ...p, to: today, toDate: true, label: `${name} to date (${spanLabel(p.from, today)})` };
 }
 
 /**

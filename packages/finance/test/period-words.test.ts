@@ -105,6 +105,52 @@ describe('readPeriod: a table of real questions (today 28 Nov 2026, April year)'
   });
 });
 
+describe('readPeriod: more ways of saying a period', () => {
+  it.each([
+    ['this month last year', '2025-11-01..2025-11-30'],
+    ['pichle saal is mahine', '2025-11-01..2025-11-30'],
+    ['March last year', '2025-03-01..2025-03-31'],
+    ['prior year', '2025-04-01..2026-03-31'],
+    ['trailing 12 months', '2025-11-01..2026-10-31'],
+    ['this fiscal', '2026-04-01..2027-03-31'],
+    ['a month ago', '2026-10-01..2026-10-31'],
+    ['since the start of the year', '2026-04-01..2026-11-28'],
+    ['saal ki shuruaat se', '2026-04-01..2026-11-28'],
+    ['beginning of this month', '2026-11-01..2026-11-28'],
+    ['FY 2026-27 to date', '2026-04-01..2026-11-28'],
+    ['Q3 so far', '2026-10-01..2026-11-28'],
+    ['between April and June', '2026-04-01..2026-06-30'],
+    ['H1 FY26', '2025-04-01..2025-09-30'],
+    ['first half', '2026-04-01..2026-09-30'],
+    ['dusri chhamahi', '2026-10-01..2027-03-31'],
+    ['sales on 5/10/2026', '2026-10-05..2026-10-05'],
+    ['from 01.04.2026 to 30.06.2026', '2026-04-01..2026-06-30'],
+    ['Jan-Mar 2026', '2026-01-01..2026-03-31'],
+    ['Apr–Jun 2025', '2025-04-01..2025-06-30'],
+    ['LAST MONTH', '2026-10-01..2026-10-31'],
+    ['pichla mahina', '2026-10-01..2026-10-31'],
+    ['pichli timahi', '2026-07-01..2026-09-30'],
+    ['इस वित्त वर्ष', '2026-04-01..2027-03-31'],
+    ['इस साल', '2026-04-01..2027-03-31'],
+    ['पिछले ७ दिन', '2026-11-22..2026-11-28'],
+    ['Q3 FY 26', '2025-10-01..2025-12-31'],
+    ['FY26 Q2', '2025-07-01..2025-09-30'],
+    ['first quarter of this year', '2026-04-01..2026-06-30'],
+    ['the month of April', '2026-04-01..2026-04-30'],
+    ['april mahine ka kharcha', '2026-04-01..2026-04-30'],
+    ['जनवरी से मार्च तक', '2026-01-01..2026-03-31'],
+    ['1st April 2025', '2025-04-01..2025-04-01'],
+    ['April 15', '2026-04-15..2026-04-15'],
+  ])('%s → %s', (text, expected) => {
+    expect(dates(text)).toBe(expected);
+  });
+
+  it('labels halves and quarters cut at today', () => {
+    expect(read('H1 FY26')?.period.label).toBe('H1 FY 2025-26 (Apr–Sep 2025)');
+    expect(read('Q3 so far')?.period.label).toBe('Q3 FY 2026-27 to date (1 Oct – 28 Nov 2026)');
+  });
+});
+
 describe('may and march: months only where a month belongs', () => {
   it.each([
     ['Sales may rise next quarter', '2027-01-01..2027-03-31'],
@@ -142,6 +188,12 @@ describe('comparisons', () => {
     ['FY 2025-26 vs FY 2024-25', '2025-04-01..2026-03-31', 'previous'],
     ['yoy growth this quarter', '2026-10-01..2026-12-31', 'last_year'],
     ['month on month revenue this month', '2026-11-01..2026-11-30', 'previous'],
+    ['y-o-y sales this month', '2026-11-01..2026-11-30', 'last_year'],
+    ['this month vs last year', '2026-11-01..2026-11-30', 'last_year'],
+    ['this quarter vs the corresponding quarter last year', '2026-10-01..2026-12-31', 'last_year'],
+    ['November 2026 vs November 2025', '2026-11-01..2026-11-30', 'last_year'],
+    ['FY26 vs FY25', '2025-04-01..2026-03-31', 'previous'],
+    ['इस महीने बनाम पिछले महीने', '2026-11-01..2026-11-30', 'previous'],
   ])('%s → %s, %s', (text, expected, compare) => {
     const r = read(text);
     expect(r ? `${r.period.from}..${r.period.to}` : undefined).toBe(expected);
