@@ -91,6 +91,16 @@ describe('figures in a model answer are checked against the turn’s tool result
       /^Customers owe you ₹[\d,]+\.\d\d across \d+ invoices\. Acme Corp alone owes ₹9,87,65,432\./,
     );
     expect(shown(events)).toBe(complete.response);
+    // Logged with the request, where the pipeline debugger looks for guardrails.
+    await expect
+      .poll(async () => {
+        const r = await sys.db.query(
+          'select guardrails_triggered from query_routing_logs where request_id = $1',
+          [events[0]?.data.requestId],
+        );
+        return r.rows[0]?.guardrails_triggered;
+      })
+      .toContain('numbers_unverified');
   });
 
   test('a true answer (exact, rounded to lakh, a share) has no warning and no guardrail', async () => {

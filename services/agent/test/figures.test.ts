@@ -68,6 +68,11 @@ describe('figures of an answer', () => {
     'Section 80C and GSTR-3B, form 16, rule 36(4).',
     '| # | Invoice |\n| 1 | INV-001 |\n| 2 | INV-002 |',
     'In 2025 you did well.',
+    'HSN 998314 and SAC 998313, pincode 400001.',
+    'UTR 123456789012 from A/c 50100123456789, PO 4500012345.',
+    'See invoice 1042, cheque no 004512.',
+    'Aging: 0-30 days, 31-60 days, 91-180 days.',
+    'It is 1.2x last year, on the 15th.',
   ])('no figure in %j', (text) => {
     expect(extractFigures(text)).toEqual([]);
   });

@@ -142,6 +142,92 @@ const INVENTED: [string, string][] = [
   ['You have 19 customers.', '19'],
 ];
 
+/** A year's reports: profit and loss (its lines in lists) and the balance sheet, with the question. */
+const year = [
+  {
+    tool: 'get_profit_loss',
+    input: { FromDate: '2025-04-01', ToDate: '2026-03-31' },
+    result: JSON.stringify({
+      ReportName: 'Profit and Loss',
+      FromDate: '2025-04-01',
+      ToDate: '2026-03-31',
+      Income: [
+        { Name: 'Sales', Amount: 2450000 },
+        { Name: 'Services', Amount: 350000 },
+      ],
+      TotalIncome: 2800000,
+      CostOfSales: [{ Name: 'Purchases', Amount: 1200000 }],
+      TotalCostOfSales: 1200000,
+      GrossProfit: 1600000,
+      OperatingExpenses: [
+        { Name: 'Rent', Amount: 360000 },
+        { Name: 'Salaries', Amount: 720000 },
+        { Name: 'Utilities', Amount: 48500 },
+      ],
+      TotalOperatingExpenses: 1128500,
+      NetProfit: 471500,
+    }),
+  },
+  {
+    tool: 'get_balance_sheet',
+    result: {
+      Assets: [
+        { Name: 'Cash', Amount: 250000 },
+        { Name: 'Bank', Amount: 1175000.5 },
+        { Name: 'Debtors', Amount: 640000 },
+      ],
+      TotalAssets: 2065000.5,
+      Liabilities: [
+        { Name: 'Creditors', Amount: 410000 },
+        { Name: 'GST Payable', Amount: 86400 },
+      ],
+      TotalLiabilities: 496400,
+    },
+  },
+  'what is my profit this year and cash position',
+];
+
+const YEAR_TRUE = [
+  'Net profit for FY 2025-26 is ₹4,71,500, a net margin of 16.8%.',
+  'Gross profit: ₹16 lakh (57.1% gross margin).',
+  'Revenue ₹28 lakh; expenses ₹11.29 lakh; net ₹4.72 lakh.',
+  'Sales made up 87.5% of income.',
+  'Salaries (₹7.2L) are your largest expense, 63.8% of operating expenses.',
+  'Cash and bank together: ₹14,25,000.50.',
+  'Cash + bank = ₹14.25 lakh.',
+  'Rent is ₹30,000 a month.',
+  'Debtors ₹6.4 lakh vs creditors ₹4.1 lakh.',
+  'GST payable: ₹86,400, due by 20th April.',
+  'Utilities cost ₹48.5k.',
+  'Profit: ₹0.047 crore.',
+  'Total assets of ₹20.65 lakh against liabilities of ₹4.96 lakh.',
+  'Net worth ₹15,68,600.50.',
+  'Cash ₹2,50,000 (12.1% of assets).',
+  'You earned Rs.28,00,000/- in FY25-26.',
+  'Expenses were 40.3% of revenue.',
+  'Aapka net profit ₹4.7 lakh hai aur bank mein ₹11.75 lakh.',
+  'Pichle saal ka munafa lagbhag paune paanch lakh raha.',
+  'Operating expenses: 3 heads — rent, salaries and utilities.',
+];
+const YEAR_INVENTED: [string, string][] = [
+  ['Net profit is ₹6,20,000.', '₹6,20,000'],
+  ['Bank balance ₹18.4 lakh.', '₹18.4 lakh'],
+  ['GST payable ₹1,12,000.', '₹1,12,000'],
+  ['Salaries grew 14.2%.', '14.2%'],
+  ['Profit: ₹0.47 crore.', '₹0.47 crore'],
+];
+
+describe('grounding: a year of reports', () => {
+  it(`raises no flag on any of the ${YEAR_TRUE.length} true answers`, () => {
+    const flagged = YEAR_TRUE.map((a) => ({ a, u: checkGrounding(a, year).unverified.map((f) => f.text) }));
+    expect(flagged.filter((f) => f.u.length > 0)).toEqual([]);
+  });
+
+  it.each(YEAR_INVENTED)('catches %j', (answer, figure) => {
+    expect(checkGrounding(answer, year).unverified.map((f) => f.text)).toEqual([figure]);
+  });
+});
+
 describe('grounding: a labelled set of true answers', () => {
   it(`raises no flag on any of the ${TRUE_ANSWERS.length} true answers`, () => {
     expect(TRUE_ANSWERS.length).toBeGreaterThanOrEqual(40);
@@ -157,6 +243,20 @@ describe('grounding: a labelled set of true answers', () => {
     expect(groundAnswer('INV-0042 was sent on 12/03/2025.', []).text).toBe(
       'INV-0042 was sent on 12/03/2025.',
     );
+  });
+});
+
+describe('grounding: rates', () => {
+  it('verifies a rate applied to an amount beside it, or to a figure of the question', () => {
+    const invoice = [{ InvoiceNumber: 'INV-7', TaxableValue: 10000, GSTRate: 18, Status: 'Draft' }];
+    expect(checkGrounding('GST at 18% is ₹1,800, so INV-7 comes to ₹11,800.', invoice).unverified).toEqual(
+      [],
+    );
+    const asked = ['what is 18% GST on 50000?'];
+    expect(checkGrounding('18% GST on ₹50,000 is ₹9,000: ₹59,000 in all.', asked).unverified).toEqual([]);
+    expect(checkGrounding('18% GST on ₹50,000 is ₹8,000.', asked).unverified.map((f) => f.text)).toEqual([
+      '₹8,000',
+    ]);
   });
 });
 

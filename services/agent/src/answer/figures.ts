@@ -58,16 +58,22 @@ const SCALE_AFTER: [RegExp, number][] = [
 ];
 const HEDGE =
   /(?<![\p{L}])(?:about|around|approx(?:\.|imately)?|roughly|nearly|almost|close to|over|under|more than|less than|above|below|upwards of|some|~|≈|lagbhag|karib|kareeb|qareeb|takriban)\s*$/iu;
-/** Words before a number that make it a position, not a figure: "top 5", "page 2", "step 3". */
+/**
+ * Words before a number that make it a position or a reference, not a figure: "top 5", "page 2",
+ * "invoice 1042", "HSN 998314", "A/c 501001234".
+ */
 const POSITION_BEFORE =
-  /\b(?:top|bottom|first|last|next|previous|page|step|rank|no\.?|number|item|line|row|part|section|sec\.?|chapter|version|level|tier|phase|day|week|month|quarter|option|point|rule|form|schedule|pichle|agle|#)\s*$/i;
-/** Words after a number that make it a duration or a position, not a checked count. */
-const NOT_COUNTED = new Set(
+  /(?:^|[^\p{L}])(?:top|bottom|first|last|next|previous|page|step|rank|no\.?|number|num|item|line|row|part|section|sec\.?|chapter|version|level|tier|phase|day|week|month|quarter|option|point|rule|form|schedule|pichle|agle|invoice|bill|order|po|ref\.?|reference|id|voucher|txn|transaction|utr|cheque|chq|challan|receipt|hsn|sac|code|pin|pincode|zip|a\/c|ac|account|acct|mobile|phone|tel|ph\.?|whatsapp)\s*[:#.-]?\s*$/iu;
+/** Words after a number that make it a duration or a frequency: no figure of the books. */
+const DURATION = new Set(
   (
     'day days din week weeks hafte hafta month months mahine mahina year years yrs saal sal varsh hour hours hrs ghante ' +
-    'minute minutes mins min second seconds secs times time baar x of to and or the se ka ki ke hai hain tak me mein ' +
-    'par per am pm st nd rd th'
+    'minute minutes mins min second seconds secs times baar'
   ).split(' '),
+);
+/** Words after a number that make it no count of things. */
+const NOT_COUNTED = new Set(
+  'x of to and or the se ka ki ke hai hain tak me mein par per am pm st nd rd th'.split(' '),
 );
 const NUMBER = /\d+(?:,\d+)*(?:\.\d+)?/g;
 
@@ -218,10 +224,12 @@ export function extractFigures(text: string): Figure[] {
     else {
       const integer = read.decimals === 0 && !m[0].includes(',');
       if (integer && read.value >= 1900 && read.value <= 2100) continue;
+      // A long run of digits with no grouping is an account, reference or transaction number.
+      if (integer && m[0].length >= 9) continue;
       const word = /^\s+([\p{L}]+)/u.exec(after)?.[1]?.toLowerCase();
+      if (word && integer && DURATION.has(word)) continue;
       if (word && integer && read.value < 1000 && !NOT_COUNTED.has(word) && !WORD_SCALES[word])
         kind = 'count';
-      else if (word && NOT_COUNTED.has(word) && integer) continue;
       else if (read.value < 100 && read.decimals === 0) continue;
       else kind = 'number';
     }

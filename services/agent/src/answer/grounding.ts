@@ -47,6 +47,18 @@ const PERIOD_KEY = /^(month|period|quarter|year|fy|fiscalyear|financialyear|taxp
 /** Numbers and numeric strings a source field may hold: "1,17,634.20", "₹5,000", "12.5%", "1.2 lakh". */
 const NUMERIC_STRING = /^[^\p{L}\d]{0,4}\d[\d,]*(?:\.\d+)?\s?(?:%|lakhs?|crores?|cr|k|l|[a-z]{3})?$/iu;
 
+/** Which figures two figures give. */
+interface Give {
+  differences?: boolean;
+  sums?: boolean;
+  ratios?: boolean;
+}
+/** A field that holds a rate: applied to the amounts beside it (GST at 18% of the taxable value). */
+const RATE_KEY = /rate|percent|pct|gst|tax|tds|discount|margin/i;
+const ALL: Give = { differences: true, sums: true, ratios: true };
+/** Two periods: what changed, by how much, and both together. */
+const COMPARED: Give = { differences: true, sums: true, ratios: true };
+
 /** The values a stated figure may be checked against: amounts (and counts) and percentages. */
 class Pool {
   readonly amounts: number[] = [];
@@ -56,6 +68,8 @@ class Pool {
   textChars = 0;
   readonly series = new Map<string, Set<number>>();
   readonly headline: number[] = [];
+  /** Rates the turn's own words and facts state ("18% GST"), applied to the headline figures. */
+  readonly rates: number[] = [];
 
   raw(v: number, key?: string): void {
     const a = Math.abs(v);
@@ -79,33 +93,38 @@ class Pool {
     if (this.derived++ < LIMITS.derived && Number.isFinite(v)) this.percents.push(Math.abs(v));
   }
 
-  /**
-   * What two figures give: their difference, the change from one to the other, one as a share of
-   * the other; with `sums` their sum, with `rates` one as a rate applied to the other (18% of ₹50,000).
-   */
-  pairs(values: readonly number[], sums = true, rates = true): void {
+  /** What any two of `values` give (see `pair`). */
+  pairs(values: readonly number[], give: Give = ALL): void {
     for (let i = 0; i < values.length; i++) {
-      for (let j = i + 1; j < values.length; j++) this.pair(values[i]!, values[j]!, sums, rates);
+      for (let j = i + 1; j < values.length; j++) this.pair(values[i]!, values[j]!, give);
     }
   }
 
-  pair(a: number, b: number, sums = false, rates = false): void {
+  /**
+   * What two figures give: their difference, sum, the change from one to the other and one as a
+   * share of the other — those `give` asks for.
+   */
+  pair(a: number, b: number, give: Give): void {
     if (this.derived >= LIMITS.derived) return;
-    this.amount(a - b);
-    if (sums) this.amount(a + b);
+    if (give.differences) this.amount(a - b);
+    if (give.sums) this.amount(a + b);
     for (const [x, y] of [
       [a, b],
       [b, a],
     ] as const) {
-      if (y !== 0) {
+      if (give.ratios && y !== 0) {
         this.percent((x / y) * 100);
         this.percent(((x - y) / y) * 100);
       }
-      if (rates && y <= 100) {
-        this.amount((x * y) / 100);
-        this.amount(x * (1 + y / 100));
-      }
     }
+  }
+
+  /** A rate applied to an amount: 18% of ₹50,000, and ₹50,000 with it. */
+  rate(amount: number, rate: number): void {
+    if (rate > 100) return;
+    this.amount((amount * rate) / 100);
+    this.amount(amount * (1 + rate / 100));
+    this.amount(amount / (1 + rate / 100));
   }
 
   headlineAdd(v: number): void {
@@ -131,6 +150,7 @@ function text(pool: Pool, s: string, headline: boolean): void {
   for (const v of numbersIn(part)) {
     pool.raw(v);
     if (headline) pool.headlineAdd(v);
+    if (headline && Math.abs(v) <= 100 && pool.rates.length < LIMITS.siblings) pool.rates.push(Math.abs(v));
   }
 }
 
@@ -167,10 +187,12 @@ function records(pool: Pool, list: Record<string, unknown>[]): void {
     totals.set(k, total);
     pool.amount(total);
     pool.headlineAdd(total);
+    // A few records: any two of them together or apart ("cash and bank: ₹14.25 lakh").
+    if (values.length <= LIMITS.smallArray) pool.pairs(values, series ? COMPARED : { sums: true });
     // Period to period, and first to last.
-    if (series) {
-      for (let i = 1; i < Math.min(values.length, 200); i++) pool.pair(values[i - 1]!, values[i]!);
-      if (values.length > 2) pool.pair(values[0]!, values[values.length - 1]!);
+    else if (series) {
+      for (let i = 1; i < Math.min(values.length, 200); i++) pool.pair(values[i - 1]!, values[i]!, COMPARED);
+      if (values.length > 2) pool.pair(values[0]!, values[values.length - 1]!, COMPARED);
     }
     pool.amount(values.reduce((s, v) => s + Math.abs(v), 0));
     pool.amount(values.length > 0 ? total / values.length : 0);
@@ -251,24 +273,31 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
   }
   if (isRecord(node)) {
     if (at.small) {
-      const siblings = Object.values(node)
-        .map(numericOf)
-        .filter((v): v is number => v !== undefined)
-        .map(Math.abs)
+      const siblings = Object.entries(node)
+        .map(([k, v]) => ({ k, v: numericOf(v) }))
+        .filter((f): f is { k: string; v: number } => f.v !== undefined)
+        .map(({ k, v }) => ({ k, v: Math.abs(v) }))
         .slice(0, LIMITS.siblings);
-      pool.pairs(siblings);
+      pool.pairs(siblings.map((f) => f.v));
+      for (const r of siblings.filter((f) => RATE_KEY.test(f.k)))
+        for (const f of siblings) if (f !== r) pool.rate(f.v, r.v);
     }
     for (const [k, v] of Object.entries(node)) walk(pool, v, k.toLowerCase(), depth + 1, at);
   }
 }
 
-/** Everything the sources hold and give, sorted for lookup. */
-function poolOf(sources: readonly unknown[]): { amounts: Float64Array; percents: Float64Array } {
+/** Everything the sources hold and give, sorted for lookup; with `monthly`, a year's figures a month at a time too. */
+function poolOf(
+  sources: readonly unknown[],
+  monthly: boolean,
+): { amounts: Float64Array; percents: Float64Array } {
   const pool = new Pool();
   for (const s of sources) walk(pool, s, undefined, 0, { small: true, listed: false });
+  if (monthly) for (const v of pool.amounts.slice()) pool.amount(v / 12);
   // One field across results and objects (March's profit and April's): compared and added up.
-  for (const values of pool.series.values()) if (values.size > 1) pool.pairs([...values], true, false);
+  for (const values of pool.series.values()) if (values.size > 1) pool.pairs([...values], COMPARED);
   pool.pairs(pool.headline);
+  for (const r of pool.rates) for (const v of pool.headline) pool.rate(v, r);
   return {
     amounts: Float64Array.from(pool.amounts).sort(),
     percents: Float64Array.from(pool.percents).sort(),
@@ -276,13 +305,16 @@ function poolOf(sources: readonly unknown[]): { amounts: Float64Array; percents:
 }
 
 /**
- * Whether a sorted list holds a value `value` may be a rounding or a truncation of, to `precision`;
- * with `whole`, only a whole number (a count is of records, not a fraction of one).
+ * Whether a sorted list holds a value `f` may be a rounding of, to its precision, or, stated with
+ * decimals ("₹1.17 lakh" for 1,17,634), a truncation; a count only a whole number.
  */
-function holds(sorted: Float64Array, value: number, precision: number, whole = false): boolean {
+function holds(sorted: Float64Array, f: Figure, scale = 1): boolean {
+  const value = f.value * scale;
+  const precision = f.precision * scale;
+  const whole = f.kind === 'count';
   const eps = 1e-9 * Math.max(1, value);
   const low = value - precision - eps;
-  const high = value + 2 * precision + eps;
+  const high = value + (/\d\.\d/.test(f.text) ? 2 : 1) * precision + eps;
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -296,6 +328,10 @@ function holds(sorted: Float64Array, value: number, precision: number, whole = f
   return false;
 }
 
+/** An answer that speaks of a month's worth ("₹30,000 a month") may divide a year's figure by twelve. */
+const MONTHLY =
+  /\b(?:a|per|each|every|har)\s+(?:month|mahin[ae]|mahina)\b|\bmonthly\b|\/\s?(?:month|mo)\b|\bmahin[ae]\s+ka\b/i;
+
 /** Fenced blocks (params, clarification, card) are structured data the validator checks, not prose. */
 const blanked = (answer: string) => answer.replace(/```[\s\S]*?(```|$)/g, (m) => ' '.repeat(m.length));
 
@@ -307,12 +343,12 @@ const blanked = (answer: string) => answer.replace(/```[\s\S]*?(```|$)/g, (m) =>
 export function checkGrounding(answer: string, sources: readonly unknown[]): { unverified: Figure[] } {
   const figures = extractFigures(blanked(answer));
   if (figures.length === 0) return { unverified: [] };
-  const { amounts, percents } = poolOf(sources);
+  const { amounts, percents } = poolOf(sources, MONTHLY.test(answer));
   const unverified = figures.filter((f) => {
-    if (f.kind === 'percent') return !holds(percents, f.value, f.precision);
-    if (holds(amounts, f.value, f.precision, f.kind === 'count')) return false;
+    if (f.kind === 'percent') return !holds(percents, f);
+    if (holds(amounts, f)) return false;
     // A bare decimal may be a ratio ("current ratio 1.85").
-    return !(f.kind === 'number' && f.value < 100 && holds(percents, f.value * 100, f.precision * 100));
+    return !(f.kind === 'number' && f.value < 100 && holds(percents, f, 100));
   });
   return { unverified };
 }
