@@ -1,3 +1,4 @@
+export * from './analytics.ts';
 export * from './approval-policy.ts';
 export * from './attachments.ts';
 export * from './catalog.ts';

@@ -1,0 +1,109 @@
+import { type BookRole, nameWords, singular, type ToolDefinition } from '@munim/contracts';
+
+/**
+ * Which tool of a registry serves each report or list an analytic needs, whatever the server
+ * calls it: read by the words of its name (any naming style, a server prefix allowed), and for a
+ * list, a tool that needs no record id. Only reads are ever chosen.
+ */
+
+type Words = ReadonlySet<string>;
+
+/** Each role's test on the words of a tool's name (singular, lower case), strongest sign first. */
+const ROLE_TESTS: Readonly<Record<BookRole, (w: Words, joined: string) => boolean>> = {
+  profit_and_loss: (w, j) =>
+    (w.has('profit') && w.has('loss')) || w.has('pnl') || /profitloss|profitandloss|incomestatement/.test(j),
+  balance_sheet: (w, j) => (w.has('balance') && w.has('sheet')) || j.includes('balancesheet'),
+  aged_receivables: (w, j) =>
+    (w.has('receivable') || w.has('debtor') || j.includes('receivable')) &&
+    (w.has('aged') ||
+      w.has('aging') ||
+      w.has('ageing') ||
+      w.has('age') ||
+      w.has('outstanding') ||
+      j.includes('aged')),
+  aged_payables: (w, j) =>
+    (w.has('payable') || w.has('creditor') || j.includes('payable')) &&
+    (w.has('aged') ||
+      w.has('aging') ||
+      w.has('ageing') ||
+      w.has('age') ||
+      w.has('outstanding') ||
+      j.includes('aged')),
+  cash_flow: (w, j) => (w.has('cash') && w.has('flow')) || j.includes('cashflow'),
+  gst_summary: (w) => w.has('gst') && !w.has('invoice'),
+  invoices: (w) => w.has('invoice') && !w.has('bill') && !w.has('purchase') && !w.has('credit'),
+  bills: (w) => w.has('bill') || (w.has('purchase') && w.has('invoice')),
+  payments: (w) => w.has('payment') && !w.has('term') && !w.has('method') && !w.has('mode'),
+  accounts: (w, j) =>
+    (w.has('account') && (w.has('chart') || w.has('all') || w.has('list'))) ||
+    j.includes('chartsofaccount') ||
+    j.includes('chartofaccount'),
+};
+
+/** Words that make a tool something else than the report or list itself. */
+const NOT_A_REPORT = new Set([
+  'pdf',
+  'email',
+  'send',
+  'export',
+  'schedule',
+  'template',
+  'setting',
+  'attachment',
+]);
+
+const DATE_FROM = /^(from|start|begin|since|datefrom|fromdate|startdate|periodstart|startperiod)$/;
+const DATE_TO = /^(to|end|until|till|dateto|todate|enddate|periodend|endperiod)$/;
+const AS_OF = /^(asof|asofdate|asat|asatdate|reportdate|date|balancedate|ason)$/;
+
+/** A tool chosen for a role, and the names of its date arguments. */
+export interface RoleTool {
+  tool: string;
+  from?: string;
+  to?: string;
+  asOf?: string;
+}
+
+const norm = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function properties(tool: ToolDefinition): { names: string[]; required: string[] } {
+  const schema = tool.inputSchema as { properties?: Record<string, unknown>; required?: unknown };
+  return {
+    names: Object.keys(schema.properties ?? {}),
+    required: Array.isArray(schema.required)
+      ? schema.required.filter((r): r is string => typeof r === 'string')
+      : [],
+  };
+}
+
+/** The tool of `registry` that serves `role`, with its date arguments; undefined when none does. */
+export function toolForRole(role: BookRole, registry: readonly ToolDefinition[]): RoleTool | undefined {
+  const candidates: { score: number; found: RoleTool }[] = [];
+  for (const tool of registry) {
+    if (tool.isWrite) continue;
+    const local = tool.name.includes('__') ? tool.name.slice(tool.name.lastIndexOf('__') + 2) : tool.name;
+    const words = new Set(nameWords(local).map(singular));
+    if ([...words].some((w) => NOT_A_REPORT.has(w))) continue;
+    if (!ROLE_TESTS[role](words, nameWords(local).join(''))) continue;
+    const { names, required } = properties(tool);
+    const from = names.find((n) => DATE_FROM.test(norm(n)));
+    const to = names.find((n) => DATE_TO.test(norm(n)));
+    const asOf = names.find((n) => AS_OF.test(norm(n)));
+    // A tool that needs anything but its dates (a record id, a filter) is not the list or report.
+    const dates = new Set([from, to, asOf].filter((n): n is string => n !== undefined));
+    if (required.some((r) => !dates.has(r))) continue;
+    // Fewer other words: `get_profit_loss` over `get_profit_loss_by_tracking_category`.
+    const score = words.size + (words.has('summary') && role !== 'gst_summary' ? 2 : 0);
+    candidates.push({
+      score,
+      found: {
+        tool: tool.name,
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+        ...(asOf ? { asOf } : {}),
+      },
+    });
+  }
+  candidates.sort((a, b) => a.score - b.score || a.found.tool.localeCompare(b.found.tool));
+  return candidates[0]?.found;
+}
