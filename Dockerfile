@@ -41,6 +41,7 @@ COPY packages/attachments/src packages/attachments/src
 COPY packages/bus/src packages/bus/src
 COPY packages/contracts/src packages/contracts/src
 COPY packages/db/src packages/db/src
+COPY packages/finance/src packages/finance/src
 COPY packages/kit/src packages/kit/src
 COPY services/agent/src services/agent/src
 COPY services/gateway/src services/gateway/src
