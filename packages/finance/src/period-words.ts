@@ -71,6 +71,8 @@ const LAST = words(
 );
 const NEXT = words('next coming upcoming agle agla agli agley अगले अगला अगली आगामी');
 type Unit = 'day' | 'week' | 'month' | 'quarter' | 'fy' | 'year';
+/** The most of a unit a phrase may count ("last 50 years"): beyond, the words are not a period. */
+const MAX_COUNT: Record<Unit, number> = { day: 3660, week: 520, month: 240, quarter: 80, fy: 50, year: 50 };
 const UNITS: [Unit, Set<string>][] = [
   ['day', words('day days din dino dinon दिन दिनों')],
   [
@@ -124,6 +126,8 @@ const CMP_WORDS = words(
 );
 const CMP_AFTER = words('se से ke ki के की tulna mukable mukabale muqable तुलना मुकाबले');
 const YOY = words('yoy ly py');
+const YEAR_BEFORE = words('in for during of since from till until to vs versus and between banaam बनाम');
+const YEAR_AFTER = words('mein me men में se से ka ki ke का की के tak तक vs versus and aur और to till');
 const START = words('beginning start starting shuruaat shuruat shuru शुरुआत शुरू');
 const PREP = words(
   'in for of during since from till until through to upto by before after vs versus and between was were about last this next pichle pichhle is agle पिछले इस अगले month mahine महीने than with against',
@@ -287,7 +291,7 @@ function relative(c: Ctx, i: number): Match | undefined {
     // "3 months ago", "do mahine pehle"; "month to date", "year to date".
     const n = numberAt(c.toks[i]) ?? (w === 'a' || w === 'an' ? 1 : undefined);
     const u = n !== undefined ? unitAt(c, i + 1) : undefined;
-    if (n !== undefined && u && AGO.has(c.toks[u.end]?.w ?? '')) {
+    if (n !== undefined && u && n <= MAX_COUNT[u.unit] && AGO.has(c.toks[u.end]?.w ?? '')) {
       return {
         period: shift(current(c, u.unit, u.calendar ?? false), -n),
         start: i,
@@ -340,7 +344,7 @@ function rolling(
   n: number,
   u: { unit: Unit; end: number },
 ): Match | undefined {
-  if (n > 1000) return undefined;
+  if (n > MAX_COUNT[u.unit]) return undefined;
   let period: Period;
   if (u.unit === 'day') {
     period =
@@ -561,10 +565,14 @@ function simple(c: Ctx, i: number): Match | undefined {
     const y = yearAt(c, u.end);
     if (y !== undefined) return { period: calendarYear(y), start: i, end: u.end + 1 };
   }
-  if (words('in for during').has(w)) {
-    const y = yearAt(c, i + 1);
-    if (y !== undefined && !unitOf(c.toks[i + 2]?.w))
-      return { period: calendarYear(y), start: i + 1, end: i + 2 };
+  // A bare year is a calendar year where a period belongs: "in 2025", "since 2024", "2025 mein", "2025 vs 2024".
+  const year = /^\d{4}$/.test(w) ? yearAt(c, i) : undefined;
+  if (year !== undefined && !unitOf(c.toks[i + 1]?.w)) {
+    const prev = c.toks[i - 1]?.w ?? '';
+    const next = c.toks[i + 1]?.w ?? '';
+    if (YEAR_BEFORE.has(prev) || YEAR_AFTER.has(next) || (c.toks.length === 1 && i === 0)) {
+      return { period: calendarYear(year), start: i, end: i + 1 };
+    }
   }
   // "FY" or "financial year" alone: the current one.
   const fw = fyWordAt(c, i);
@@ -702,7 +710,7 @@ function rangeAfter(c: Ctx, first: Match): Match | undefined {
   const j = TILL.has(sep.w) || between ? first.end + 1 : first.end;
   const second = coreAt(c, j);
   if (!second || second.marker || second.rel) return undefined;
-  if (!['month', 'day', 'quarter', 'fy'].includes(second.period.grain)) return undefined;
+  if (!['month', 'day', 'quarter', 'fy', 'year'].includes(second.period.grain)) return undefined;
   let f = first.period;
   let s = second.period;
   // A month without its year comes before the other end: "November to January" is Nov 2025 – Jan 2026.

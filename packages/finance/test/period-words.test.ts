@@ -2,14 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readPeriod } from '../src/period-words.ts';
 import {
+  addMonths,
   calendarYear,
+  daysIn,
   financialYearOf,
   fyPeriod,
   fyQuarter,
   monthPeriod,
+  nextPeriod,
   type Period,
   previousPeriod,
   quarterOf,
+  samePeriodLastYear,
   weekOf,
 } from '../src/periods.ts';
 
@@ -136,6 +140,10 @@ describe('readPeriod: more ways of saying a period', () => {
     ['Q3 FY 26', '2025-10-01..2025-12-31'],
     ['FY26 Q2', '2025-07-01..2025-09-30'],
     ['first quarter of this year', '2026-04-01..2026-06-30'],
+    ['in 2025', '2025-01-01..2025-12-31'],
+    ['2025 mein kitna', '2025-01-01..2025-12-31'],
+    ['from 2024 to 2025', '2024-01-01..2025-12-31'],
+    ['Q1 to Q3', '2026-04-01..2026-12-31'],
     ['the month of April', '2026-04-01..2026-04-30'],
     ['april mahine ka kharcha', '2026-04-01..2026-04-30'],
     ['जनवरी से मार्च तक', '2026-01-01..2026-03-31'],
@@ -443,6 +451,98 @@ describe('generated phrases', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it('last N days end today; last N months are the N whole months before this one', () => {
+    fc.assert(
+      fc.property(
+        day,
+        fc.integer({ min: 1, max: 400 }),
+        fc.constantFrom('last % days', 'past % days', 'pichle % din', 'पिछले % दिनों'),
+        (today, n, form) => {
+          const r = readPeriod(form.replace('%', String(n)), today, 4);
+          expect(r?.period.to).toBe(today);
+          expect(r && daysIn(r.period)).toBe(n);
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(
+        day,
+        fc.integer({ min: 2, max: 36 }),
+        fc.constantFrom('last % months', 'previous % months', 'pichle % mahine', 'पिछले % महीनों'),
+        (today, n, form) => {
+          const r = readPeriod(form.replace('%', String(n)), today, 4);
+          const [y, m] = [Number(today.slice(0, 4)), Number(today.slice(5, 7))];
+          expect(r?.period.from).toBe(monthPeriod(y, m - n).from);
+          expect(r?.period.to).toBe(monthPeriod(y, m - 1).to);
+        },
+      ),
+    );
+  });
+
+  it('a bare quarter or month is the latest one begun by today', () => {
+    fc.assert(
+      fc.property(day, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 4 }), (today, fsm, q) => {
+        const r = readPeriod(`Q${q}`, today, fsm);
+        expect(r?.period.grain).toBe('quarter');
+        expect(r!.period.from <= today).toBe(true);
+        expect(samePeriodLastYear(r!.period).label.startsWith(`Q${q} `)).toBe(true);
+        // A year on, the same quarter has not begun yet.
+        expect(nextPeriod(nextPeriod(nextPeriod(nextPeriod(r!.period)))).from > today).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(day, fc.constantFrom('January', 'April', 'June', 'October', 'December'), (today, name) => {
+        const r = readPeriod(`sales for ${name}`, today, 4);
+        expect(r!.period.from <= today).toBe(true);
+        expect(addMonths(r!.period.from, 12) > today).toBe(true);
+      }),
+    );
+  });
+
+  it('"A vs B" of this and last period reads this one against the previous, in any order and script', () => {
+    const pairs: [string, string][] = [
+      ['this month', 'last month'],
+      ['is mahine', 'pichle mahine'],
+      ['इस महीने', 'पिछले महीने'],
+      ['this quarter', 'last quarter'],
+      ['this FY', 'last FY'],
+      ['is saal', 'pichle saal'],
+      ['this week', 'last week'],
+    ];
+    fc.assert(
+      fc.property(
+        day,
+        fc.integer({ min: 1, max: 12 }),
+        fc.constantFrom(...pairs),
+        fc.boolean(),
+        fc.constantFrom(' vs ', ' versus ', ' compared with ', ' बनाम '),
+        (today, fsm, [now, before], flip, joint) => {
+          const text = flip ? `${before}${joint}${now}` : `${now}${joint}${before}`;
+          const r = readPeriod(text, today, fsm);
+          const alone = readPeriod(now, today, fsm)!;
+          expect(r?.period).toEqual(alone.period);
+          expect(r?.compare).toBe('previous');
+          expect(r?.matched).toBe(text);
+        },
+      ),
+    );
+  });
+
+  it('never throws on any text, and what it reads runs forwards', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        day,
+        fc.integer({ min: 1, max: 12 }),
+        (text, today, fsm) => {
+          const r = readPeriod(text, today, fsm);
+          if (r) expect(r.period.from <= r.period.to).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 

@@ -192,7 +192,13 @@ describe('properties', () => {
         const p = customPeriod(from, addDays(from, n));
         const prev = previousPeriod(p);
         expect(addDays(prev.to, 1)).toBe(p.from);
-        expect(daysIn(prev)).toBe(daysIn(p));
+        const wholeMonths = p.from.endsWith('-01') && addDays(p.to, 1).endsWith('-01');
+        if (wholeMonths) {
+          // Whole months go back by as many months: 1 Jul–31 Jul next year is preceded by 1 Jun a year before.
+          expect(prev.from.endsWith('-01') && addDays(prev.to, 1).endsWith('-01')).toBe(true);
+        } else {
+          expect(daysIn(prev)).toBe(daysIn(p));
+        }
       }),
     );
   });
