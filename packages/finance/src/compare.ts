@@ -182,7 +182,11 @@ export interface VarianceLine {
  * The lines that moved most: those whose change passes every threshold given (amount and percent), sorted by
  * absolute change, largest first (ties by name), at most `top` of them.
  */
-export function variance(lines: readonly ComparedFigure[], options: MaterialityOptions = {}): VarianceLine[] {
+export function variance(
+  compared: readonly ComparedFigure[] | PnlComparison,
+  options: MaterialityOptions = {},
+): VarianceLine[] {
+  const lines = 'lines' in compared ? compared.lines : compared;
   const against = options.against ?? 0;
   const minPaise = toPaise(options.materialityAmount ?? 0);
   const minPercent = options.materialityPercent ?? 0;

@@ -85,7 +85,7 @@ const UNITS: [Unit, Set<string>][] = [
       'month months mth mths mahina mahine mahino mahinon mahiney maheena maheene mahena mahene mahinay maah महीना महीने महीनों माह मास',
     ),
   ],
-  ['quarter', words('quarter quarters qtr qtrs timahi timaahi timahee timai तिमाही तिमाहियों')],
+  ['quarter', words('quarter quarters q qtr qtrs timahi timaahi timahee timai तिमाही तिमाहियों')],
   ['fy', words('fy fys')],
   ['year', words('year years yr yrs saal sal saalon salon varsh varsha baras साल सालों वर्ष वर्षों बरस')],
 ];
@@ -247,6 +247,8 @@ function unitAt(c: Ctx, i: number): { unit: Unit; end: number; calendar?: boolea
     return { unit: 'year', end: i + 2, calendar: true };
   if (w === 'cy') return { unit: 'year', end: i + 1, calendar: true };
   if (w === 'fiscal') return { unit: 'fy', end: i + 1 };
+  // "Q" is a quarter in "last Q", but "Q2" names one.
+  if (w === 'q' && /^\d/.test(c.toks[i + 1]?.w ?? '')) return undefined;
   const unit = unitOf(w);
   return unit ? { unit, end: i + 1 } : undefined;
 }
@@ -318,6 +320,9 @@ function relative(c: Ctx, i: number): Match | undefined {
   if (counted && n !== undefined && dir !== 0) return rolling(c, i, dir, n, counted);
   const u = unitAt(c, i + 1);
   if (!u || (u.unit === 'day' && dir !== 0)) return undefined;
+  // "is year on year": the words are a comparison, not this year.
+  if (words('on over').has(c.toks[u.end]?.w ?? '') && unitOf(c.toks[u.end + 1]?.w) === u.unit)
+    return undefined;
   let period = shift(current(c, u.unit, u.calendar ?? false), dir);
   let end = u.end;
   const td = toDateAt(c, end);

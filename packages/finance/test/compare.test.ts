@@ -116,6 +116,7 @@ describe('variance', () => {
       ['Sales', 'Service income', 'Purchases', 'Travel'],
     );
     expect(variance(c.lines, { top: 2 }).map((l) => l.name)).toEqual(['Sales', 'Service income']);
+    expect(variance(c, { top: 2 })).toEqual(variance(c.lines, { top: 2 }));
     // Rent did not move at all: never listed.
     expect(variance(c.lines).some((l) => l.name === 'Rent')).toBe(false);
   });
