@@ -20,6 +20,7 @@
  */
 import {
   addDays,
+  addMonths,
   calendarYear,
   compareDates,
   customPeriod,
@@ -130,7 +131,7 @@ const YEAR_BEFORE = words('in for during of since from till until to vs versus a
 const YEAR_AFTER = words('mein me men में se से ka ki ke का की के tak तक vs versus and aur और to till');
 const START = words('beginning start starting shuruaat shuruat shuru शुरुआत शुरू');
 const PREP = words(
-  'in for of during since from till until through to upto by before after vs versus and between was were about last this next pichle pichhle is agle पिछले इस अगले month mahine महीने than with against',
+  'in for of during since from till until through to upto by before after ended ending vs versus and between was were about last this next pichle pichhle is agle पिछले इस अगले month mahine महीने than with against',
 );
 const POSTP = words(
   'mein me men ka ki ke se tak में का की के से तक vs versus and aur और to till month mahine mahina महीने sales revenue profit expenses',
@@ -569,6 +570,13 @@ function simple(c: Ctx, i: number): Match | undefined {
   if (u?.calendar) {
     const y = yearAt(c, u.end);
     if (y !== undefined) return { period: calendarYear(y), start: i, end: u.end + 1 };
+    if (
+      !THIS.has(c.toks[i - 1]?.w ?? '') &&
+      !LAST.has(c.toks[i - 1]?.w ?? '') &&
+      !NEXT.has(c.toks[i - 1]?.w ?? '')
+    ) {
+      return { period: calendarYear(parseDate(c.today).y), start: i, end: u.end };
+    }
   }
   // A bare year is a calendar year where a period belongs: "in 2025", "since 2024", "2025 mein", "2025 vs 2024".
   const year = /^\d{4}$/.test(w) ? yearAt(c, i) : undefined;
@@ -653,7 +661,33 @@ function startOf(c: Ctx, i: number): Match | undefined {
   };
 }
 
-const RULES = [marker, relative, quarter, fiscal, month, simple, startOf];
+const SPAN_MONTHS: Partial<Record<Unit, number>> = { month: 1, quarter: 3, fy: 12, year: 12 };
+
+/** "quarter ended 30 Sep 2025", "year ending March 2025": the quarter or year that ends there. */
+function endedAt(c: Ctx, i: number): Match | undefined {
+  const u = unitAt(c, c.toks[i]?.w === 'the' ? i + 1 : i);
+  const months = u ? SPAN_MONTHS[u.unit] : undefined;
+  if (!u || months === undefined || !words('ended ending end').has(c.toks[u.end]?.w ?? '')) return undefined;
+  let j = u.end + 1;
+  if (words('on in').has(c.toks[j]?.w ?? '')) j++;
+  const at = month(c, j);
+  if (!at) return undefined;
+  const to = at.period.grain === 'month' ? at.period.to : at.period.from;
+  const from = addMonths(addDays(to, 1), -months);
+  const q = quarterOf(from, c.fsm);
+  const fy = financialYearOf(from, c.fsm);
+  const period =
+    months === 3 && q.to === to
+      ? q
+      : months === 12 && fy.to === to
+        ? fy
+        : months === 1 && at.period.grain === 'month'
+          ? at.period
+          : customPeriod(from, to);
+  return { period, start: i, end: at.end };
+}
+
+const RULES = [marker, relative, quarter, fiscal, month, simple, startOf, endedAt];
 
 /** The longest phrase starting at i, with "since", "from … to …", "… se … tak" and "… to date" around it. */
 function phraseAt(c: Ctx, i: number): Match | undefined {
