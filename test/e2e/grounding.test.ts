@@ -45,20 +45,37 @@ const rupees = (n: number) =>
   `₹${n.toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** Asks about receivables; the model reads the invoices, then answers with what `say` makes of them. */
-async function askReceivables(say: (due: { total: number; count: number; largest: number }) => string) {
+interface Due {
+  total: number;
+  count: number;
+  largest: number;
+  overdue: { total: number; count: number };
+  /** The customer who owes most, and how much. */
+  top: { name: string; owes: number };
+}
+
+async function askReceivables(say: (due: Due) => string) {
   const query = `what do my unpaid invoices add up to right now ${randomUUID().slice(0, 8)}`;
   sys.llm?.script({
     match: query,
     turns: [
       { toolCalls: [{ name: 'get_all_invoices', arguments: {} }] },
       (req) => {
-        const list = toolOutput(req, 'get_all_invoices') as { Invoices: { AmountDue: number }[] };
+        const list = toolOutput(req, 'get_all_invoices') as {
+          Invoices: { AmountDue: number; IsOverdue: boolean; ContactName: string }[];
+        };
         const due = list.Invoices.map((i) => i.AmountDue).filter((a) => a > 0);
+        const overdue = list.Invoices.filter((i) => i.IsOverdue);
+        const owed = new Map<string, number>();
+        for (const i of list.Invoices) owed.set(i.ContactName, (owed.get(i.ContactName) ?? 0) + i.AmountDue);
+        const [name, owes] = [...owed.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
         return {
           content: say({
             total: due.reduce((s, a) => s + a, 0),
             count: due.length,
             largest: Math.max(...due),
+            overdue: { total: overdue.reduce((s, i) => s + i.AmountDue, 0), count: overdue.length },
+            top: { name, owes },
           }),
         };
       },
@@ -103,12 +120,14 @@ describe('figures in a model answer are checked against the turn’s tool result
       .toContain('numbers_unverified');
   });
 
-  test('a true answer (exact, rounded to lakh, a share) has no warning and no guardrail', async () => {
+  test('a true answer (exact, rounded to lakh, totals of a group, shares) has no warning and no guardrail', async () => {
     let said = '';
-    const { events, complete } = await askReceivables(({ total, count, largest }) => {
+    const { events, complete } = await askReceivables(({ total, count, largest, overdue, top }) => {
       said =
         `Customers owe you ${rupees(total)} (about ₹${(total / 1e5).toFixed(1)} lakh) across ${count} invoices. ` +
-        `The largest is ${rupees(largest)}, ${((largest / total) * 100).toFixed(1)}% of the total.`;
+        `The largest is ${rupees(largest)}, ${((largest / total) * 100).toFixed(1)}% of the total.\n` +
+        `- ${overdue.count} invoices are overdue: ${rupees(overdue.total)} (${((overdue.total / total) * 100).toFixed(1)}%).\n` +
+        `- ${top.name} owes the most: ₹${(top.owes / 1e5).toFixed(2)} lakh, ${Math.round((top.owes / total) * 100)}% of it.`;
       return said;
     });
     expect(complete.guardrails ?? []).not.toContain('numbers_unverified');

@@ -246,6 +246,23 @@ describe('grounding: a labelled set of true answers', () => {
   });
 });
 
+describe('grounding: the precision a figure is stated to', () => {
+  it('takes "₹1.2 lakh" as 1,20,000 ± 5,000, and "₹1.17 lakh" as a rounding or a truncation', () => {
+    const of = (v: number) => [{ Balance: v }];
+    expect(checkGrounding('₹1.2 lakh', of(117634.2)).unverified).toEqual([]);
+    expect(checkGrounding('₹1.2 lakh', of(124999)).unverified).toEqual([]);
+    expect(checkGrounding('₹1.2 lakh', of(127000)).unverified).toHaveLength(1);
+    expect(checkGrounding('₹1.2 lakh', of(113000)).unverified).toHaveLength(1);
+    expect(checkGrounding('₹1.17 lakh', of(117634.2)).unverified).toEqual([]);
+    expect(checkGrounding('₹1.18 lakh', of(117634.2)).unverified).toEqual([]);
+    expect(checkGrounding('₹1.19 lakh', of(117634.2)).unverified).toHaveLength(1);
+    expect(checkGrounding('₹1,17,634.20', of(117634.2)).unverified).toEqual([]);
+    expect(checkGrounding('₹1,17,634.30', of(117634.2)).unverified).toHaveLength(1);
+    expect(checkGrounding('12%', of(0.1249)).unverified).toEqual([]);
+    expect(checkGrounding('12%', of(0.126)).unverified).toHaveLength(1);
+  });
+});
+
 describe('grounding: rates', () => {
   it('verifies a rate applied to an amount beside it, or to a figure of the question', () => {
     const invoice = [{ InvoiceNumber: 'INV-7', TaxableValue: 10000, GSTRate: 18, Status: 'Draft' }];

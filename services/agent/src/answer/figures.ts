@@ -64,11 +64,11 @@ const HEDGE =
  */
 const POSITION_BEFORE =
   /(?:^|[^\p{L}])(?:top|bottom|first|last|next|previous|page|step|rank|no\.?|number|num|item|line|row|part|section|sec\.?|chapter|version|level|tier|phase|day|week|month|quarter|option|point|rule|form|schedule|pichle|agle|invoice|bill|order|po|ref\.?|reference|id|voucher|txn|transaction|utr|cheque|chq|challan|receipt|hsn|sac|code|pin|pincode|zip|a\/c|ac|account|acct|mobile|phone|tel|ph\.?|whatsapp)\s*[:#.-]?\s*$/iu;
-/** Words after a number that make it a duration or a frequency: no figure of the books. */
+/** Words after a number that make it a duration, a frequency or percentage points: no figure of the books. */
 const DURATION = new Set(
   (
     'day days din week weeks hafte hafta month months mahine mahina year years yrs saal sal varsh hour hours hrs ghante ' +
-    'minute minutes mins min second seconds secs times baar'
+    'minute minutes mins min second seconds secs times baar points point pts pt bps'
   ).split(' '),
 );
 /** Words after a number that make it no count of things. */

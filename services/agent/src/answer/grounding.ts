@@ -26,11 +26,13 @@ const LIMITS = {
   siblings: 16,
   /** An array longer than this has its objects' fields summed, not compared pairwise. */
   smallArray: 12,
+  /** The largest values and groups of a list whose shares of its total are taken. */
+  shares: 5,
   /** Records of one list summed and counted. */
   records: 1_000,
   /** Numeric and category fields of a list summed and counted by. */
-  measures: 12,
-  categories: 8,
+  measures: 16,
+  categories: 12,
   categoryValues: 50,
   /** Headline figures (the user's words, computed facts, lists' totals) compared with each other. */
   headline: 32,
@@ -59,26 +61,50 @@ const ALL: Give = { differences: true, sums: true, ratios: true };
 /** Two periods: what changed, by how much, and both together. */
 const COMPARED: Give = { differences: true, sums: true, ratios: true };
 
-/** The values a stated figure may be checked against: amounts (and counts) and percentages. */
+/** Fields that hold a percentage or a ratio: their numbers may be stated with a % sign. */
+const PERCENT_KEY =
+  /rate|percent|pct|margin|growth|change|share|ratio|yield|gst|tax|tds|discount|return|roi|markup|var/i;
+/** Fields whose totals are no amount a share is taken of. */
+const NOT_SHARED = /days|qty|quantity|rate|percent|pct|page|count|number|no$/i;
+/** Fields that hold a count of things. */
+const COUNT_KEY = /count|total|number|num|qty|quantity|items|records|size|length|pages|no$/i;
+
+/** How a source number was given. */
+interface Given {
+  /** Its field's name, lower case. */
+  key?: string | undefined;
+  /** Compared with the same field's values elsewhere (not inside a list of records). */
+  series?: boolean;
+  /** Written in text (the user's words, a fact line, a field's "12.5%"): any kind of figure. */
+  text?: boolean;
+}
+
+/** The values a stated figure may be checked against: amounts, percentages and counts. */
 class Pool {
   readonly amounts: number[] = [];
   readonly percents: number[] = [];
+  readonly counts: number[] = [];
   derived = 0;
   nodes = 0;
   textChars = 0;
   readonly series = new Map<string, Set<number>>();
   readonly headline: number[] = [];
+  /** The totals of the top-level lists: added up and set against each other ("receivables less payables"). */
+  readonly totals: number[] = [];
   /** Rates the turn's own words and facts state ("18% GST"), applied to the headline figures. */
   readonly rates: number[] = [];
 
-  raw(v: number, key?: string): void {
+  raw(v: number, given: Given = {}): void {
     const a = Math.abs(v);
     if (!Number.isFinite(a)) return;
+    const { key, text } = given;
     this.amounts.push(a);
-    this.percents.push(a);
+    const percentish = text || (key !== undefined && PERCENT_KEY.test(key));
+    if (percentish) this.percents.push(a);
     // A fraction or ratio stated as a percentage: 0.185 is 18.5%.
-    if (a < 10) this.percents.push(a * 100);
-    if (key) {
+    if (percentish || (a <= 1 && !Number.isInteger(a))) this.percents.push(a * 100);
+    if (Number.isInteger(a) && (text || (key !== undefined && COUNT_KEY.test(key)))) this.counts.push(a);
+    if (key && given.series) {
       const set = this.series.get(key) ?? new Set<number>();
       this.series.set(key, set);
       if (set.size < LIMITS.series) set.add(a);
@@ -91,6 +117,12 @@ class Pool {
 
   percent(v: number): void {
     if (this.derived++ < LIMITS.derived && Number.isFinite(v)) this.percents.push(Math.abs(v));
+  }
+
+  /** A count of records: of a list, of a group, of those with a value. */
+  count(n: number): void {
+    this.counts.push(n);
+    this.amounts.push(n);
   }
 
   /** What any two of `values` give (see `pair`). */
@@ -148,7 +180,7 @@ function text(pool: Pool, s: string, headline: boolean): void {
   const part = s.slice(0, room);
   pool.textChars += part.length;
   for (const v of numbersIn(part)) {
-    pool.raw(v);
+    pool.raw(v, { text: headline });
     if (headline) pool.headlineAdd(v);
     if (headline && Math.abs(v) <= 100 && pool.rates.length < LIMITS.siblings) pool.rates.push(Math.abs(v));
   }
@@ -166,19 +198,20 @@ function categoryOf(v: unknown): unknown {
  * Totals, averages, counts, the largest few and shares of a list of records, also by each category
  * field's values (per customer, per status, per month); a list in time is compared period to period.
  */
-function records(pool: Pool, list: Record<string, unknown>[]): void {
+function records(pool: Pool, list: Record<string, unknown>[], nested: boolean): void {
   const rows = list.slice(0, LIMITS.records);
   const keys = [...new Set(rows.slice(0, 20).flatMap((r) => Object.keys(r)))];
   const measures = keys
     .filter((k) => rows.some((r) => numericOf(r[k]) !== undefined))
     .slice(0, LIMITS.measures);
   const categories = keys
+    .filter((k) => k.toLowerCase() !== 'id' && !/(Id|ID|_id)$/.test(k))
     .map((k) => ({ k, values: new Set(rows.map((r) => categoryOf(r[k])).filter((v) => v !== undefined)) }))
     .filter(
       ({ values }) => values.size >= 1 && values.size <= LIMITS.categoryValues && values.size < rows.length,
     )
     .slice(0, LIMITS.categories);
-  for (const { values } of categories) pool.amount(values.size);
+  for (const { values } of categories) pool.count(values.size);
   const series = keys.some((k) => PERIOD_KEY.test(k));
   const totals = new Map<string, number>();
   for (const k of measures) {
@@ -186,7 +219,12 @@ function records(pool: Pool, list: Record<string, unknown>[]): void {
     const total = values.reduce((s, v) => s + v, 0);
     totals.set(k, total);
     pool.amount(total);
-    pool.headlineAdd(total);
+    // A list inside a record of a list (an invoice's lines) is totalled and counted, no more.
+    if (nested) {
+      pool.count(values.filter((v) => v > 0).length);
+      continue;
+    }
+    pool.totals.push(total);
     // A few records: any two of them together or apart ("cash and bank: ₹14.25 lakh").
     if (values.length <= LIMITS.smallArray) pool.pairs(values, series ? COMPARED : { sums: true });
     // Period to period, and first to last.
@@ -196,19 +234,24 @@ function records(pool: Pool, list: Record<string, unknown>[]): void {
     }
     pool.amount(values.reduce((s, v) => s + Math.abs(v), 0));
     pool.amount(values.length > 0 ? total / values.length : 0);
-    pool.amount(values.filter((v) => v > 0).length);
-    pool.amount(values.filter((v) => v === 0).length);
-    if (total !== 0) for (const v of values.slice(0, 200)) pool.percent((v / total) * 100);
-    // The largest few together ("the top 3 owe ₹X, 80% of it").
+    pool.count(values.filter((v) => v > 0).length);
+    pool.count(values.filter((v) => v === 0).length);
+    // The largest few, alone and together ("the top 3 owe ₹X, 80% of it").
     const largest = values.map(Math.abs).sort((a, b) => b - a);
+    const shared = total !== 0 && !NOT_SHARED.test(k);
+    if (shared) for (const v of largest.slice(0, LIMITS.shares)) pool.percent((v / total) * 100);
     let top = largest[0] ?? 0;
     for (let n = 1; n < Math.min(largest.length, 10); n++) {
       top += largest[n]!;
       pool.amount(top);
-      if (total !== 0) pool.percent((top / total) * 100);
+      if (shared && n < LIMITS.shares) pool.percent((top / total) * 100);
     }
   }
-  for (const { k: c } of categories) {
+  // What the list's totals are of each other: the unpaid share of what was invoiced, tax on sales.
+  if (!nested) pool.pairs([...totals.values()].slice(0, LIMITS.measures), { ratios: true });
+  // A group's share of a total: the largest ones ("Acme is 38% of receivables").
+  const shares: number[] = [];
+  for (const { k: c } of nested ? [] : categories) {
     const groups = new Map<unknown, Record<string, unknown>[]>();
     for (const r of rows) {
       const key = categoryOf(r[c]);
@@ -216,19 +259,21 @@ function records(pool: Pool, list: Record<string, unknown>[]): void {
       if (group) group.push(r);
       else groups.set(key, [r]);
     }
-    for (const group of groups.values()) {
-      pool.amount(group.length);
-      pool.percent((group.length / rows.length) * 100);
+    const bySize = [...groups.values()].sort((a, b) => b.length - a.length);
+    for (const [rank, group] of bySize.entries()) {
+      pool.count(group.length);
+      if (rank < LIMITS.shares) pool.percent((group.length / rows.length) * 100);
       for (const { k: other } of categories)
-        if (other !== c) pool.amount(new Set(group.map((r) => categoryOf(r[other]))).size);
+        if (other !== c) pool.count(new Set(group.map((r) => categoryOf(r[other]))).size);
       for (const k of measures) {
         const sum = group.reduce((s, r) => s + (numericOf(r[k]) ?? 0), 0);
         pool.amount(sum);
         const total = totals.get(k) ?? 0;
-        if (total !== 0) pool.percent((sum / total) * 100);
+        if (total !== 0 && !NOT_SHARED.test(k)) shares.push((sum / total) * 100);
       }
     }
   }
+  for (const share of shares.sort((a, b) => b - a).slice(0, 4 * LIMITS.shares)) pool.percent(share);
 }
 
 interface Place {
@@ -241,7 +286,7 @@ interface Place {
 function walk(pool: Pool, node: unknown, key: string | undefined, depth: number, at: Place): void {
   if (pool.nodes++ >= LIMITS.nodes || depth > LIMITS.depth) return;
   if (typeof node === 'number') {
-    pool.raw(node, at.listed ? undefined : key);
+    pool.raw(node, { key, series: !at.listed });
     return;
   }
   if (typeof node === 'string') {
@@ -257,28 +302,33 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
     }
     const n = numericOf(s);
     if (n !== undefined) {
-      for (const v of numbersIn(s)) pool.raw(v);
-      pool.raw(n, at.listed ? undefined : key);
+      const percent = s.endsWith('%');
+      for (const v of numbersIn(s)) pool.raw(v, { key, text: percent });
+      pool.raw(n, { key, series: !at.listed, text: percent });
       // The turn's own words and facts, given as text (not a record's field).
     } else text(pool, s, depth <= 1 && key === undefined);
     return;
   }
   if (Array.isArray(node)) {
-    pool.amount(node.length);
+    pool.count(node.length);
     const objects = node.filter(isRecord);
-    if (objects.length > 0) records(pool, objects);
+    if (objects.length > 0) records(pool, objects, at.listed);
     const small = node.length <= LIMITS.smallArray;
     for (const item of node) walk(pool, item, key, depth + 1, { small, listed: at.listed || isRecord(item) });
     return;
   }
   if (isRecord(node)) {
+    // A report's figures are compared with each other (its margins); a record of a list only has its rates applied.
     if (at.small) {
       const siblings = Object.entries(node)
         .map(([k, v]) => ({ k, v: numericOf(v) }))
         .filter((f): f is { k: string; v: number } => f.v !== undefined)
         .map(({ k, v }) => ({ k, v: Math.abs(v) }))
         .slice(0, LIMITS.siblings);
-      pool.pairs(siblings.map((f) => f.v));
+      pool.pairs(
+        siblings.map((f) => f.v),
+        at.listed ? { differences: true, sums: true } : ALL,
+      );
       for (const r of siblings.filter((f) => RATE_KEY.test(f.k)))
         for (const f of siblings) if (f !== r) pool.rate(f.v, r.v);
     }
@@ -290,18 +340,29 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
 function poolOf(
   sources: readonly unknown[],
   monthly: boolean,
-): { amounts: Float64Array; percents: Float64Array } {
+): { amounts: Float64Array; percents: Float64Array; counts: Float64Array } {
   const pool = new Pool();
   for (const s of sources) walk(pool, s, undefined, 0, { small: true, listed: false });
   if (monthly) for (const v of pool.amounts.slice()) pool.amount(v / 12);
   // One field across results and objects (March's profit and April's): compared and added up.
   for (const values of pool.series.values()) if (values.size > 1) pool.pairs([...values], COMPARED);
   pool.pairs(pool.headline);
+  pool.pairs(pool.totals.slice(0, LIMITS.headline), { differences: true, sums: true });
   for (const r of pool.rates) for (const v of pool.headline) pool.rate(v, r);
   return {
     amounts: Float64Array.from(pool.amounts).sort(),
     percents: Float64Array.from(pool.percents).sort(),
+    counts: Float64Array.from(pool.counts).sort(),
   };
+}
+
+/**
+ * Whether a figure may be a truncation rather than a rounding: one stated with decimals to three
+ * significant digits or more ("₹1.17 lakh" for 1,17,634), where cutting off is as common as rounding.
+ */
+function truncates(f: Figure): boolean {
+  const digits = /\d[\d,]*\.\d+/.exec(f.text)?.[0].replace(/[,.]/g, '').replace(/^0+/, '');
+  return digits !== undefined && digits.length >= 3;
 }
 
 /**
@@ -314,7 +375,7 @@ function holds(sorted: Float64Array, f: Figure, scale = 1): boolean {
   const whole = f.kind === 'count';
   const eps = 1e-9 * Math.max(1, value);
   const low = value - precision - eps;
-  const high = value + (/\d\.\d/.test(f.text) ? 2 : 1) * precision + eps;
+  const high = value + (truncates(f) ? 2 : 1) * precision + eps;
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -343,9 +404,10 @@ const blanked = (answer: string) => answer.replace(/```[\s\S]*?(```|$)/g, (m) =>
 export function checkGrounding(answer: string, sources: readonly unknown[]): { unverified: Figure[] } {
   const figures = extractFigures(blanked(answer));
   if (figures.length === 0) return { unverified: [] };
-  const { amounts, percents } = poolOf(sources, MONTHLY.test(answer));
+  const { amounts, percents, counts } = poolOf(sources, MONTHLY.test(answer));
   const unverified = figures.filter((f) => {
     if (f.kind === 'percent') return !holds(percents, f);
+    if (f.kind === 'count') return !holds(counts, f);
     if (holds(amounts, f)) return false;
     // A bare decimal may be a ratio ("current ratio 1.85").
     return !(f.kind === 'number' && f.value < 100 && holds(percents, f, 100));
