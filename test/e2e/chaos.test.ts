@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceName, ServiceProcess } from '@munim/devstack';
 import { type ChatRequest, lastUserText, offeredToolNames } from '@munim/scripted-llm';
-import { test } from '@munim/testkit';
+import { type GraphFixture, startGraphFixture, test } from '@munim/testkit';
 import { createParser } from 'eventsource-parser';
 import { afterAll, describe, expect } from 'vitest';
 import type { SseEvent } from '../support/sse.ts';
 import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
+import { scriptWhatsApp, type WaFlow, WhatsAppTraffic, whatsAppFindings } from './chaos-whatsapp.ts';
 
 /**
  * Two instances of every service, a mixed load of reads and confirmed writes, and
@@ -19,7 +20,10 @@ import { freePort, startSystem, type TestSystem } from '../support/stack.ts';
  * and checked with a read, and every event a client saw is in PostgreSQL. Every
  * request the system opened ends (those no client saw included), and no answered turn is missing
  * from its conversation. Writes the policy gives to an approver are approved while the kills
- * land: none runs twice, and none approved is lost.
+ * land: none runs twice, and none approved is lost. People write on WhatsApp to either of two
+ * messaging instances (some deliveries to both at once), one of which is killed with messages in
+ * flight: every message taken gets exactly one answer, and a customer confirmed by a card's button
+ * is created at most once.
  */
 
 const tenant = { entityId: 'ent-chaos', orgId: 'org-chaos' };
@@ -32,7 +36,15 @@ const THINK_MS = 800;
 /** Longest one request (a proposal or a confirmation) may take, resumes included. */
 const REQUEST_DEADLINE_MS = 45_000;
 /** Every service, in the order their instances are killed. */
-const KILL_ORDER: ServiceName[] = ['agent', 'router', 'mcp-executor', 'gateway', 'validator', 'logger'];
+const KILL_ORDER: ServiceName[] = [
+  'agent',
+  'messaging',
+  'router',
+  'mcp-executor',
+  'gateway',
+  'validator',
+  'logger',
+];
 /** How long the books take over a new customer: a kill has a write in flight to land on. */
 const WRITE_DELAY_MS = 700;
 const WRITE_TOOL = 'create_customer';
@@ -42,15 +54,30 @@ const MAKER_KEY = `maker-${randomBytes(12).toString('hex')}`;
 const APPROVER_KEY = `approver-${randomBytes(12).toString('hex')}`;
 const AS_MAKER = { authorization: `Bearer ${MAKER_KEY}` };
 const AS_APPROVER = { authorization: `Bearer ${APPROVER_KEY}` };
+const ADMIN_KEY = `admin-${randomBytes(12).toString('hex')}`;
+const APP_SECRET = randomBytes(20).toString('hex');
+const ACCESS_TOKEN = `EAAG${randomBytes(24).toString('hex')}`;
+/**
+ * Longest a WhatsApp message may take to be answered: a message held by the killed instance waits
+ * out its consumer's ack wait (30 s) before the other instance takes it over.
+ */
+const WHATSAPP_DEADLINE_MS = 80_000;
+/** WhatsApp questions posted at once just before the messaging kill (slow to answer: in flight as it lands). */
+const WHATSAPP_BURST = 4;
 
 let sys: TestSystem;
 let gateways: string[] = [];
+let graph: GraphFixture;
+let whatsApp: WhatsAppTraffic;
 /** Requests under way now. */
 let active = 0;
 
 test.beforeAll(async ({ database, nats }) => {
   const secondGateway = await freePort();
-  const policyFile = join(mkdtempSync(join(tmpdir(), 'munim-chaos-')), 'approvals.yaml');
+  graph = await startGraphFixture({ accessToken: ACCESS_TOKEN });
+  const messagingPorts = [await freePort(), await freePort()];
+  const dir = mkdtempSync(join(tmpdir(), 'munim-chaos-'));
+  const policyFile = join(dir, 'approvals.yaml');
   writeFileSync(
     policyFile,
     `rules:\n  - match: { tool: ${APPROVED_TOOL} }\n    approvers: 1\n    roles: [approver]\n`,
@@ -65,10 +92,15 @@ test.beforeAll(async ({ database, nats }) => {
       router: 2,
       agent: 2,
       gateway: 2,
+      messaging: 2,
     },
-    // Two gateways cannot share a port: the second (and its replacement) listens on its own.
+    // Two gateways (or messaging instances) cannot share a port: each (and its replacement) has its own.
     instanceEnv: (service, index) =>
-      service === 'gateway' && index === 2 ? { PORT: String(secondGateway) } : {},
+      service === 'gateway' && index === 2
+        ? { PORT: String(secondGateway) }
+        : service === 'messaging' && index <= 2
+          ? { MESSAGING_PORT: String(messagingPorts[index - 1]) }
+          : {},
     env: {
       // A dead instance's work goes to the other one within seconds, not the production minute.
       AGENT_ACK_WAIT_MS: '3000',
@@ -88,16 +120,63 @@ test.beforeAll(async ({ database, nats }) => {
         `${APPROVER_KEY}:${tenant.entityId}:${tenant.orgId}:u-approver:approver`,
       ].join(','),
       APPROVAL_POLICY_FILE: policyFile,
+      GATEWAY_ADMIN_KEYS: ADMIN_KEY,
+      // WhatsApp, against the Graph fixture.
+      WHATSAPP_APP_SECRET: APP_SECRET,
+      WHATSAPP_VERIFY_TOKEN: `verify-${randomBytes(8).toString('hex')}`,
+      WHATSAPP_ACCESS_TOKEN: ACCESS_TOKEN,
+      WHATSAPP_PHONE_NUMBER_ID: graph.phoneNumberId,
+      WHATSAPP_GRAPH_URL: graph.url,
+      MESSAGING_ANSWER_TIMEOUT_MS: String(REQUEST_DEADLINE_MS),
+      ATTACHMENTS_DIR: join(dir, 'attachments'),
     },
   });
   gateways = sys.gatewayUrls;
+  const messagingUrls = messagingPorts.map((port) => `http://127.0.0.1:${port}`);
+  // The gateways' readiness does not wait for the optional messaging service: wait for its own.
+  for (const url of messagingUrls) {
+    const deadline = Date.now() + 30_000;
+    while ((await fetch(`${url}/readyz`).catch(() => undefined))?.status !== 200) {
+      if (Date.now() > deadline) throw new Error(`${url} was not ready:\n${sys.logs.slice(-20).join('\n')}`);
+      await sleep(200);
+    }
+  }
+  whatsApp = new WhatsAppTraffic({
+    graph,
+    urls: messagingUrls,
+    appSecret: APP_SECRET,
+    deadlineMs: WHATSAPP_DEADLINE_MS,
+    phones: await makers(Math.ceil((MAX_FLOWS * 2) / MIX.length) + CONCURRENCY + WHATSAPP_BURST),
+  });
   sys.books.setFaults({ delayMs: { [WRITE_TOOL]: WRITE_DELAY_MS, [APPROVED_TOOL]: WRITE_DELAY_MS } });
   scriptLlm();
 }, 120_000);
 
 afterAll(async () => {
   await sys?.stop();
+  await graph?.close();
 });
+
+/** `n` makers of the tenant, each with a phone of their own (one per WhatsApp flow). */
+async function makers(n: number): Promise<string[]> {
+  const phones: string[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const phone = `9197${randomBytes(4).readUInt32BE(0).toString().padStart(10, '0').slice(-8)}`;
+    const res = await fetch(`${gateways[0]}/v1/admin/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({
+        orgId: tenant.orgId,
+        name: `WhatsApp maker ${i}`,
+        phone: `+${phone}`,
+        roles: [{ entityId: tenant.entityId, role: 'maker' }],
+      }),
+    });
+    if (res.status !== 201) throw new Error(`maker ${i}: HTTP ${res.status} ${await res.text()}`);
+    phones.push(phone);
+  }
+  return phones;
+}
 
 const hasToolMessage = (req: ChatRequest) => req.messages.some((m) => m.role === 'tool');
 
@@ -140,6 +219,7 @@ function scriptLlm() {
     repeat: true,
     turns: [{ content: 'Here are all your invoices.' }],
   });
+  scriptWhatsApp(sys.llm, WRITE_TOOL);
 }
 
 /** What a client saw of one request, across the gateways it was streamed from. */
@@ -261,18 +341,27 @@ async function request(label: string, body: Record<string, unknown>, first: numb
   return seen;
 }
 
-type Kind = 'fast read' | 'llm read' | 'write' | 'approved write';
+type Kind = 'fast read' | 'llm read' | 'write' | 'approved write' | WaFlow['kind'];
 interface Flow {
   kind: Kind;
   conversationId: string;
   /** The write's unique customer (or vendor) name. */
-  name?: string;
+  name?: string | undefined;
   requests: Seen[];
   /** An approved write's approval, and what its approver's POSTs were answered. */
   approval?: { approvalId: string; answers: string[] };
+  /** A WhatsApp flow's messages and what its phone was sent. */
+  whatsApp?: WaFlow;
 }
 
-const MIX: Kind[] = ['write', 'fast read', 'approved write', 'llm read'];
+const MIX: Kind[] = [
+  'write',
+  'fast read',
+  'whatsapp question',
+  'approved write',
+  'llm read',
+  'whatsapp write',
+];
 
 /**
  * The approver approves, as a client that knows both gateways: a POST cut by its gateway's death
@@ -309,6 +398,7 @@ async function runFlow(index: number): Promise<Flow> {
   const tag = randomBytes(5).toString('hex');
   const conversationId = `chaos-${tag}`;
   const first = index % 2;
+  if (kind === 'whatsapp question' || kind === 'whatsapp write') return whatsAppFlow(kind);
   if (kind === 'fast read') {
     const seen = await request(
       `#${index} fast read`,
@@ -346,6 +436,12 @@ async function runFlow(index: number): Promise<Flow> {
   return flow;
 }
 
+/** A phone's flow on WhatsApp (its conversation is the phone's, made by the messaging service). */
+async function whatsAppFlow(kind: WaFlow['kind']): Promise<Flow> {
+  const flow = await whatsApp.run(kind);
+  return { kind, conversationId: '', name: flow.name, requests: [], whatsApp: flow };
+}
+
 /** The tool results of the write in a request's events. */
 const writeResults = (seen: Seen) =>
   seen.events.filter((e) => e.event === 'tool_result' && e.data.tool === WRITE_TOOL);
@@ -354,9 +450,10 @@ describe('chaos: kill -9 one instance of each service under load', () => {
   test('ends every request, runs no write twice, and stores every event', async () => {
     const started = Date.now();
     const flows: Flow[] = [];
-    const kills: { name: string; underWay: number }[] = [];
+    const kills: { name: string; underWay: number; whatsAppUnderWay: number }[] = [];
     let killsDone = false;
     let next = 0;
+    let burst: Promise<Flow[]> = Promise.resolve([]);
 
     const worker = async () => {
       while (next < MAX_FLOWS && (!killsDone || next < MIN_FLOWS)) {
@@ -385,18 +482,30 @@ describe('chaos: kill -9 one instance of each service under load', () => {
           (p) => p.service === service && p.child.exitCode === null && p.child.signalCode === null,
         );
         if (service === 'agent' || service === 'mcp-executor') await writeInFlight(5_000);
+        if (service === 'messaging') {
+          // Questions at once, which the two instances' pulls share: the victim holds some as it dies.
+          burst = Promise.all(
+            Array.from({ length: WHATSAPP_BURST }, () => whatsAppFlow('whatsapp question')),
+          );
+          for (let waited = 0; whatsApp.inFlight < WHATSAPP_BURST && waited < 5_000; waited += 25)
+            await sleep(25);
+          await sleep(500);
+        }
         // Not in a lull where every client is between two flows.
-        for (let waited = 0; active === 0 && waited < 5_000; waited += 25) await sleep(25);
+        for (let waited = 0; active + whatsApp.inFlight === 0 && waited < 5_000; waited += 25)
+          await sleep(25);
         const victim = running[Math.floor(Math.random() * running.length)] as ServiceProcess;
-        const underWay = active;
+        const underWay = active + whatsApp.inFlight;
+        const whatsAppUnderWay = whatsApp.inFlight;
         await sys.stack.kill(victim, 'SIGKILL');
-        kills.push({ name: victim.name, underWay });
+        kills.push({ name: victim.name, underWay, whatsAppUnderWay });
         // A beat with one instance left, then a replacement like it (a gateway on the same port).
         await sleep(2_500);
         sys.stack.spawn(service, victim.ownEnv);
         await sleep(1_500);
       }
       killsDone = true;
+      flows.push(...(await burst));
     };
 
     await Promise.all([chaos(), ...Array.from({ length: CONCURRENCY }, worker)]);
@@ -531,7 +640,43 @@ describe('chaos: kill -9 one instance of each service under load', () => {
         expect(stored, `${flow.name} approved and done`).toHaveLength(1);
       }
     }
+    // Every WhatsApp message an instance took was answered, once: a duplicate delivery and one the
+    // killed instance held included (the other takes it over after its ack wait). Counted once every
+    // such message is recorded answered, so an answer sent again would be in the count.
+    const whatsAppFlows = flows.flatMap((f) => (f.whatsApp ? [f.whatsApp] : []));
+    const taken = [
+      ...new Set(whatsAppFlows.flatMap((f) => f.messages.filter((m) => m.accepted).map((m) => m.id))),
+    ];
+    const unanswered = async () => {
+      const rows = await sys.db.query<{ message_id: string }>(
+        `select message_id from messaging_deliveries
+           where message_id = any($1::text[]) and answered_at is not null`,
+        [taken],
+      );
+      const answered = new Set(rows.rows.map((r) => r.message_id));
+      return taken.filter((id) => !answered.has(id));
+    };
+    await expect.poll(unanswered, { timeout: 45_000, interval: 500 }).toEqual([]);
+    const whatsAppSeen = whatsAppFindings(whatsAppFlows, graph, sys.books, WRITE_TOOL);
+    expect(
+      whatsAppSeen.problems,
+      `--- messaging ---\n${sys.logs
+        .filter((l) => l.startsWith('[messaging'))
+        .slice(-40)
+        .join('\n')}`,
+    ).toEqual([]);
+    const messagingKill = kills.find((k) => k.name.startsWith('messaging'));
+    expect(
+      messagingKill?.whatsAppUnderWay,
+      'WhatsApp messages in flight at the messaging kill',
+    ).toBeGreaterThan(0);
+    const takenOver = sys.logs.filter((l) => /messaging\.inbound.*message redelivered/.test(l)).length;
+    expect(takenOver, 'WhatsApp messages of the killed instance taken over by the other').toBeGreaterThan(0);
+
     // Not vacuous: writes were confirmed and done, approved and done, reads answered, under the kills.
+    expect(whatsAppSeen.answered).toBeGreaterThan(0);
+    expect(whatsAppSeen.created).toBeGreaterThan(0);
+    expect(whatsAppSeen.duplicates).toBeGreaterThan(0);
     expect(succeeded).toBeGreaterThan(0);
     expect(approvedDone).toBeGreaterThan(0);
     for (const kind of ['fast read', 'llm read'] as const) {
@@ -608,14 +753,20 @@ describe('chaos: kill -9 one instance of each service under load', () => {
       `${lines(/query\.routed.*message redelivered/)} to an agent ` +
       `(${lines(/finishing a confirmed write/)} confirmed writes finished by another agent), ` +
       `${lines(/unanswered; sending it again/)} validations or tool calls sent again, ` +
-      `${lines(/redelivered events stored/)} logger batches with redelivered events`;
+      `${lines(/redelivered events stored/)} logger batches with redelivered events, ` +
+      `${takenOver} WhatsApp messages taken over by another messaging instance`;
     const errors = requests.filter((r) => r.end?.event === 'error').map((r) => String(r.end?.data.code));
     const count = (kind: Kind) => flows.filter((f) => f.kind === kind).length;
     console.log(
       `chaos: ${flows.length} flows (${count('fast read')} fast reads, ${count('llm read')} llm reads, ` +
         `${count('write')} confirmed writes: ${succeeded} done, ${unknown} outcome unknown, ${failedConfirmations} confirmation errors; ` +
-        `${count('approved write')} writes for an approver: ${approvedFlows.filter((f) => f.approval).length} approved, ${approvedDone} done), ` +
-        `${requests.length} requests, ${kills.length} kills (${kills.map((k) => `${k.name} with ${k.underWay} requests under way`).join(', ')}), ${takeovers}, ` +
+        `${count('approved write')} writes for an approver: ${approvedFlows.filter((f) => f.approval).length} approved, ${approvedDone} done, ` +
+        `${count('whatsapp question')} WhatsApp questions: ${whatsAppSeen.answered} answered, ` +
+        `${count('whatsapp write')} WhatsApp writes: ${whatsAppSeen.created} created, ` +
+        `${taken.length} WhatsApp messages taken, ${whatsAppSeen.duplicates} of them delivered twice, ` +
+        `the slowest answered in ${Math.round(whatsAppSeen.slowestMs / 1000)} s; ` +
+        `told otherwise: [${whatsAppSeen.otherwise.join(' | ')}]), ` +
+        `${requests.length} requests, ${kills.length} kills (${kills.map((k) => `${k.name} with ${k.underWay} requests under way (${k.whatsAppUnderWay} on WhatsApp)`).join(', ')}), ${takeovers}, ` +
         `${requests.reduce((n, r) => n + r.resumes, 0)} resumes, ${requests.reduce((n, r) => n + r.refused, 0)} refused and ` +
         `${requests.reduce((n, r) => n + r.lostPosts, 0)} lost POSTs, ` +
         `events stored in ${Math.round(missingMs / 1000)} s, every opened request ended ${Math.round(unendedMs / 1000)} s after, ` +
