@@ -2,11 +2,12 @@ import type { QueryRouted } from '@munim/contracts';
 import { quickSuggestions } from '@munim/db';
 import { answerStream } from '../answer/answer.ts';
 import { complete } from '../answer/complete.ts';
+import { withoutModel } from '../answer/examples.ts';
 import { guardOutput } from '../answer/output-guard.ts';
 import { ATTACHMENT_RULES } from '../model/attachments.ts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
 import { generalChatPrompt, unifiedPrompt } from '../model/prompts.ts';
-import { AgentError, NO_MODEL_MESSAGE } from '../run/errors.ts';
+import { AgentError } from '../run/errors.ts';
 import type { Run } from '../run/run.ts';
 import { offerFor } from '../tool-step/containers.ts';
 import { history } from './history.ts';
@@ -30,7 +31,7 @@ export async function runLlmPath(run: Run, data: QueryRouted) {
     await complete(run, data, data.query, smallTalkAnswer(data.query, config.persona, texts), 'answered');
     return;
   }
-  if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', NO_MODEL_MESSAGE);
+  if (!llm) throw new AgentError('NO_MODEL_CONFIGURED', withoutModel(data.query));
   const user = await userTurn(run, data);
   const past = await history(run);
   const rules: ChatCompletionMessageParam[] =
