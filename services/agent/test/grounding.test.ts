@@ -120,6 +120,8 @@ const TRUE_ANSWERS = [
   'Your receivables stand at about ₹10 lakh.',
   'Nothing else to flag. Due dates are 11/04, 14/04, 19/04 and 27/04.',
   'You have 4 invoices this month; 1 is paid and 1 is partly paid.',
+  'Acme ka kul baaki 3 lakh 53 hazaar hai, Gamma ka 6 lakh 25 hazaar.',
+  'March ki bikri 16 lakh 48 hazaar rupaye rahi.',
 ];
 
 /** Answers with an invented figure, and that figure as it must be named. */
@@ -260,6 +262,21 @@ describe('grounding: the precision a figure is stated to', () => {
     expect(checkGrounding('₹1,17,634.30', of(117634.2)).unverified).toHaveLength(1);
     expect(checkGrounding('12%', of(0.1249)).unverified).toEqual([]);
     expect(checkGrounding('12%', of(0.126)).unverified).toHaveLength(1);
+  });
+});
+
+describe('grounding: sources of any shape', () => {
+  it.each([
+    ['Revenue fell from ₹4.2 lakh to ₹3.9 lakh, down 7.1% (₹30,000).', [420000, 390000]],
+    ['Revenue fell 7.1%, total ₹8.1 lakh.', [[420000, 390000]]],
+    ['Margin is 15.2%.', [{ kpi: 'margin', value: 15.2 }]],
+    ['Margin is 15.2%.', [{ rows: [{ kpi: 'Net margin %', value: '15.2' }] }]],
+    ['Revenue up 12%, from ₹10 lakh to ₹11.2 lakh.', [{ revenue: { thisYear: 1120000, lastYear: 1000000 } }]],
+    ['Margin 15.2%.', [{ content: [{ type: 'text', text: '{"NetMargin":0.152}' }] }]],
+    ['Balance ₹1,17,634.20.', [{ Balance: 'INR 1,17,634.20' }]],
+    ['Sales were ₹4.2 lakh.', ['Sales this month: 4.2 lakh']],
+  ] as [string, unknown[]][])('%s', (answer, src) => {
+    expect(checkGrounding(answer, src).unverified).toEqual([]);
   });
 });
 

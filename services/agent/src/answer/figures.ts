@@ -76,6 +76,8 @@ const NOT_COUNTED = new Set(
   'x of to and or the se ka ki ke hai hain tak me mein par per am pm st nd rd th'.split(' '),
 );
 const NUMBER = /\d+(?:,\d+)*(?:\.\d+)?/g;
+/** The next part of an amount in parts: its number, then what follows it (a scale word, to be read). */
+const COMPOUND = /^\s*(?:,\s*)?(?:and\s+|aur\s+)?(\d+(?:\.\d+)?)(\s?\S+)/iu;
 
 /** Hindi (and English) number words before a scale word: "dedh lakh", "saade teen crore", "das hazaar". */
 const WORD_UNITS: Record<string, number> = {
@@ -188,8 +190,10 @@ function partOfIdentifier(text: string, start: number, hasCurrency: boolean): bo
 export function extractFigures(text: string): Figure[] {
   const src = masked(text);
   const found: Figure[] = [];
+  let skipUntil = 0;
   for (const m of src.matchAll(NUMBER)) {
     const start = m.index;
+    if (start < skipUntil) continue;
     let end = start + m[0].length;
     const before = src.slice(Math.max(0, start - 16), start);
     const currencyBefore = CURRENCY_BEFORE.exec(before);
@@ -233,12 +237,24 @@ export function extractFigures(text: string): Figure[] {
       else if (read.value < 100 && read.decimals === 0) continue;
       else kind = 'number';
     }
-    const unit = scale?.scale ?? 1;
+    let unit = scale?.scale ?? 1;
     let precision = 0.5 * 10 ** -read.decimals;
-    // Trailing zeros of a whole amount may be rounding ("₹1,20,000" for 1,17,634); of a percentage only when hedged.
-    if (kind !== 'percent' || hedged) precision = 0.5 * 10 ** read.trailingZeros * 10 ** -read.decimals;
+    // Trailing zeros of a whole amount may be rounding ("₹1,20,000" for 1,17,634); of a percentage or a count only when hedged.
+    if ((kind !== 'percent' && kind !== 'count') || hedged)
+      precision = 0.5 * 10 ** read.trailingZeros * 10 ** -read.decimals;
     precision *= unit;
-    const value = read.value * unit;
+    let value = read.value * unit;
+    // An amount in parts: "4 lakh 20 hazaar", "1 crore 20 lakh".
+    for (let part = COMPOUND.exec(src.slice(end)); scale && part; part = COMPOUND.exec(src.slice(end))) {
+      const next = scaleAfter(part[2]!);
+      const read2 = readNumber(part[1]!);
+      if (!next || !read2 || next.scale >= unit) break;
+      unit = next.scale;
+      value += read2.value * unit;
+      precision = 0.5 * 10 ** read2.trailingZeros * 10 ** -read2.decimals * unit;
+      end += part[0].length - part[2]!.length + next.length;
+      skipUntil = end;
+    }
     if (hedged) precision = Math.max(precision, 0.05 * value);
     found.push({ text: text.slice(from, end).trim(), value, precision, kind, index: start });
   }

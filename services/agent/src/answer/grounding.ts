@@ -63,7 +63,7 @@ const COMPARED: Give = { differences: true, sums: true, ratios: true };
 
 /** Fields that hold a percentage or a ratio: their numbers may be stated with a % sign. */
 const PERCENT_KEY =
-  /rate|percent|pct|margin|growth|change|share|ratio|yield|gst|tax|tds|discount|return|roi|markup|var/i;
+  /rate|percent|pct|%|margin|growth|change|share|ratio|yield|gst|tax|tds|discount|return|roi|markup|var|yoy|mom|qoq|cagr|proportion|contribution|utili[sz]ation/i;
 /** Fields whose totals are no amount a share is taken of. */
 const NOT_SHARED = /days|qty|quantity|rate|percent|pct|page|count|number|no$/i;
 /** Fields that hold a count of things. */
@@ -99,7 +99,9 @@ class Pool {
     if (!Number.isFinite(a)) return;
     const { key, text } = given;
     this.amounts.push(a);
-    const percentish = text || (key !== undefined && PERCENT_KEY.test(key));
+    // A report's own small figures are often its ratios (a KPI's value), a record's seldom (a quantity).
+    const percentish =
+      text || (key !== undefined && PERCENT_KEY.test(key)) || (given.series === true && a <= 100);
     if (percentish) this.percents.push(a);
     // A fraction or ratio stated as a percentage: 0.185 is 18.5%.
     if (percentish || (a <= 1 && !Number.isInteger(a))) this.percents.push(a * 100);
@@ -212,6 +214,12 @@ function records(pool: Pool, list: Record<string, unknown>[], nested: boolean): 
     )
     .slice(0, LIMITS.categories);
   for (const { values } of categories) pool.count(values.size);
+  // A row labelled as a ratio ("Net margin %", "Growth"): its figures may be stated as percentages.
+  for (const r of rows) {
+    const values = Object.values(r);
+    if (values.some((v) => typeof v === 'string' && v.length <= 80 && PERCENT_KEY.test(v)))
+      for (const v of values.map(numericOf)) if (v !== undefined) pool.percent(v);
+  }
   const series = keys.some((k) => PERIOD_KEY.test(k));
   const totals = new Map<string, number>();
   for (const k of measures) {
@@ -313,6 +321,12 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
     pool.count(node.length);
     const objects = node.filter(isRecord);
     if (objects.length > 0) records(pool, objects, at.listed);
+    // A list of plain figures: their total, and, when a few, each against the others.
+    const figures = node.map(numericOf).filter((v): v is number => v !== undefined);
+    if (figures.length > 1) {
+      pool.amount(figures.reduce((sum, v) => sum + v, 0));
+      if (figures.length <= LIMITS.smallArray) pool.pairs(figures.map(Math.abs), COMPARED);
+    }
     const small = node.length <= LIMITS.smallArray;
     for (const item of node) walk(pool, item, key, depth + 1, { small, listed: at.listed || isRecord(item) });
     return;
@@ -343,6 +357,8 @@ function poolOf(
 ): { amounts: Float64Array; percents: Float64Array; counts: Float64Array } {
   const pool = new Pool();
   for (const s of sources) walk(pool, s, undefined, 0, { small: true, listed: false });
+  // Figures given plainly, side by side, are compared like those of a text.
+  for (const v of sources.map(numericOf)) if (v !== undefined) pool.headlineAdd(v);
   if (monthly) for (const v of pool.amounts.slice()) pool.amount(v / 12);
   // One field across results and objects (March's profit and April's): compared and added up.
   for (const values of pool.series.values()) if (values.size > 1) pool.pairs([...values], COMPARED);
@@ -358,9 +374,11 @@ function poolOf(
 
 /**
  * Whether a figure may be a truncation rather than a rounding: one stated with decimals to three
- * significant digits or more ("₹1.17 lakh" for 1,17,634), where cutting off is as common as rounding.
+ * significant digits or more ("₹1.17 lakh" for 1,17,634), or in parts, where cutting off is as common as rounding.
  */
 function truncates(f: Figure): boolean {
+  // An amount in parts ("3 lakh 53 hazaar" for 3,53,634) is said cut off more often than rounded.
+  if (f.kind === 'money' && (f.text.match(/\d+/g)?.length ?? 0) > 1 && !/[,.]\d/.test(f.text)) return true;
   const digits = /\d[\d,]*\.\d+/.exec(f.text)?.[0].replace(/[,.]/g, '').replace(/^0+/, '');
   return digits !== undefined && digits.length >= 3;
 }
