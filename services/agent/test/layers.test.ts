@@ -10,7 +10,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
  * never one above. `app` is the files at the top of src (wiring, main, env). The README says what
  * each group holds.
  */
-const LAYERS = ['render', 'model', 'run', 'tool-step', 'answer', 'confirmation', 'turn', 'app'];
+const LAYERS = ['render', 'model', 'run', 'tool-step', 'analytics', 'answer', 'confirmation', 'turn', 'app'];
 
 /** Every module of src (its path from src) and the modules of src it imports or re-exports, type-only ones too. */
 function importGraph(): Map<string, string[]> {

@@ -31,12 +31,20 @@ export function bucketOf(key: string): Bucket | undefined {
   return undefined;
 }
 
-const bucketsOf = (row: Rec) => Object.keys(row).flatMap((k) => (bucketOf(k) ? [bucketOf(k) as Bucket] : []));
+export const bucketsOf = (row: Rec) =>
+  Object.keys(row).flatMap((k) => (bucketOf(k) ? [bucketOf(k) as Bucket] : []));
 
-const DOC_NUMBER = ['InvoiceNumber', 'BillNumber', 'DocNumber', 'DocumentNumber', 'Number', 'Reference'];
-const CONTACT = [...CONTACT_NAME_KEYS, 'Customer', 'Vendor', 'Name'];
-const DUE = ['AmountDue', 'BalanceDue', 'Balance', 'Outstanding', 'OutstandingAmount', 'Due'];
-const DAYS = ['DaysOverdue', 'DaysPastDue', 'Overdue Days', 'Age', 'AgeDays'];
+export const DOC_NUMBER = [
+  'InvoiceNumber',
+  'BillNumber',
+  'DocNumber',
+  'DocumentNumber',
+  'Number',
+  'Reference',
+];
+export const CONTACT = [...CONTACT_NAME_KEYS, 'Customer', 'Vendor', 'Name'];
+export const DUE = ['AmountDue', 'BalanceDue', 'Balance', 'Outstanding', 'OutstandingAmount', 'Due'];
+export const DAYS = ['DaysOverdue', 'DaysPastDue', 'Overdue Days', 'Age', 'AgeDays'];
 
 /** Days a document is overdue: as the books say, else from its due date to the report's date. */
 function daysOverdue(doc: Rec, asOf: Date | undefined): number | undefined {

@@ -5,7 +5,7 @@ import { keyOf, num, type Rec } from './shape.ts';
 import { type Block, type Line, readSection, sectionTotal, statementTable, sum } from './statement.ts';
 
 /** Each side of the balance sheet: the whole section, its parts, and its total. */
-const SIDES = [
+export const SIDES = [
   {
     title: 'Assets',
     section: ['Assets'],

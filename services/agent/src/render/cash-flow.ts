@@ -5,7 +5,7 @@ import { keyOf, num, pick, rowsOf, str } from './shape.ts';
 import { type Block, readSection, statementTable, sum } from './statement.ts';
 import { capitalise } from './words.ts';
 
-const ACTIVITIES = [
+export const ACTIVITIES = [
   {
     title: 'Operating activities',
     aliases: [

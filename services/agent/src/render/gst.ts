@@ -5,7 +5,7 @@ import { periodOf } from './periods.ts';
 import { keyOf, num, pick, type Rec, rowsOf, str } from './shape.ts';
 import { sum } from './statement.ts';
 
-const OUTPUT = [
+export const OUTPUT = [
   'OutputTax',
   'OutputGST',
   'OutputVAT',
@@ -16,7 +16,7 @@ const OUTPUT = [
   'OutwardSupplies',
   'Outward',
 ];
-const INPUT = [
+export const INPUT = [
   'InputTaxCredit',
   'InputTax',
   'InputGST',
@@ -29,7 +29,7 @@ const INPUT = [
   'InwardSupplies',
   'Inward',
 ];
-const NET = [
+export const NET = [
   'NetGSTPayable',
   'NetTaxPayable',
   'NetVATPayable',
@@ -49,7 +49,7 @@ const COLUMNS = [
 ];
 
 /** A side of the return: its components when the books split it, and its total tax. */
-function side(value: unknown): { parts: Rec; total: number } | undefined {
+export function side(value: unknown): { parts: Rec; total: number } | undefined {
   if (typeof value === 'number') return { parts: {}, total: value };
   if (!isRecord(value)) return undefined;
   const total = num(value, ['TotalTax', 'Tax', 'TaxAmount', 'Total', 'Amount']);

@@ -5,7 +5,7 @@ import { keyOf, num, type Rec, records } from './shape.ts';
 import { type Block, readSection, sectionTotal, statementTable, sum } from './statement.ts';
 import { label } from './words.ts';
 
-interface Part {
+export interface Part {
   title: string;
   section: readonly string[];
   total: readonly string[];
@@ -13,7 +13,7 @@ interface Part {
 }
 
 /** The parts of a profit and loss statement, each with its section and total aliases. */
-const PARTS: Part[] = [
+export const PARTS: Part[] = [
   {
     title: 'Income',
     section: ['Income', 'Revenue', 'Revenues', 'Sales', 'OperatingIncome', 'TradingIncome'],
@@ -64,7 +64,7 @@ interface Read {
 const GROSS = ['GrossProfit', 'GrossProfitLoss'];
 const OPERATING_PROFIT = ['OperatingProfit', 'EBIT', 'NetOperatingIncome', 'OperatingProfitLoss'];
 const BEFORE_TAX = ['ProfitBeforeTax', 'NetProfitBeforeTax', 'EarningsBeforeTax'];
-const NET = [
+export const NET = [
   'NetProfit',
   'NetIncome',
   'NetProfitLoss',

@@ -1,4 +1,5 @@
 import type { QueryRouted } from '@munim/contracts';
+import { allPages, analyticOf, answerAnalytic } from '../analytics/answer.ts';
 import { answer, answerStream, enrich, grounded } from '../answer/answer.ts';
 import { complete } from '../answer/complete.ts';
 import { guardOutput } from '../answer/output-guard.ts';
@@ -26,6 +27,7 @@ async function fastPath(run: Run, data: QueryRouted) {
   const steps = data.route.pipeline;
   const pipelineSteps = steps.map(({ tool, description, purpose }) => ({ tool, description, purpose }));
   await run.emit({ type: 'pipeline_planned', payload: { steps: pipelineSteps } });
+  const analytic = analyticOf(data.route.extractedEntities);
   const results: FetchedResult[] = [];
   for (const [index, step] of steps.entries()) {
     await run.emit({
@@ -37,7 +39,13 @@ async function fastPath(run: Run, data: QueryRouted) {
       throw new AgentError('TOOL_BLOCKED', 'I could not look that up just now.');
     if (!outcome.success)
       throw new AgentError('TOOL_FAILED', "I couldn't fetch that from your books right now.");
-    results.push({ tool: step.tool, args: step.args, result: outcome.content });
+    const role = analytic?.inputs[index]?.role;
+    const content = role ? await allPages(run, step, role, outcome.content) : outcome.content;
+    results.push({ tool: step.tool, args: step.args, result: content });
+  }
+  if (analytic) {
+    await answerByCode(run, data, pipelineSteps, analytic, results);
+    return;
   }
   const enrichments = await enrich(run, results);
   let response: string;
@@ -72,3 +80,55 @@ async function fastPath(run: Run, data: QueryRouted) {
   }
   await complete(run, data, data.query, response, 'answered', { pipelineSteps });
 }
+
+/**
+ * A finance question planned as an analytic: the measure computed by code from the results; in
+ * those words without a model, or with one, its words on the computed facts, checked against them.
+ */
+async function answerByCode(
+  run: Run,
+  data: QueryRouted,
+  pipelineSteps: { tool: string; description: string; purpose: string }[],
+  request: NonNullable<ReturnType<typeof analyticOf>>,
+  results: FetchedResult[],
+) {
+  const { llm, config } = run.ctx;
+  const formats = await run.formats();
+  const computed = answerAnalytic(
+    request,
+    results.map((r) => r.result),
+    formats,
+  );
+  let response: string;
+  if (llm) {
+    await run.release();
+    const stream = answerStream(run);
+    const turn = await llmTurn(run, 'fast_path', {
+      messages: [
+        {
+          role: 'system',
+          content: `${fastPathPrompt(config.persona, await run.business())}\n\n${ANALYTIC_RULES}`,
+        },
+        {
+          role: 'user',
+          content: `${data.query}\n\nComputed facts:\n${JSON.stringify(computed.computed)}\n\nDraft answer:\n${computed.words}`,
+        },
+      ],
+      maxTokens: config.maxTokens.cheap,
+      onText: stream.onText,
+    });
+    response = grounded(run, guardOutput(turn.content), [
+      data.query,
+      computed.computed,
+      computed.words,
+      results,
+    ]);
+    await stream.finish(response);
+  } else {
+    response = await answer(run, computed.words);
+  }
+  await complete(run, data, data.query, response, 'answered', { pipelineSteps });
+}
+
+const ANALYTIC_RULES =
+  'The figures were computed by code from the books and are right: answer the question from the computed facts and the draft answer only, keeping every figure, name and number as given, the headline figure first. Compute nothing new. When the draft declines (a party not found, a report unreadable), say so in your words and give no other figures.';
