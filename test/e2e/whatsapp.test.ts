@@ -267,7 +267,8 @@ describe('who is writing, by role', () => {
     sys.llm?.script({ match: 'viewer balance', turns: [{ content: 'Cash in bank: ₹4,50,000.00.' }] });
     expect((await deliver(textDelivery({ from: viewer.phone, text: 'viewer balance' }))).status).toBe(200);
     const [answer] = await nextTo(viewer.phone, 0);
-    expect(textOf(answer)).toBe('Cash in bank: ₹4,50,000.00.');
+    // The model's figure is not in the books: munim's grounding adds a warning after it.
+    expect(textOf(answer).startsWith('Cash in bank: ₹4,50,000.00.')).toBe(true);
     const bill = billToPay(5_000);
     expect((await deliver(textDelivery({ from: viewer.phone, text: bill.query }))).status).toBe(200);
     const [refusal] = await nextTo(viewer.phone, 1);
@@ -289,7 +290,8 @@ describe('questions in, answers out', () => {
       200,
     );
     const [answer] = await nextTo(owner.phone, 0);
-    expect(textOf(answer)).toBe('Is saal ka profit *₹12,34,567.00* hai.');
+    // The model's figure is not in the books: munim's grounding adds a warning after it.
+    expect(textOf(answer).startsWith('Is saal ka profit *₹12,34,567.00* hai.')).toBe(true);
     const logged = await sys.db.query(
       `select actor_user_id, actor_via from query_routing_logs where query = 'kitna profit hua?'`,
     );
@@ -313,7 +315,8 @@ describe('questions in, answers out', () => {
     ]);
     expect(posted.map((r) => r.status)).toEqual([200, 200]);
     const [answer] = await nextTo(owner.phone, 0);
-    expect(textOf(answer)).toBe('Sales this month: ₹8,20,000.00.');
+    // The model's figure is not in the books: munim's grounding adds a warning after it.
+    expect(textOf(answer).startsWith('Sales this month: ₹8,20,000.00.')).toBe(true);
     await new Promise((r) => setTimeout(r, 2500));
     expect(sentTo(owner.phone)).toHaveLength(1);
   });
@@ -330,7 +333,8 @@ describe('questions in, answers out', () => {
     });
     expect((await deliver(textDelivery({ from: owner.phone, text: 'gst this month' }))).status).toBe(200);
     const [answer] = await nextTo(owner.phone, 0);
-    expect(textOf(answer)).toBe('GST payable: ₹36,000.00.');
+    // The model's figure is not in the books: munim's grounding adds a warning after it.
+    expect(textOf(answer).startsWith('GST payable: ₹36,000.00.')).toBe(true);
     expect(
       graph.requests.filter((r) => r.endpoint === 'messages' && r.status === 429).length,
     ).toBeGreaterThan(0);

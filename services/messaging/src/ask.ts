@@ -28,18 +28,10 @@ export function requestIdFor(channel: string, messageId: string): string {
 export async function ask(
   bus: Bus,
   input: QueryInput & { requestId: string },
-  opts: { timeoutMs: number; signal: AbortSignal; alreadySubmitted?: boolean },
+  opts: { timeoutMs: number; signal: AbortSignal },
 ): Promise<Outcome> {
-  let outcome: Outcome;
-  let following: Awaited<ReturnType<Bus['follow']>>;
-  if (opts.alreadySubmitted) {
-    following = await bus.follow(input.requestId);
-    outcome = { requestId: input.requestId, conversationId: input.conversationId ?? '' };
-  } else {
-    const submission = await submitQuery(bus, input);
-    following = submission.following;
-    outcome = { requestId: submission.scope.requestId, conversationId: submission.scope.conversationId };
-  }
+  const { scope, following } = await submitQuery(bus, input);
+  const outcome: Outcome = { requestId: scope.requestId, conversationId: scope.conversationId };
   const ended = await relay({
     following,
     signal: opts.signal,

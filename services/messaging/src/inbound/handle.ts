@@ -106,11 +106,9 @@ export async function handleMessage(deps: HandlerDeps, message: Message): Promis
       channel: 'messaging',
       actor: { userId: sender.userId, roles, via: 'messaging' },
     },
-    {
-      timeoutMs: deps.config.answerTimeoutMs,
-      signal: deps.signal,
-      alreadySubmitted: seen.requestId !== null,
-    },
+    // Submitted again on a redelivery: the request id is its dedupe id, so a submission that went
+    // through is stored once, and one an instance died before sending goes now.
+    { timeoutMs: deps.config.answerTimeoutMs, signal: deps.signal },
   );
   if (outcome.error?.code === 'SERVICE_UNAVAILABLE' && deps.signal.aborted) {
     // Shutting down: handed back, and answered by whichever instance gets it next.
@@ -235,7 +233,7 @@ async function buttonAnswer(deps: HandlerDeps, message: Message, sender: Sender)
   const { store } = deps;
   if (message.content.kind !== 'button') throw new Refusal(CANNOT_READ);
   const tapped = readButton(message.content.buttonId);
-  const card = message.contextId ? await store.card(message.from, message.contextId) : undefined;
+  const card = message.contextId ? await cardOf(store, message.from, message.contextId) : undefined;
   if (!tapped || !card || card.actionId !== tapped.id)
     throw new Refusal('That button does not belong to a card I sent you, so nothing was done.');
   if (card.kind === 'confirm') {
@@ -260,6 +258,18 @@ async function buttonAnswer(deps: HandlerDeps, message: Message, sender: Sender)
     query: `${tapped.action} ${card.actionId}`,
     approvalDecision: { approvalId: card.actionId, decision: tapped.action },
   };
+}
+
+/**
+ * The card a button was on. A card is recorded just after it is sent, so a tap handled by another
+ * instance in that moment looks again shortly before it is refused.
+ */
+async function cardOf(store: MessagingStore, phone: string, sentMessageId: string) {
+  for (let attempt = 0; ; attempt++) {
+    const card = await store.card(phone, sentMessageId);
+    if (card || attempt >= 5) return card;
+    await new Promise((resolve) => setTimeout(resolve, 200 * (attempt + 1)));
+  }
 }
 
 /** A voice note's words, through munim's speech to text. */
