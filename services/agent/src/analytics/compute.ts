@@ -43,7 +43,7 @@ import {
   readPnl,
   settlementsOf,
 } from './inputs.ts';
-import { matchParty } from './party.ts';
+import { matchParty, partyWords } from './party.ts';
 
 /** One fetched result and the input it was planned as. */
 export interface AnalyticResultIn {
@@ -128,6 +128,17 @@ const SIDE_WORDS = {
   payables: { party: 'vendor', docs: 'open bills' },
 } as const;
 
+/** Documents with each party under one spelling: "Tata Steel Ltd" and "Tata Steel Limited" are one. */
+function oneSpelling<T extends { party: string }>(docs: readonly T[]): T[] {
+  const names = new Map<string, string>();
+  return docs.map((d) => {
+    const key = partyWords(d.party) || d.party;
+    const name = names.get(key) ?? d.party.trim();
+    names.set(key, name);
+    return name === d.party ? d : { ...d, party: name };
+  });
+}
+
 /** The documents a party filter keeps, or a decline naming what was asked. */
 function forParty<T extends { party: string }>(
   docs: T[],
@@ -168,11 +179,11 @@ function openDocs(
   if (role === 'invoices' || role === 'bills') {
     if (!isComplete(input.result)) return partial(role);
     const read = readDocuments(input.result, kind, today);
-    return read ? { docs: read.open, byDocument: true } : unreadable(role);
+    return read ? { docs: oneSpelling(read.open), byDocument: true } : unreadable(role);
   }
   const docs = readAging(input.result, kind, input.input.asOf ?? today);
   if (!docs) return unreadable(role);
-  return { docs, byDocument: docs.every((d) => d.number !== undefined) };
+  return { docs: oneSpelling(docs), byDocument: docs.every((d) => d.number !== undefined) };
 }
 
 const pnlOf = (input: AnalyticResultIn): PnlLine[] => readPnl(input.result) ?? unreadable('profit_and_loss');
@@ -381,7 +392,7 @@ function partySales(request: AnalyticRequest, input: AnalyticResultIn | undefine
   const period = request.period;
   const inPeriod = read.all.filter((d) => !period || (d.doc.date >= period.from && d.doc.date <= period.to));
   const filtered = forParty(
-    read.all.map((d) => ({ ...d, party: d.doc.party })),
+    oneSpelling(read.all.map((d) => ({ ...d, party: d.doc.party }))),
     request.party,
     'receivables',
     'invoices',

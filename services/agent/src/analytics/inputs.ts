@@ -15,6 +15,7 @@ import { complete } from '../render/list.ts';
 import { NET, PARTS } from '../render/pnl.ts';
 import { keyOf, num, paging, pick, type Rec, records, str, unwrap } from '../render/shape.ts';
 import { type Line, readSection, sectionTotal } from '../render/statement.ts';
+import { fromRowLayout } from './row-layout.ts';
 
 const ISO = /^(\d{4}-\d{2}-\d{2})/;
 
@@ -46,7 +47,8 @@ export function payload(result: unknown): unknown {
     }
   }
   if (isRecord(value) && isRecord(value.structuredContent)) value = value.structuredContent;
-  return unwrap(value).value;
+  const inner = unwrap(value).value;
+  return fromRowLayout(inner) ?? inner;
 }
 
 // ── profit and loss ─────────────────────────────────────────────────────────

@@ -11,7 +11,7 @@ import { label } from './words.ts';
  * Summary of `ColData`) — shown row for row: their sections, lines and totals are the books' own.
  */
 
-interface Row {
+export interface Row {
   style: 'title' | 'row' | 'summary';
   depth: number;
   cells: string[];
@@ -50,7 +50,7 @@ function qboRows(rows: Rec[], depth: number, out: Row[]): void {
 }
 
 /** The report's name, subtitle, columns and rows, from either layout; undefined for other results. */
-function read(
+export function readRowReport(
   result: unknown,
 ): { name: string; sub: string[]; head: string[]; rows: Row[]; currency?: string } | undefined {
   if (!isRecord(result)) return undefined;
@@ -104,7 +104,7 @@ function balanceCheck(rows: Row[], money: (n: number) => string): string | undef
 }
 
 export function renderRowReport(input: RenderInput): string | undefined {
-  const report = read(input.result);
+  const report = readRowReport(input.result);
   if (!report || report.rows.length === 0) return undefined;
   const { fmt } = input;
   const currency = report.currency ?? fmt.business.currency;

@@ -1,0 +1,341 @@
+// The analytics on results shaped as other accounting systems give them (Xero's and QuickBooks'
+// row reports, Zoho's and QuickBooks' lists), so the readers are not fitted to the demo books.
+import type { AnalyticRequest } from '@munim/contracts';
+import { DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
+import { describe, expect, it } from 'vitest';
+import { answerAnalytic } from '../src/analytics/answer.ts';
+import { formatsFor } from '../src/render/locale.ts';
+import { inr } from './render-formats.ts';
+
+const TODAY = '2026-04-15';
+const fmt = formatsFor(DEFAULT_BUSINESS_CONTEXT);
+const ask = (request: Omit<AnalyticRequest, 'today'>, results: unknown[]) =>
+  answerAnalytic({ ...request, today: TODAY }, results, fmt);
+const sum = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) * 100) / 100;
+
+const Q = { from: '2026-01-01', to: '2026-03-31', grain: 'quarter' as const, label: 'Q4 FY 2025-26' };
+
+describe('Xero row reports', () => {
+  const row = (label: string, value: number) => ({
+    RowType: 'Row',
+    Cells: [{ Value: label }, { Value: value.toFixed(2) }],
+  });
+  const income = [
+    ['Sales', 12000],
+    ['Consulting', 3000],
+  ] as const;
+  const cos = [['Purchases', 5000]] as const;
+  const expenses = [
+    ['Rent', 4000],
+    ['Wages', 5000.5],
+  ] as const;
+  const total = (xs: readonly (readonly [string, number])[]) => sum(xs.map(([, v]) => v));
+  const section = (title: string, rows: readonly (readonly [string, number])[], named: string) => ({
+    RowType: 'Section',
+    Title: title,
+    Rows: [
+      ...rows.map(([l, v]) => row(l, v)),
+      { RowType: 'SummaryRow', Cells: [{ Value: `Total ${named}` }, { Value: total(rows).toFixed(2) }] },
+    ],
+  });
+  const gross = total(income) - total(cos);
+  const net = gross - total(expenses);
+  const pnl = {
+    Reports: [
+      {
+        ReportName: 'Profit and Loss',
+        ReportTitles: ['Profit & Loss', 'Demo Company', '1 January 2026 to 31 March 2026'],
+        Rows: [
+          { RowType: 'Header', Cells: [{ Value: '' }, { Value: '31 Mar 26' }] },
+          section('Income', income, 'Income'),
+          section('Less Cost of Sales', cos, 'Cost of Sales'),
+          { RowType: 'Section', Rows: [row('Gross Profit', gross)] },
+          section('Less Operating Expenses', expenses, 'Operating Expenses'),
+          { RowType: 'Section', Rows: [row('Net Profit', net)] },
+        ],
+      },
+    ],
+  };
+
+  it('profit, sales and expenses from the rows', () => {
+    const p = ask({ measure: 'profit', period: Q, inputs: [{ role: 'profit_and_loss', period: Q }] }, [pnl]);
+    expect(p.words.startsWith(`**Net profit in Q4 FY 2025-26: ${inr(net)}**`)).toBe(true);
+    const s = ask({ measure: 'sales', period: Q, inputs: [{ role: 'profit_and_loss', period: Q }] }, [pnl]);
+    expect(s.words.startsWith(`**Sales in Q4 FY 2025-26: ${inr(total(income))}**`)).toBe(true);
+    const e = ask({ measure: 'expenses', period: Q, inputs: [{ role: 'profit_and_loss', period: Q }] }, [
+      pnl,
+    ]);
+    expect(e.words.startsWith(`**Expenses in Q4 FY 2025-26: ${inr(total(cos) + total(expenses))}**`)).toBe(
+      true,
+    );
+    expect(e.words).toContain('| Wages |');
+  });
+});
+
+describe('QuickBooks Online', () => {
+  const money = (n: number) => n.toFixed(2);
+  const section = (title: string, rows: unknown[], total: number) => ({
+    type: 'Section',
+    Header: { ColData: [{ value: title }, { value: '' }] },
+    Rows: { Row: rows },
+    Summary: { ColData: [{ value: `Total ${title}` }, { value: money(total) }] },
+  });
+  const data = (l: string, v: number) => ({
+    type: 'Data',
+    ColData: [{ value: l, id: '1' }, { value: money(v) }],
+  });
+  const bank = [
+    ['Checking', 1201],
+    ['Savings', 800],
+  ] as const;
+  const bankTotal = sum(bank.map(([, v]) => v));
+  const ar = 5281.52;
+  const fixed = 2500;
+  const ap = 1602.67;
+  const card = 157.72;
+  const loan = 4000;
+  const current = sum([bankTotal, ar]);
+  const sheet = {
+    Header: { ReportName: 'BalanceSheet', EndPeriod: '2026-03-31', Currency: 'INR' },
+    Columns: {
+      Column: [
+        { ColTitle: '', ColType: 'Account' },
+        { ColTitle: 'Total', ColType: 'Money' },
+      ],
+    },
+    Rows: {
+      Row: [
+        section(
+          'ASSETS',
+          [
+            section(
+              'Current Assets',
+              [
+                section(
+                  'Bank Accounts',
+                  bank.map(([l, v]) => data(l, v)),
+                  bankTotal,
+                ),
+                data('Accounts Receivable (A/R)', ar),
+              ],
+              current,
+            ),
+            section('Fixed Assets', [data('Truck', fixed)], fixed),
+          ],
+          current + fixed,
+        ),
+        section(
+          'LIABILITIES AND EQUITY',
+          [
+            section(
+              'Liabilities',
+              [
+                section(
+                  'Current Liabilities',
+                  [data('Accounts Payable (A/P)', ap), data('Mastercard', card)],
+                  sum([ap, card]),
+                ),
+                section('Long-Term Liabilities', [data('Notes Payable', loan)], loan),
+              ],
+              sum([ap, card, loan]),
+            ),
+            section('Equity', [data('Retained Earnings', 1000)], 1000),
+          ],
+          sum([ap, card, loan, 1000]),
+        ),
+      ],
+    },
+  };
+
+  it('cash today: the bank accounts inside current assets', () => {
+    const out = ask({ measure: 'cash.today', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [sheet]);
+    expect(out.words.startsWith(`**Cash and bank: ${inr(bankTotal)}**`)).toBe(true);
+    expect(out.words).toContain('| Checking |');
+  });
+
+  it('current ratio: current assets over current liabilities, the long-term loan and truck left out', () => {
+    const out = ask({ measure: 'kpi.current_ratio', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [
+      sheet,
+    ]);
+    expect(out.words.startsWith(`**Current ratio: ${(current / sum([ap, card])).toFixed(2)}**`)).toBe(true);
+  });
+
+  it('aged receivables as a table of age columns: who owes the most', () => {
+    const aging = {
+      Header: { ReportName: 'AgedReceivables', Currency: 'INR' },
+      Columns: {
+        Column: ['', 'Current', '1 - 30', '31 - 60', '61 - 90', '91 and over', 'Total'].map((t) => ({
+          ColTitle: t,
+        })),
+      },
+      Rows: {
+        Row: [
+          {
+            ColData: [
+              { value: 'Amy’s Bird Sanctuary' },
+              { value: '239.00' },
+              { value: '' },
+              { value: '' },
+              { value: '' },
+              { value: '' },
+              { value: '239.00' },
+            ],
+          },
+          {
+            ColData: [
+              { value: 'Cool Cars' },
+              { value: '' },
+              { value: '694.00' },
+              { value: '' },
+              { value: '' },
+              { value: '1000.00' },
+              { value: '1694.00' },
+            ],
+          },
+          {
+            type: 'Section',
+            group: 'GrandTotal',
+            Summary: {
+              ColData: [
+                { value: 'TOTAL' },
+                { value: '239.00' },
+                { value: '694.00' },
+                { value: '' },
+                { value: '' },
+                { value: '1000.00' },
+                { value: '1933.00' },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    const out = ask({ measure: 'receivables.top', inputs: [{ role: 'aged_receivables', asOf: TODAY }] }, [
+      aging,
+    ]);
+    expect(
+      out.words.startsWith(`**Cool Cars owes you the most: ${inr(1694)}**, ${inr(1694)} of it overdue.`),
+    ).toBe(true);
+    expect(out.words).toContain(`Customers owe you ${inr(1933)} in all`);
+  });
+
+  it('an invoice list with references by name: open balances by customer', () => {
+    const invoices = {
+      QueryResponse: {
+        Invoice: [
+          {
+            Id: '1',
+            DocNumber: '1001',
+            CustomerRef: { value: '3', name: 'Cool Cars' },
+            TxnDate: '2026-02-01',
+            DueDate: '2026-03-03',
+            TotalAmt: 500,
+            Balance: 500,
+          },
+          {
+            Id: '2',
+            DocNumber: '1002',
+            CustomerRef: { value: '3', name: 'Cool Cars' },
+            TxnDate: '2026-04-01',
+            DueDate: '2026-05-01',
+            TotalAmt: 300,
+            Balance: 120,
+          },
+          {
+            Id: '3',
+            DocNumber: '1003',
+            CustomerRef: { value: '4', name: 'Bird Sanctuary' },
+            TxnDate: '2026-03-01',
+            DueDate: '2026-03-31',
+            TotalAmt: 200,
+            Balance: 0,
+          },
+        ],
+        startPosition: 1,
+        maxResults: 3,
+      },
+      time: '2026-04-15T10:00:00-07:00',
+    };
+    const out = ask({ measure: 'receivables.overdue', party: 'cool cars', inputs: [{ role: 'invoices' }] }, [
+      invoices,
+    ]);
+    expect(out.words.startsWith(`**${inr(500)} is overdue from Cool Cars** on 1 invoice`)).toBe(true);
+    expect(out.words).toContain('| 1001 | 03/03/2026 | 43 |');
+    expect(out.words).toContain(`A further ${inr(120)} is open, not yet due.`);
+  });
+});
+
+describe('Zoho Books', () => {
+  const bills = {
+    code: 0,
+    message: 'success',
+    bills: [
+      {
+        bill_id: '1',
+        bill_number: 'B-1',
+        vendor_name: 'Tata Steel Ltd',
+        status: 'overdue',
+        date: '2026-03-01',
+        due_date: '2026-03-31',
+        total: 40600,
+        balance: 40600,
+      },
+      {
+        bill_id: '2',
+        bill_number: 'B-2',
+        vendor_name: 'Tata Steel Limited',
+        status: 'open',
+        date: '2026-04-10',
+        due_date: '2026-04-18',
+        total: 12000,
+        balance: 2000,
+      },
+      {
+        bill_id: '3',
+        bill_number: 'B-3',
+        vendor_name: 'Shree Cement',
+        status: 'paid',
+        date: '2026-03-05',
+        due_date: '2026-04-04',
+        total: 9000,
+        balance: 0,
+      },
+      {
+        bill_id: '4',
+        bill_number: 'B-4',
+        vendor_name: 'Shree Cement',
+        status: 'draft',
+        date: '2026-04-12',
+        due_date: '2026-04-20',
+        total: 7000,
+        balance: 7000,
+      },
+    ],
+    page_context: { page: 1, per_page: 200, has_more_page: false },
+  };
+
+  it('what I owe my vendors: drafts left out, one vendor in two spellings named once', () => {
+    const out = ask({ measure: 'payables.top', inputs: [{ role: 'bills' }] }, [bills]);
+    expect(
+      out.words.startsWith(
+        `**You owe Tata Steel Ltd the most: ${inr(42600)}**, ${inr(40600)} of it overdue.`,
+      ),
+    ).toBe(true);
+    expect(out.words).not.toContain('Shree Cement');
+  });
+
+  it('bills due this week, and what was already overdue', () => {
+    const week = { from: '2026-04-13', to: '2026-04-19', grain: 'week' as const, label: 'this week' };
+    const out = ask({ measure: 'payables.due', period: week, inputs: [{ role: 'bills' }] }, [bills]);
+    expect(out.words.startsWith(`**${inr(2000)} falls due in this week**`)).toBe(true);
+    expect(out.words).toContain('| B-2 | Tata Steel Ltd | 18/04/2026 |');
+    expect(out.words).toContain(`Already overdue before then: ${inr(40600)} on 1 bill.`);
+  });
+
+  it('a page of a longer list: declined, not summed', () => {
+    const page = { ...bills, page_context: { page: 1, per_page: 4, has_more_page: true } };
+    const out = ask({ measure: 'payables.total', inputs: [{ role: 'bills' }] }, [page]);
+    expect(out.declined).toBe(true);
+    expect(out.words).not.toContain('₹');
+  });
+});
