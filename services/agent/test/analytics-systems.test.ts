@@ -339,3 +339,98 @@ describe('Zoho Books', () => {
     expect(out.words).not.toContain('₹');
   });
 });
+
+describe('a plain snake_case server', () => {
+  const sheet = {
+    report_name: 'balance_sheet',
+    as_of_date: TODAY,
+    currency_code: 'INR',
+    assets: [
+      { account_name: 'ICICI Current A/c', amount: 250000 },
+      { account_name: 'Petty Cash', amount: 5000 },
+      { account_name: 'Sundry Debtors', amount: 90000 },
+    ],
+    liabilities: [{ account_name: 'Sundry Creditors', amount: 60000 }],
+    equity: [{ account_name: 'Capital', amount: 285000 }],
+  };
+  const invoices = {
+    data: [
+      {
+        number: 'S-1',
+        customer: 'Verma Stores',
+        issue_date: '2026-03-20',
+        due_on: '2026-04-19',
+        total_amount: 90000,
+        amount_outstanding: 90000,
+        state: 'sent',
+      },
+      {
+        number: 'S-0',
+        customer: 'Verma Stores',
+        issue_date: '2026-01-10',
+        due_on: '2026-02-09',
+        total_amount: 30000,
+        amount_outstanding: 0,
+        state: 'paid',
+      },
+    ],
+  };
+  const bills = {
+    data: [
+      {
+        number: 'P-1',
+        supplier_name: 'Jain Metals',
+        issue_date: '2026-04-01',
+        due_on: '2026-05-01',
+        total_amount: 60000,
+        amount_outstanding: 60000,
+        state: 'open',
+      },
+    ],
+  };
+  // Payments with no type field: which way each went is read from whom it names.
+  const payments = {
+    data: [
+      {
+        payment_date: '2026-02-19',
+        amount: 30000,
+        customer_name: 'Verma Stores',
+        invoices: [{ invoice_number: 'S-0' }],
+      },
+      ...['2026-01-05', '2026-02-05', '2026-03-05', '2026-04-05'].map((d) => ({
+        payment_date: d,
+        amount: 20000,
+        vendor_name: 'Landlord Estates',
+      })),
+    ],
+  };
+
+  it('will I run short of cash: opening cash, the customer’s habit, the rent that recurs', () => {
+    const out = ask(
+      {
+        measure: 'cash.forecast',
+        inputs: [
+          { role: 'balance_sheet', asOf: TODAY },
+          { role: 'invoices' },
+          { role: 'bills' },
+          { role: 'payments' },
+        ],
+      },
+      [sheet, invoices, bills, payments],
+    );
+    expect(out.declined).toBe(false);
+    expect(out.words).toContain(`Opening cash ${inr(255000)}`);
+    // Verma Stores paid its last invoice 10 days late: S-1 is expected 10 days after its due date.
+    expect(out.words).toContain(`${inr(90000)} expected in`);
+    expect(out.words).toContain('Landlord Estates');
+    // Week 3: S-1 in (19 April + 10 days), P-1 due 1 May and May's rent on the 5th out.
+    expect(out.words).toContain(`| 3 | 29/04/2026 to 05/05/2026 | ${inr(90000)} | ${inr(80000)} |`);
+  });
+
+  it('money in the books’ own currency when it is not the business’s', () => {
+    const usd = { ...sheet, currency_code: 'USD' };
+    const out = ask({ measure: 'cash.today', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [usd]);
+    expect(out.words).toContain('2,55,000.00');
+    expect(out.words).not.toContain('₹');
+  });
+});

@@ -3,6 +3,7 @@
  * measure computed by code, in words for the business, and the facts a model may word it from.
  */
 import { type AnalyticRequest, AnalyticRequestSchema, isRecord, type PlannedCall } from '@munim/contracts';
+import { currencyOf } from '../render/input.ts';
 import type { Formats } from '../render/locale.ts';
 import { paging, type Rec } from '../render/shape.ts';
 import type { Run } from '../run/run.ts';
@@ -36,7 +37,14 @@ export function answerAnalytic(
     request.inputs.map((input, i) => ({ input, result: results[i] })),
     fmt.business.currencySymbol,
   );
-  return { computed, words: analyticWords(computed, request, fmt), declined: computed.kind === 'decline' };
+  // Money in the books' own currency when they state one other than the business's.
+  const stated = results.map(payload).find(isRecord);
+  const currency = stated ? currencyOf(stated, fmt) : fmt.business.currency;
+  const money: Formats =
+    currency === fmt.business.currency
+      ? fmt
+      : { ...fmt, money: (v, c = currency) => fmt.money(v, c), large: (v, c = currency) => fmt.large(v, c) };
+  return { computed, words: analyticWords(computed, request, money), declined: computed.kind === 'decline' };
 }
 
 /** Pages read of one list at most: 20 of 50 records. */

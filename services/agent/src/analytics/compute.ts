@@ -427,9 +427,12 @@ function forecast(
   if (!balance || balance.accounts.length === 0) return unreadable('balance_sheet');
   const notes: string[] = [];
   const payments = of('payments');
-  const paid = payments ? (readPayments(payments.result) ?? unreadable('payments')) : [];
+  const readPaid = payments ? readPayments(payments.result) : undefined;
+  const paid = readPaid ?? [];
   if (!payments)
     notes.push('Your books give no payment list, so no recurring expenses or payment habits are used.');
+  else if (!readPaid)
+    notes.push("The payment list couldn't be read, so no recurring expenses or payment habits are used.");
   else if (!isComplete(payments.result))
     notes.push(
       'Only the most recent payments could be read: recurring expenses and payment habits come from those.',
@@ -519,7 +522,8 @@ function anomalies(results: readonly AnalyticResultIn[]): Computed {
   });
   const payments = results.find((r) => r.input.role === 'payments');
   const period = current.input.period;
-  const paid = payments ? (readPayments(payments.result) ?? unreadable('payments')) : [];
+  // Payments out of pattern are a second look: without a readable list, the expense lines still stand.
+  const paid = payments ? (readPayments(payments.result) ?? []) : [];
   const out = paymentsOutOfPattern(
     paid.map((p) => p.movement),
     period ? { from: period.from, to: period.to } : {},

@@ -402,6 +402,26 @@ const OUT =
   /^(spend|spent|paid|out|outflow|outgoing|vendor ?payment|bill ?payment|supplier ?payment|debit|money ?out|expense|payment ?made|purchase ?payment)$/i;
 const APPLIED = ['Applications', 'Allocations', 'LinkedTxn', 'AppliedTo', 'Invoices', 'Bills', 'Lines'];
 
+const FROM_CUSTOMER = ['CustomerName', 'Customer', 'CustomerRef', 'CustomerId', 'InvoiceNumber', 'InvoiceId'];
+const TO_VENDOR = [
+  'VendorName',
+  'Vendor',
+  'VendorRef',
+  'VendorId',
+  'SupplierName',
+  'Supplier',
+  'BillNumber',
+  'BillId',
+];
+
+/** Money in (+1) from a customer or out (−1) to a vendor, by whom a payment names; 0 when it names neither. */
+function sideOf(row: Rec, applied: Rec[]): number {
+  const names = (r: Rec, keys: string[]) => keyOf(r, keys) !== undefined;
+  const inward = names(row, FROM_CUSTOMER) || applied.some((a) => names(a, ['InvoiceNumber', 'InvoiceId']));
+  const outward = names(row, TO_VENDOR) || applied.some((a) => names(a, ['BillNumber', 'BillId']));
+  return inward === outward ? 0 : inward ? 1 : -1;
+}
+
 /** A payment read: its movement, and the documents it settles (by number or id). */
 export interface PaymentRead {
   movement: Movement;
@@ -420,13 +440,19 @@ export function readPayments(result: unknown): PaymentRead[] | undefined {
     const amount = num(row, PAY_AMOUNT);
     if (!date || amount === undefined) return undefined;
     const direction = str(row, DIRECTION)?.replace(/_/g, ' ');
+    const applied = pick(row, APPLIED, (v) => records(v)) ?? [];
     const sign =
-      amount < 0 ? -1 : direction && IN.test(direction) ? 1 : direction && OUT.test(direction) ? -1 : 0;
+      amount < 0
+        ? -1
+        : direction && IN.test(direction)
+          ? 1
+          : direction && OUT.test(direction)
+            ? -1
+            : sideOf(row, applied);
     if (sign === 0) return undefined;
     const party = str(row, PARTY);
     const account = str(row, ['AccountName', 'BankAccount', 'Account', 'DepositToAccountRef']);
     const category = str(row, ['Category', 'ExpenseCategory', 'ExpenseAccount']);
-    const applied = pick(row, APPLIED, (v) => records(v)) ?? [];
     const settles = applied.flatMap((a) =>
       [str(a, NUMBER), ...ID.map((k) => str(a, [k]))].filter((x): x is string => !!x),
     );
