@@ -8,8 +8,10 @@ import type { Formats } from '../render/locale.ts';
 import { paging, type Rec } from '../render/shape.ts';
 import type { Run } from '../run/run.ts';
 import { toolStep } from '../tool-step/tool-step.ts';
-import { type Computed, compute } from './compute.ts';
-import { payload, rowsIn } from './inputs.ts';
+import type { Computed } from './common.ts';
+import { compute } from './compute.ts';
+import { payload } from './inputs.ts';
+import { rowsIn } from './records.ts';
 import { analyticWords } from './words.ts';
 
 /** The analytic a route carries (`extractedEntities.analytic`), when it is one. */

@@ -7,7 +7,7 @@ import type { AnalyticRequest } from '@munim/contracts';
 import type { Change, DocLine, PnlLine, TotalKey } from '@munim/finance';
 import type { Formats } from '../render/locale.ts';
 import { bold, table } from '../render/markdown.ts';
-import type { Computed, Side } from './compute.ts';
+import type { Computed, Side } from './common.ts';
 
 const MAX_ROWS = 15;
 
