@@ -407,6 +407,61 @@ describe('grounding: generated figures', () => {
     );
   });
 
+  it('holds for books of any shape: a leaf in any supported format is verified, a figure beyond them all is flagged', () => {
+    const key = fc.constantFrom(
+      'Total',
+      'AmountDue',
+      'Balance',
+      'NetProfit',
+      'Revenue',
+      'Amount',
+      'value',
+      'Paid',
+    );
+    const amount = fc.integer({ min: 1_000_00, max: 5_00_00_000_00 }).map((p) => p / 100);
+    const leaf = fc.oneof(
+      amount,
+      amount.map((v) => formatsFor().money(v)),
+    );
+    const record = fc.dictionary(key, leaf, { minKeys: 1, maxKeys: 5 });
+    const book = fc.dictionary(
+      fc.constantFrom('Invoices', 'Bills', 'Report', 'Totals', 'Rows'),
+      fc.oneof(record, fc.array(record, { minLength: 1, maxLength: 20 })),
+      { minKeys: 1, maxKeys: 3 },
+    );
+    const leaves = (node: unknown): number[] =>
+      typeof node === 'number'
+        ? [node]
+        : typeof node === 'string'
+          ? [Number(node.replace(/[^\d.]/g, ''))]
+          : Array.isArray(node)
+            ? node.flatMap(leaves)
+            : node && typeof node === 'object'
+              ? Object.values(node).flatMap(leaves)
+              : [];
+    fc.assert(
+      fc.property(book, fc.nat(), fc.integer({ min: 3, max: 30 }), (b, pick, times) => {
+        const values = leaves(b);
+        const src = [{ tool: 'get_books', result: JSON.stringify(b) }];
+        const v = values[pick % values.length]!;
+        fc.assert(
+          fc.property(written(v), (w) => {
+            expect(checkGrounding(`It is ${w}.`, src).unverified).toEqual([]);
+          }),
+          { numRuns: 3 },
+        );
+        const beyond = Math.round(values.reduce((s, x) => s + x, 0) * times + 11);
+        fc.assert(
+          fc.property(written(beyond), (w) => {
+            expect(checkGrounding(`It is ${w}.`, src).unverified.length).toBeGreaterThan(0);
+          }),
+          { numRuns: 3 },
+        );
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('stays bounded on large untrusted sources', () => {
     const big = Array.from({ length: 20_000 }, (_, i) => ({
       Amount: i * 13.37,
