@@ -5,7 +5,7 @@ import { DEFAULT_BUSINESS_CONTEXT } from '@munim/db';
 import { describe, expect, it } from 'vitest';
 import { answerAnalytic } from '../src/analytics/answer.ts';
 import { formatsFor } from '../src/render/locale.ts';
-import { inr } from './render-formats.ts';
+import { inr, us, usd } from './render-formats.ts';
 
 const TODAY = '2026-04-15';
 const fmt = formatsFor(DEFAULT_BUSINESS_CONTEXT);
@@ -266,6 +266,41 @@ describe('QuickBooks Online', () => {
 });
 
 describe('Zoho Books', () => {
+  it('a profit and loss given as a list of named sections', () => {
+    const section = (name: string, rows: [string, number][]) => ({
+      name,
+      total: sum(rows.map(([, v]) => v)),
+      account_transactions: rows.map(([n, total]) => ({ name: n, total })),
+    });
+    const pnl = {
+      code: 0,
+      message: 'success',
+      profit_and_loss: [
+        section('Operating Income', [
+          ['Sales', 50000],
+          ['Services', 10000],
+        ]),
+        section('Cost of Goods Sold', [['Cost of Goods Sold', 20000]]),
+        { name: 'Gross Profit', total: 40000 },
+        section('Operating Expense', [
+          ['Rent', 15000],
+          ['Salaries', 12000.25],
+        ]),
+        section('Non Operating Income', [['Interest Income', 500]]),
+        { name: 'Net Profit/Loss', total: 13499.75 },
+      ],
+    };
+    const out = ask({ measure: 'profit', period: Q, inputs: [{ role: 'profit_and_loss', period: Q }] }, [
+      pnl,
+    ]);
+    expect(out.words.startsWith(`**Net profit in Q4 FY 2025-26: ${inr(13499.75)}**`)).toBe(true);
+    expect(out.words).toContain(`- Income ${inr(60000)}`);
+    const e = ask({ measure: 'expenses', period: Q, inputs: [{ role: 'profit_and_loss', period: Q }] }, [
+      pnl,
+    ]);
+    expect(e.words.startsWith(`**Expenses in Q4 FY 2025-26: ${inr(47000.25)}**`)).toBe(true);
+  });
+
   const bills = {
     code: 0,
     message: 'success',
@@ -432,5 +467,30 @@ describe('a plain snake_case server', () => {
     const out = ask({ measure: 'cash.today', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [usd]);
     expect(out.words).toContain('2,55,000.00');
     expect(out.words).not.toContain('₹');
+  });
+});
+
+describe('a business outside India', () => {
+  it('money and dates in the business’s own formats', () => {
+    const invoices = {
+      Invoices: [
+        {
+          InvoiceNumber: 'INV-10',
+          Contact: { Name: 'Bayside Club' },
+          Date: '/Date(1767225600000+0000)/',
+          DueDate: '2026-02-01',
+          Total: 1250000,
+          AmountDue: 1250000,
+          Status: 'AUTHORISED',
+        },
+      ],
+    };
+    const out = answerAnalytic(
+      { measure: 'receivables.overdue', today: TODAY, inputs: [{ role: 'invoices' }] },
+      [invoices],
+      us,
+    );
+    expect(out.words.startsWith(`**${usd(1250000)} is overdue** on 1 invoice, as of 04/15/2026.`)).toBe(true);
+    expect(out.words).toContain('| INV-10 | Bayside Club | 02/01/2026 | 73 |');
   });
 });

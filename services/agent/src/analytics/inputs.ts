@@ -13,7 +13,7 @@ import { NET as GST_NET, INPUT, OUTPUT, side } from '../render/gst.ts';
 import { NET, PARTS } from '../render/pnl.ts';
 import { keyOf, num, pick, type Rec, unwrap } from '../render/shape.ts';
 import { type Line, readSection, sectionTotal } from '../render/statement.ts';
-import { fromRowLayout } from './row-layout.ts';
+import { fromNamedSections, fromRowLayout } from './row-layout.ts';
 
 const ISO = /^(\d{4}-\d{2}-\d{2})/;
 
@@ -46,7 +46,7 @@ export function payload(result: unknown): unknown {
   }
   if (isRecord(value) && isRecord(value.structuredContent)) value = value.structuredContent;
   const inner = unwrap(value).value;
-  return fromRowLayout(inner) ?? inner;
+  return fromRowLayout(inner) ?? fromNamedSections(inner) ?? inner;
 }
 
 // ── profit and loss ─────────────────────────────────────────────────────────

@@ -4,9 +4,12 @@
  * with their totals and the figures between them (gross profit, net income); a table of columns
  * (aged receivables) as one record per row, keyed by the column titles.
  */
+import { isRecord } from '@munim/contracts';
 import { bucketOf } from '../render/aging.ts';
+import { SIDES } from '../render/balance-sheet.ts';
+import { NET, PARTS } from '../render/pnl.ts';
 import { readRowReport } from '../render/row-report.ts';
-import { amount, type Rec } from '../render/shape.ts';
+import { amount, norm, num, type Rec, records, str } from '../render/shape.ts';
 
 interface Node {
   title: string;
@@ -82,4 +85,37 @@ export function fromRowLayout(result: unknown): Rec | undefined {
       for (const child of (v as { Items: Rec[] }).Items ?? [])
         if (typeof child.Name === 'string' && !(child.Name in root)) root[child.Name] = child;
   return root;
+}
+
+/** Section names a statement's readers look up, by their key without case, separators or plural. */
+const SECTION_KEYS = new Map<string, string>(
+  [...PARTS.flatMap((p) => p.section), ...SIDES.flatMap((s) => [...s.section, ...s.parts])].map((k) => [
+    norm(k).replace(/s$/, ''),
+    k,
+  ]),
+);
+const FIGURES = new Map<string, string>([...NET, 'GrossProfit', 'GrossProfitLoss'].map((k) => [norm(k), k]));
+
+/**
+ * A statement given as a list of named sections (`[{ name: "Operating Income", total, account_transactions }]`)
+ * as one record keyed by the sections' names; undefined when the list is not of sections.
+ */
+export function fromNamedSections(value: unknown): Rec | undefined {
+  const base: Rec = isRecord(value) ? value : {};
+  const lists = isRecord(value) ? Object.values(value).map(records) : [records(value)];
+  for (const list of lists) {
+    if (!list?.length) continue;
+    const named = list.map((r) => ({ r, name: str(r, ['Name', 'Title', 'Section', 'Label']) }));
+    const known = named.filter((n) => n.name && SECTION_KEYS.has(norm(n.name).replace(/s$/, '')));
+    if (known.length < 2) continue;
+    const out: Rec = { ...base };
+    for (const { r, name } of named) {
+      if (!name) continue;
+      const figure = FIGURES.get(norm(name));
+      if (figure) out[figure] = num(r, ['Total', 'Amount', 'Value', 'Balance']);
+      else out[SECTION_KEYS.get(norm(name).replace(/s$/, '')) ?? name] = r;
+    }
+    return out;
+  }
+  return undefined;
 }
