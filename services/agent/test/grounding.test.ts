@@ -473,4 +473,15 @@ describe('grounding: generated figures', () => {
     expect(unverified).toHaveLength(1);
     expect(performance.now() - started).toBeLessThan(3000);
   });
+
+  it('stays bounded on wide and deep sources', () => {
+    const wide = Array.from({ length: 2_000 }, () =>
+      Object.fromEntries(Array.from({ length: 2_000 }, (_, k) => [`f${k}`, k])),
+    );
+    let deep: unknown = 1;
+    for (let i = 0; i < 5_000; i++) deep = { next: deep };
+    const started = performance.now();
+    expect(checkGrounding('Total ₹9,99,99,99,999.', [wide, deep]).unverified).toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
 });

@@ -13,8 +13,8 @@ const LIMITS = {
   depth: 24,
   /** Characters of free text read for numbers, across all sources. */
   textChars: 400_000,
-  /** A string longer than this is not parsed as JSON. */
-  jsonChars: 2_000_000,
+  /** Characters of JSON held in strings parsed, across all sources. */
+  jsonChars: 4_000_000,
   /** Values of one field (across records and results) compared with each other. */
   series: 12,
   /** Numeric fields of one object compared with each other. */
@@ -52,8 +52,7 @@ interface Give {
 }
 /** A field that holds a rate: applied to the amounts beside it (GST at 18% of the taxable value). */
 const RATE_KEY = /rate|percent|pct|gst|tax|tds|discount|margin/i;
-const ALL: Give = { differences: true, sums: true, ratios: true };
-/** Two periods: what changed, by how much, and both together. */
+/** Two figures compared: what changed, by how much, one as a share of the other, both together. */
 const COMPARED: Give = { differences: true, sums: true, ratios: true };
 
 /** Fields that hold a percentage or a ratio: their numbers may be stated with a % sign. */
@@ -82,6 +81,7 @@ class Pool {
   derived = 0;
   nodes = 0;
   textChars = 0;
+  jsonChars = 0;
   readonly series = new Map<string, Set<number>>();
   readonly headline: number[] = [];
   /** The totals of the top-level lists: added up and set against each other ("receivables less payables"). */
@@ -123,7 +123,7 @@ class Pool {
   }
 
   /** What any two of `values` give (see `pair`). */
-  pairs(values: readonly number[], give: Give = ALL): void {
+  pairs(values: readonly number[], give: Give = COMPARED): void {
     for (let i = 0; i < values.length; i++) {
       for (let j = i + 1; j < values.length; j++) this.pair(values[i]!, values[j]!, give);
     }
@@ -197,7 +197,7 @@ function categoryOf(v: unknown): unknown {
  */
 function records(pool: Pool, list: Record<string, unknown>[], nested: boolean): void {
   const rows = list.slice(0, LIMITS.records);
-  const keys = [...new Set(rows.slice(0, 20).flatMap((r) => Object.keys(r)))];
+  const keys = [...new Set(rows.slice(0, 20).flatMap((r) => Object.keys(r).slice(0, 64)))].slice(0, 64);
   const measures = keys
     .filter((k) => rows.some((r) => numericOf(r[k]) !== undefined))
     .slice(0, LIMITS.measures);
@@ -211,7 +211,7 @@ function records(pool: Pool, list: Record<string, unknown>[], nested: boolean): 
   for (const { values } of categories) pool.count(values.size);
   // A row labelled as a ratio ("Net margin %", "Growth"): its figures may be stated as percentages.
   for (const r of rows) {
-    const values = Object.values(r);
+    const values = keys.map((k) => r[k]);
     if (values.some((v) => typeof v === 'string' && v.length <= 80 && PERCENT_KEY.test(v)))
       for (const v of values.map(numericOf)) if (v !== undefined) pool.percent(v);
   }
@@ -295,7 +295,8 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
   if (typeof node === 'string') {
     const s = node.trim();
     if (DATE.test(s)) return;
-    if (/^[[{]/.test(s) && s.length <= LIMITS.jsonChars) {
+    if (/^[[{]/.test(s) && pool.jsonChars + s.length <= LIMITS.jsonChars) {
+      pool.jsonChars += s.length;
       try {
         walk(pool, JSON.parse(s) as unknown, key, depth + 1, at);
         return;
@@ -314,34 +315,42 @@ function walk(pool: Pool, node: unknown, key: string | undefined, depth: number,
   }
   if (Array.isArray(node)) {
     pool.count(node.length);
-    const objects = node.filter(isRecord);
+    const items = node.slice(0, LIMITS.records);
+    const objects = items.filter(isRecord);
     if (objects.length > 0) records(pool, objects, at.listed);
     // A list of plain figures: their total, and, when a few, each against the others.
-    const figures = node.map(numericOf).filter((v): v is number => v !== undefined);
+    const figures = items.map(numericOf).filter((v): v is number => v !== undefined);
     if (figures.length > 1) {
       pool.amount(figures.reduce((sum, v) => sum + v, 0));
       if (figures.length <= LIMITS.smallArray) pool.pairs(figures.map(Math.abs), COMPARED);
     }
     const small = node.length <= LIMITS.smallArray;
-    for (const item of node) walk(pool, item, key, depth + 1, { small, listed: at.listed || isRecord(item) });
+    for (const item of items) {
+      if (pool.nodes >= LIMITS.nodes) return;
+      walk(pool, item, key, depth + 1, { small, listed: at.listed || isRecord(item) });
+    }
     return;
   }
   if (isRecord(node)) {
     // A report's figures are compared with each other (its margins); a record of a list only has its rates applied.
     if (at.small) {
       const siblings = Object.entries(node)
+        .slice(0, 4 * LIMITS.siblings)
         .map(([k, v]) => ({ k, v: numericOf(v) }))
         .filter((f): f is { k: string; v: number } => f.v !== undefined)
         .map(({ k, v }) => ({ k, v: Math.abs(v) }))
         .slice(0, LIMITS.siblings);
       pool.pairs(
         siblings.map((f) => f.v),
-        at.listed ? { differences: true, sums: true } : ALL,
+        at.listed ? { differences: true, sums: true } : COMPARED,
       );
       for (const r of siblings.filter((f) => RATE_KEY.test(f.k)))
         for (const f of siblings) if (f !== r) pool.rate(f.v, r.v);
     }
-    for (const [k, v] of Object.entries(node)) walk(pool, v, k.toLowerCase(), depth + 1, at);
+    for (const k in node) {
+      if (pool.nodes >= LIMITS.nodes) return;
+      walk(pool, node[k], k.toLowerCase(), depth + 1, at);
+    }
   }
 }
 
