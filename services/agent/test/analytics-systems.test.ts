@@ -217,6 +217,15 @@ describe('QuickBooks Online', () => {
       out.words.startsWith(`**Cool Cars owes you the most: ${inr(1694)}**, ${inr(1694)} of it overdue.`),
     ).toBe(true);
     expect(out.words).toContain(`Customers owe you ${inr(1933)} in all`);
+    expect(out.words).not.toContain('Oldest overdue');
+    // Ages by column give no due dates: what falls due this week cannot be told from them.
+    const week = { from: TODAY, to: '2026-04-21', grain: 'week' as const, label: 'this week' };
+    const due = ask(
+      { measure: 'receivables.due', period: week, inputs: [{ role: 'aged_receivables', asOf: TODAY }] },
+      [aging],
+    );
+    expect(due.declined).toBe(true);
+    expect(due.words).not.toContain('₹');
   });
 
   it('an invoice list with references by name: open balances by customer', () => {

@@ -91,7 +91,7 @@ function measure(request: AnalyticRequest, results: readonly AnalyticResultIn[],
     case 'receivables.due':
     case 'payables.due': {
       const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
-      const { docs } = openDocs(
+      const { docs, byDocument } = openDocs(
         of(
           side === 'receivables' ? 'aged_receivables' : 'aged_payables',
           side === 'receivables' ? 'invoices' : 'bills',
@@ -99,6 +99,10 @@ function measure(request: AnalyticRequest, results: readonly AnalyticResultIn[],
         side,
         today,
       );
+      if (!byDocument)
+        throw new Decline(
+          `Your books' aged report gives what is owed by age, not by due date, so I can't tell what falls due in ${request.period?.label ?? 'the next 7 days'}.`,
+        );
       const filtered = forParty(docs, request.party, side, SIDE_WORDS[side].docs);
       const window = request.period ?? {
         from: today,

@@ -16,6 +16,9 @@ const NOUNS = {
   payables: { party: 'Vendor', doc: 'bill', docs: 'bills', num: 'Bill #' },
 } as const;
 
+/** A fraction as shown: one that rounds to nothing is 0, never −0%. */
+const round = (x: number) => (Math.abs(x) < 0.0005 ? 0 : x);
+
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** ISO days in text (the forecast's assumptions) in the business's date format. */
@@ -91,7 +94,7 @@ function owedWords(c: Extract<Computed, { kind: 'owed' }>, request: AnalyticRequ
     if (!p) return `${bold(`${theyOwe(party, fmt.money(0))}`)}: no open ${n.docs}.`;
     const overdue =
       p.overdue > 0
-        ? `; ${fmt.money(p.overdue)} of it is overdue${p.oldestDaysOverdue ? `, the oldest by ${plural(p.oldestDaysOverdue, 'day')}` : ''}`
+        ? `; ${fmt.money(p.overdue)} of it is overdue${p.oldestDaysOverdue && c.byDocument ? `, the oldest by ${plural(p.oldestDaysOverdue, 'day')}` : ''}`
         : '; none of it is overdue';
     const docs = c.byDocument ? `\n\n${docTable(p.documents, side, fmt, false, p.overdue > 0)}` : '';
     return `${bold(theyOwe(p.party, fmt.money(p.due)))} on ${plural(p.count, `open ${n.doc}`)}${overdue}.${docs}`;
@@ -103,14 +106,21 @@ function owedWords(c: Extract<Computed, { kind: 'owed' }>, request: AnalyticRequ
     );
   const owing = owed.parties.filter((p) => p.due > 0);
   const top = owing.slice(0, request.top ?? 5);
+  // Ages read off a report's columns are spans (over 90 days), not one document's days.
+  const days = c.byDocument;
   const rows = top.map((p) => [
     p.party,
     fmt.money(p.due),
     p.overdue > 0 ? fmt.money(p.overdue) : '',
-    p.oldestDaysOverdue ? fmt.number(p.oldestDaysOverdue) : '',
+    ...(days ? [p.oldestDaysOverdue ? fmt.number(p.oldestDaysOverdue) : ''] : []),
   ]);
   const tableText = table(
-    [n.party, side === 'receivables' ? 'Owes you' : 'You owe', 'Overdue', 'Oldest overdue (days)'],
+    [
+      n.party,
+      side === 'receivables' ? 'Owes you' : 'You owe',
+      'Overdue',
+      ...(days ? ['Oldest overdue (days)'] : []),
+    ],
     rows,
     [false, true, true, true],
   );
@@ -219,7 +229,7 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
     }
     default: {
       const word = now.netProfit < 0 ? 'Net loss' : 'Net profit';
-      const margin = now.income ? `, a net margin of ${fmt.percent(now.netProfit / now.income)}` : '';
+      const margin = now.income ? `, a net margin of ${fmt.percent(round(now.netProfit / now.income))}` : '';
       const lines = `\n\n- Income ${fmt.money(now.income)}\n- Gross profit ${fmt.money(now.grossProfit)}\n- Expenses ${fmt.money(now.expenses + now.otherExpenses)}`;
       const movers = cmp
         ? cmp.lines
