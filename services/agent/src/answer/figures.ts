@@ -41,11 +41,16 @@ const NOT_FIGURES = [
   /(?<![\d,.]|(?:₹|rs\.?|inr)\s?)[6-9]\d{4}[\s-]?\d{5}(?![\d,]|\.\d|\s?(?:rupees|rs\b|inr\b|lakh|crore))/gi,
 ];
 
-const CURRENCY_BEFORE = /(?:₹|\brs\.?|\binr|\bus\$|\busd|\$|\beur|€|£|\bgbp|\baed|\bsgd)\s*-?\s*$/i;
-const CURRENCY_AFTER =
-  /^\s?(?:rupees?|rupaye|rupaiye|rupaiya|rupaye|rs\b|inr\b|usd\b|dollars?\b|eur\b|euros?\b|₹|रुपये|रुपए)/iu;
+/** ISO codes of currencies an Indian business meets; the ones a symbol stands for are written either way. */
+const CODES =
+  'inr|usd|eur|gbp|aed|sgd|cad|aud|jpy|cny|chf|hkd|nzd|zar|sar|qar|kwd|omr|bhd|npr|lkr|bdt|pkr|myr|thb';
+const CURRENCY_BEFORE = new RegExp(String.raw`(?:₹|\brs\.?|\bus\$|\$|€|£|\b(?:${CODES}))\s*-?\s*$`, 'i');
+const CURRENCY_AFTER = new RegExp(
+  String.raw`^\s?(?:rupees?|rupaye|rupaiye|rupaiya|rs\b|dollars?\b|euros?\b|₹|रुपये|रुपए|(?:${CODES})\b)`,
+  'iu',
+);
 const PERCENT_AFTER =
-  /^\s?(?:%|percent\b|per\s?cent\b|pct\b|pratishat\b|fisadi\b|feesdi\b|प्रतिशत|फ़ीसदी|फीसदी)/iu;
+  /^\s?(?:%|percent\b|per\s?cent\b|pct\b|pc\b|pratishat\b|fisadi\b|feesdi\b|प्रतिशत|फ़ीसदी|फीसदी)/iu;
 /** Scale words, with or without a space; the one-letter ones only written onto the number. */
 const SCALE_AFTER: [RegExp, number][] = [
   [/^\s?(?:lakhs?|lacs?|laakh|लाख)(?![\p{L}])/iu, 1e5],
@@ -111,6 +116,19 @@ const WORD_UNITS: Record<string, number> = {
   pachaas: 50,
   pachas: 50,
   fifty: 50,
+  एक: 1,
+  दो: 2,
+  तीन: 3,
+  चार: 4,
+  पांच: 5,
+  पाँच: 5,
+  छह: 6,
+  सात: 7,
+  आठ: 8,
+  नौ: 9,
+  दस: 10,
+  डेढ़: 1.5,
+  ढाई: 2.5,
   dedh: 1.5,
   derh: 1.5,
   dhai: 2.5,
@@ -135,6 +153,11 @@ const WORD_SCALES: Record<string, number> = {
   crores: 1e7,
   karod: 1e7,
   karor: 1e7,
+  सौ: 100,
+  हज़ार: 1e3,
+  हजार: 1e3,
+  लाख: 1e5,
+  करोड़: 1e7,
 };
 const WORD_AMOUNT = new RegExp(
   String.raw`(?<![\p{L}])(?:(saa?dh?e|sade)\s+)?(${Object.keys(WORD_UNITS).join('|')})\s+(${Object.keys(WORD_SCALES).join('|')})(?![\p{L}])`,
