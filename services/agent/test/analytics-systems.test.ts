@@ -385,6 +385,20 @@ describe('Zoho Books', () => {
 });
 
 describe('a plain snake_case server', () => {
+  it('GST from its parts when no total is given', () => {
+    const gst = {
+      from_date: '2026-03-01',
+      to_date: '2026-03-31',
+      output_tax: { cgst: 9000, sgst: 9000, igst: 4500.5 },
+      input_tax_credit: { cgst: 3000, sgst: 3000, igst: 1200 },
+    };
+    const MAR = { from: '2026-03-01', to: '2026-03-31', grain: 'month' as const, label: 'March 2026' };
+    const out = ask({ measure: 'gst.payable', period: MAR, inputs: [{ role: 'gst_summary', period: MAR }] }, [
+      gst,
+    ]);
+    expect(out.words.startsWith(`**GST payable for March 2026: ${inr(15300.5)}**`)).toBe(true);
+  });
+
   const sheet = {
     report_name: 'balance_sheet',
     as_of_date: TODAY,

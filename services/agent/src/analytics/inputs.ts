@@ -199,15 +199,25 @@ export function readBalanceSheet(result: unknown): BalanceRead | undefined {
 
 // ── GST and cash flow ───────────────────────────────────────────────────────
 
+/** A side of a GST summary: its total tax, or the sum of its parts (CGST, SGST, IGST, cess). */
+function taxSide(value: unknown): { total: number } | undefined {
+  const given = side(value);
+  if (given) return given;
+  if (!isRecord(value)) return undefined;
+  const parts = ['CGST', 'SGST', 'UTGST', 'IGST', 'Cess'].map((k) => num(value, [k]));
+  if (parts.every((p) => p === undefined)) return undefined;
+  return { total: parts.reduce<number>((s, p) => s + cents(p ?? 0), 0) / 100 };
+}
+
 /** A GST summary's output tax, input tax credit and net payable (output less input). */
 export function readGst(
   result: unknown,
 ): { output: number; input: number; net: number; netGiven: boolean } | undefined {
   const report = payload(result);
   if (!isRecord(report)) return undefined;
-  const output = pick(report, OUTPUT, side);
-  const input = pick(report, INPUT, side);
-  const given = num(report, GST_NET);
+  const output = pick(report, [...OUTPUT, 'TotalOutputTax', 'TotalOutputGST'], taxSide);
+  const input = pick(report, [...INPUT, 'TotalInputTax', 'TotalInputTaxCredit', 'TotalITC'], taxSide);
+  const given = num(report, [...GST_NET, 'GSTPayable', 'NetTaxLiability', 'NetGSTLiability']);
   if (!output || !input) return undefined;
   const net = given ?? (cents(output.total) - cents(input.total)) / 100;
   return { output: output.total, input: input.total, net, netGiven: given !== undefined };

@@ -25,9 +25,22 @@ const DATE = [
   'DocumentDate',
   'IssuedDate',
   'DateIssued',
+  'IssuedOn',
+  'DocDate',
+  'TransactionDate',
 ];
-const DUE_DATE = ['DueDate', 'PaymentDueDate', 'DueOn', 'DateDue'];
-const TOTAL = ['Total', 'TotalAmt', 'TotalAmount', 'GrandTotal', 'InvoiceTotal', 'BillTotal', 'Amount'];
+const DUE_DATE = ['DueDate', 'PaymentDueDate', 'DueOn', 'DateDue', 'DueBy'];
+const TOTAL = [
+  'Total',
+  'TotalAmt',
+  'TotalAmount',
+  'GrandTotal',
+  'InvoiceTotal',
+  'BillTotal',
+  'InvoiceAmount',
+  'BillAmount',
+  'Amount',
+];
 const NET_OF_TAX = [
   'SubTotal',
   'Subtotal',
@@ -39,6 +52,10 @@ const NET_OF_TAX = [
 ];
 const OUTSTANDING = [
   ...DUE,
+  'DueAmount',
+  'AmountUnpaid',
+  'PendingAmount',
+  'OpenAmount',
   'AmountOutstanding',
   'UnpaidAmount',
   'OpenBalance',
@@ -59,6 +76,12 @@ const PAID_DATE = [
 const STATUS = ['Status', 'InvoiceStatus', 'BillStatus', 'DocumentStatus', 'State'];
 const PARTY = [
   ...CONTACT_KEYS,
+  'BuyerName',
+  'Buyer',
+  'SellerName',
+  'Seller',
+  'CounterpartyName',
+  'Counterparty',
   ...CONTACT,
   'SupplierName',
   'Supplier',
@@ -69,7 +92,18 @@ const PARTY = [
   'BillTo',
   'Payee',
 ];
-const NUMBER = [...NUMBER_KEYS, ...DOC_NUMBER, 'Number', 'No', 'InvoiceNo', 'BillNo', 'RefNumber'];
+const NUMBER = [
+  ...NUMBER_KEYS,
+  ...DOC_NUMBER,
+  'Number',
+  'No',
+  'InvoiceNo',
+  'BillNo',
+  'DocNo',
+  'VoucherNumber',
+  'VoucherNo',
+  'RefNumber',
+];
 const ID = ['InvoiceId', 'BillId', 'DocumentId', 'Id', 'ID', 'TxnId', 'Uuid'];
 
 const DEAD = /^(draft|void|voided|deleted|cancel+ed|submitted|pending ?approval|awaiting ?approval)$/i;
@@ -208,13 +242,22 @@ export function readDocuments(
 
 // ── payments ────────────────────────────────────────────────────────────────
 
-const PAY_DATE = ['Date', 'PaymentDate', 'TxnDate', 'TransactionDate', 'ValueDate'];
+const PAY_DATE = [
+  'Date',
+  'PaymentDate',
+  'TxnDate',
+  'TransactionDate',
+  'ValueDate',
+  'PaidOn',
+  'ReceivedOn',
+  'DateReceived',
+];
 const PAY_AMOUNT = ['Amount', 'TotalAmt', 'TotalAmount', 'PaymentAmount', 'AmountPaid', 'Total'];
 const DIRECTION = ['Type', 'Direction', 'PaymentType', 'TransactionType', 'Kind', 'Flow'];
 const IN =
-  /^(receive|received|receipt|in|inflow|incoming|customer ?payment|deposit|credit|money ?in|sales ?payment|payment ?received)$/i;
+  /^(receive|received|receipt|in|inflow|incoming|customer ?payment|deposit|credit|money ?in|sales ?payment|payment ?received|inbound|receivable|sale|sales|accrecpayment|arpayment)$/i;
 const OUT =
-  /^(spend|spent|paid|out|outflow|outgoing|vendor ?payment|bill ?payment|supplier ?payment|debit|money ?out|expense|payment ?made|purchase ?payment)$/i;
+  /^(spend|spent|paid|out|outflow|outgoing|vendor ?payment|bill ?payment|supplier ?payment|debit|money ?out|expense|payment ?made|purchase ?payment|outbound|payable|purchase|purchases|accpaypayment|appayment)$/i;
 const APPLIED = ['Applications', 'Allocations', 'LinkedTxn', 'AppliedTo', 'Invoices', 'Bills', 'Lines'];
 
 const FROM_CUSTOMER = ['CustomerName', 'Customer', 'CustomerRef', 'CustomerId', 'InvoiceNumber', 'InvoiceId'];
