@@ -485,6 +485,20 @@ describe('a plain snake_case server', () => {
     expect(out.words).toContain(`| 3 | 29/04/2026 to 05/05/2026 | ${inr(90000)} | ${inr(80000)} |`);
   });
 
+  it('cash accounts known by their type, and a cash line standing alone', () => {
+    const typed = {
+      assets: [
+        { name: 'HDFC 0042', account_type: 'bank', balance: 120000 },
+        { name: 'Cash and cash equivalents', balance: 3000 },
+        { name: 'Trade receivables', account_type: 'accounts_receivable', balance: 50000 },
+      ],
+      liabilities: [{ name: 'Trade payables', balance: 20000 }],
+      equity: [{ name: 'Capital', balance: 153000 }],
+    };
+    const out = ask({ measure: 'cash.today', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [typed]);
+    expect(out.words.startsWith(`**Cash and bank: ${inr(123000)}**`)).toBe(true);
+  });
+
   it('money in the books’ own currency when it is not the business’s', () => {
     const usd = { ...sheet, currency_code: 'USD' };
     const out = ask({ measure: 'cash.today', inputs: [{ role: 'balance_sheet', asOf: TODAY }] }, [usd]);

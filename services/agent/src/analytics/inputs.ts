@@ -11,7 +11,7 @@ import { SIDES } from '../render/balance-sheet.ts';
 import { ACTIVITIES } from '../render/cash-flow.ts';
 import { NET as GST_NET, INPUT, OUTPUT, side } from '../render/gst.ts';
 import { NET, PARTS } from '../render/pnl.ts';
-import { keyOf, num, pick, type Rec, unwrap } from '../render/shape.ts';
+import { keyOf, num, pick, type Rec, str, unwrap } from '../render/shape.ts';
 import { type Line, readSection, sectionTotal } from '../render/statement.ts';
 import { fromNamedSections, fromRowLayout } from './row-layout.ts';
 
@@ -120,7 +120,7 @@ export function readPnl(result: unknown): PnlLine[] | undefined {
 const CASH_NAME =
   /\b(bank|banks|cash|petty|imprest|till|checking|chequing|savings?|current a\/?c|current account|hdfc|icici|sbi|axis|kotak)\b/i;
 const NOT_CASH =
-  /receivable|payable|gst|tax|tds|loan|overdraft facility|deposit with|equivalents?$|charges|clearing|undeposited/i;
+  /receivable|payable|gst|tax|tds|loan|overdraft facility|deposit with|charges|clearing|undeposited/i;
 const NON_CURRENT_ASSET =
   /fixed|equipment|furniture|fixture|vehicle|building|land|plant|machinery|computer|depreciation|intangible|goodwill|investment|long[- ]term|non[- ]current|capital work|security deposit|property/i;
 const NON_CURRENT_LIABILITY =
@@ -159,6 +159,24 @@ function partTotal(report: Rec, names: readonly string[]): number | undefined {
   return read ? sectionTotal(read) : undefined;
 }
 
+const KIND = ['Type', 'SubType', 'AccountType', 'AccountSubType', 'Category', 'Class', 'Group'];
+
+/** Names of the accounts a report marks as bank or cash by their type, at any depth. */
+function cashByType(value: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (depth > 8) return out;
+  for (const r of Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : []) {
+    if (!isRecord(r)) {
+      if (Array.isArray(r)) cashByType(r, out, depth + 1);
+      continue;
+    }
+    const kind = str(r, KIND);
+    const name = str(r, ['Name', 'AccountName', 'Account', 'Description', 'Label', 'Title']);
+    if (name && kind && /\b(bank|cash|bank ?account)\b/i.test(kind.replace(/_/g, ' '))) out.add(name);
+    cashByType(r, out, depth + 1);
+  }
+  return out;
+}
+
 /** A balance sheet's cash and bank accounts and current assets and liabilities; undefined when it is none. */
 export function readBalanceSheet(result: unknown): BalanceRead | undefined {
   const report = payload(result);
@@ -168,8 +186,9 @@ export function readBalanceSheet(result: unknown): BalanceRead | undefined {
   const liabilities = sideLines(report, liabilitySide);
   if (assets.length === 0) return undefined;
   const counted = { current: [] as string[], nonCurrent: [] as string[] };
+  const typed = cashByType(report);
   const accounts = leaves(assets)
-    .filter((l) => CASH_NAME.test(l.label) && !NOT_CASH.test(l.label))
+    .filter((l) => typed.has(l.label) || (CASH_NAME.test(l.label) && !NOT_CASH.test(l.label)))
     .map((l) => ({ name: l.label, balance: l.amount as number }));
   const classify = (lines: Line[], nonCurrent: RegExp) => {
     let total = 0;
