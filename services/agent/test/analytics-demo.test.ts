@@ -296,6 +296,27 @@ describe('cash, profit and loss, GST and KPIs on the demo books', () => {
     );
   });
 
+  it('expenses this month against last: every line of either month, none dropped', () => {
+    const NOV = { ...month('2026-11', 'November 2026 to date'), to: TODAY };
+    const names = (p: typeof OCT) => {
+      const pl = runTool(books, 'get_profit_loss', { FromDate: p.from, ToDate: p.to }).structuredContent as {
+        CostOfSales: { Name: string }[];
+        OperatingExpenses: { Name: string }[];
+      };
+      return [...pl.CostOfSales, ...pl.OperatingExpenses].map((l) => l.Name);
+    };
+    const { words: text } = ask({
+      measure: 'expenses',
+      period: NOV,
+      compare: 'previous',
+      inputs: [
+        { role: 'profit_and_loss', period: NOV },
+        { role: 'profit_and_loss', period: OCT },
+      ],
+    });
+    for (const n of new Set([...names(NOV), ...names(OCT)])) expect(text).toContain(`| ${n} |`);
+  });
+
   it('profit: income less cost of sales less expenses of the period', () => {
     const pl = runTool(books, 'get_profit_loss', { FromDate: OCT.from, ToDate: OCT.to })
       .structuredContent as {

@@ -76,7 +76,7 @@ function owedWords(c: Extract<Computed, { kind: 'owed' }>, request: AnalyticRequ
     .sort((a, b) => b.daysOverdue - a.daysOverdue || b.due - a.due);
   const when = fmt.date(request.today);
   if (request.measure.endsWith('.overdue')) {
-    const whose = party ? ` from ${party}` : '';
+    const whose = party ? ` ${side === 'receivables' ? 'from' : 'to'} ${party}` : '';
     if (owed.overdue <= 0)
       return `${bold(`Nothing is overdue${whose}`)} as of ${when}.${owed.total > 0 ? ` ${fmt.money(owed.total)} is open on ${plural(owed.count, n.doc)}, not yet due.` : ''}`;
     const head = `${bold(`${fmt.money(owed.overdue)} is overdue${whose}`)} on ${plural(overdueDocs.length, n.doc)}, as of ${when}.`;
@@ -201,15 +201,19 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
         .filter((l) => SECTION_ORDER.includes(l.section))
         .sort((a, b) => b.amount - a.amount)
         .slice(0, 8);
-      const moved = cmp?.lines.filter((l) => l.section && SECTION_ORDER.includes(l.section)) ?? [];
-      const rows = lines.map((l) => {
-        const m = moved.find((x) => x.name.toLowerCase() === l.name.toLowerCase());
-        return [
-          l.name,
-          fmt.money(l.amount),
-          ...(prior ? [fmt.money(m?.values[1] ?? 0), change(m?.changes[0], fmt)] : []),
-        ];
-      });
+      // Compared, every line of either period: one spent on before and not yet now shows as down.
+      const moved = (cmp?.lines ?? [])
+        .filter((l) => l.section && SECTION_ORDER.includes(l.section))
+        .sort((a, b) => (b.values[0] ?? 0) - (a.values[0] ?? 0) || (b.values[1] ?? 0) - (a.values[1] ?? 0))
+        .slice(0, 8);
+      const rows = prior
+        ? moved.map((m) => [
+            m.name,
+            fmt.money(m.values[0] ?? 0),
+            fmt.money(m.values[1] ?? 0),
+            change(m.changes[0], fmt),
+          ])
+        : lines.map((l) => [l.name, fmt.money(l.amount)]);
       const head = ['Expense', label ?? '', ...(prior ? [priorLabel ?? '', 'Change'] : [])];
       const versusSpend = prior
         ? ` Against ${priorLabel}: ${fmt.money(spend(prior))}, ${change({ amount: spend(now) - spend(prior), percent: spend(prior) === 0 ? null : ((spend(now) - spend(prior)) / spend(prior)) * 100 }, fmt)}.`
