@@ -132,4 +132,31 @@ describe('the fast path answers an analytic by code', () => {
     // A figure the facts do not back is flagged by the grounding guard.
     expect(agent.run.guardrails.has('numbers_unverified')).toBe(true);
   });
+
+  it('with a model, a filtered question: everyone’s total from the raw report is not backed', async () => {
+    const aging = read('get_aged_receivables_report', { AsOfDate: TODAY }) as { Totals: { Total: number } };
+    const llm: Llm = {
+      label: 'test/model',
+      model: 'model',
+      async turn(input) {
+        const content = `Acme Corp is part of the ${inr(aging.Totals.Total)} your customers owe.`;
+        await input.onText?.(content);
+        return { content, toolCalls: [], usage: { promptTokens: 1, completionTokens: 1 } } as never;
+      },
+    };
+    const agent = agentOf({ tools, books: read, llm });
+    await runFastPath(
+      agent.run,
+      routedAnalytic(
+        'how much does Acme Corp owe me?',
+        {
+          measure: 'receivables.total',
+          party: 'Acme Corp',
+          inputs: [{ role: 'aged_receivables', asOf: TODAY }],
+        },
+        ['get_aged_receivables_report'],
+      ),
+    );
+    expect(agent.run.guardrails.has('numbers_unverified')).toBe(true);
+  });
 });

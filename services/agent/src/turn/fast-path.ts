@@ -117,12 +117,8 @@ async function answerByCode(
       maxTokens: config.maxTokens.cheap,
       onText: stream.onText,
     });
-    response = grounded(run, guardOutput(turn.content), [
-      data.query,
-      computed.computed,
-      computed.words,
-      results,
-    ]);
+    // Only what was computed backs its figures: the raw results hold the unfiltered ones.
+    response = grounded(run, guardOutput(turn.content), [data.query, computed.computed, computed.words]);
     await stream.finish(response);
   } else {
     response = await answer(run, computed.words);
