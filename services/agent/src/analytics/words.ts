@@ -16,6 +16,10 @@ const NOUNS = {
   payables: { party: 'Vendor', doc: 'bill', docs: 'bills', num: 'Bill #' },
 } as const;
 
+/** A period's label inside a sentence: "week of 16–22 Nov 2026", months and FY names as they are. */
+const mid = (label: string | undefined) =>
+  (label ?? '').replace(/^(Week|Calendar|Quarter|Year)\b/, (w) => w.toLowerCase());
+
 /** A fraction as shown: one that rounds to nothing is 0, never −0%. */
 const round = (x: number) => (Math.abs(x) < 0.0005 ? 0 : x);
 
@@ -148,8 +152,8 @@ function dueWords(c: Extract<Computed, { kind: 'due' }>, fmt: Formats): string {
   const span = `${fmt.date(due.window.from)} to ${fmt.date(due.window.to)}`;
   const head =
     due.due.length === 0
-      ? `${bold(`No ${n.docs}${whose} fall due in ${c.label}`)} (${span}).`
-      : `${bold(`${fmt.money(due.total)} falls due${whose} in ${c.label}`)} (${span}) on ${plural(due.due.length, n.doc)}.`;
+      ? `${bold(`No ${n.docs}${whose} fall due in ${mid(c.label)}`)} (${span}).`
+      : `${bold(`${fmt.money(due.total)} falls due${whose} in ${mid(c.label)}`)} (${span}) on ${plural(due.due.length, n.doc)}.`;
   const list = due.due.length ? `\n\n${docTable(due.due, c.side, fmt, !c.party, false)}` : '';
   const late = due.overdue.length
     ? `\n\nAlready overdue before then: ${fmt.money(due.overdueTotal)} on ${plural(due.overdue.length, n.doc)}.`
@@ -165,7 +169,7 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
   const cmp = c.comparison;
   const versus = (key: TotalKey) =>
     prior && cmp
-      ? ` Against ${priorLabel}: ${fmt.money(prior[key])}, ${change(cmp.totals[key].changes[0], fmt)}.`
+      ? ` Against ${mid(priorLabel)}: ${fmt.money(prior[key])}, ${change(cmp.totals[key].changes[0], fmt)}.`
       : '';
   const spend = (t: Record<TotalKey, number>) =>
     (Math.round(t.costOfSales * 100) + Math.round(t.expenses * 100) + Math.round(t.otherExpenses * 100)) /
@@ -194,7 +198,7 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
               [false, true],
             )}`
           : '';
-      return `${bold(`Sales in ${label}: ${fmt.money(now.income)}`)}.${versus('income')}${detail}`;
+      return `${bold(`Sales in ${mid(label)}: ${fmt.money(now.income)}`)}.${versus('income')}${detail}`;
     }
     case 'expenses': {
       const lines = c.lines
@@ -216,9 +220,9 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
         : lines.map((l) => [l.name, fmt.money(l.amount)]);
       const head = ['Expense', label ?? '', ...(prior ? [priorLabel ?? '', 'Change'] : [])];
       const versusSpend = prior
-        ? ` Against ${priorLabel}: ${fmt.money(spend(prior))}, ${change({ amount: spend(now) - spend(prior), percent: spend(prior) === 0 ? null : ((spend(now) - spend(prior)) / spend(prior)) * 100 }, fmt)}.`
+        ? ` Against ${mid(priorLabel)}: ${fmt.money(spend(prior))}, ${change({ amount: spend(now) - spend(prior), percent: spend(prior) === 0 ? null : ((spend(now) - spend(prior)) / spend(prior)) * 100 }, fmt)}.`
         : '';
-      return `${bold(`Expenses in ${label}: ${fmt.money(spend(now))}`)}, of which cost of sales ${fmt.money(now.costOfSales)} and operating expenses ${fmt.money(now.expenses + now.otherExpenses)}.${versusSpend}\n\n${table(
+      return `${bold(`Expenses in ${mid(label)}: ${fmt.money(spend(now))}`)}, of which cost of sales ${fmt.money(now.costOfSales)} and operating expenses ${fmt.money(now.expenses + now.otherExpenses)}.${versusSpend}\n\n${table(
         head,
         rows,
         head.map((_, i) => i > 0),
@@ -228,8 +232,8 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
       const g = c.margins?.gross.value;
       const n = c.margins?.net.value;
       if (g === null || g === undefined || n === null || n === undefined)
-        return `${bold(`No margins for ${label}`)}: there is no income in the period.`;
-      return `${bold(`Gross margin ${fmt.percent(g / 100)}, net margin ${fmt.percent(n / 100)}`)} in ${label}.\n\n- Gross profit ${fmt.money(now.grossProfit)} (income ${fmt.money(now.income)} less cost of sales ${fmt.money(now.costOfSales)}) ÷ income\n- Net profit ${fmt.money(now.netProfit)} ÷ income`;
+        return `${bold(`No margins for ${mid(label)}`)}: there is no income in the period.`;
+      return `${bold(`Gross margin ${fmt.percent(g / 100)}, net margin ${fmt.percent(n / 100)}`)} in ${mid(label)}.\n\n- Gross profit ${fmt.money(now.grossProfit)} (income ${fmt.money(now.income)} less cost of sales ${fmt.money(now.costOfSales)}) ÷ income\n- Net profit ${fmt.money(now.netProfit)} ÷ income`;
     }
     default: {
       const word = now.netProfit < 0 ? 'Net loss' : 'Net profit';
@@ -242,7 +246,7 @@ function pnlWords(c: Extract<Computed, { kind: 'pnl' }>, request: AnalyticReques
             .slice(0, 3)
             .map((l) => `${l.name} ${change(l.changes[0], fmt)}`)
         : [];
-      return `${bold(`${word} in ${label}: ${fmt.money(Math.abs(now.netProfit))}`)}${margin}.${versus('netProfit')}${
+      return `${bold(`${word} in ${mid(label)}: ${fmt.money(Math.abs(now.netProfit))}`)}${margin}.${versus('netProfit')}${
         prior
           ? compareTable([
               ['Income', (t) => t.income],
@@ -294,17 +298,17 @@ export function analyticWords(c: Computed, request: AnalyticRequest, fmt: Format
     case 'party_sales': {
       const tax = c.taxIncluded ? 'including tax' : 'before tax';
       if (c.invoices.length === 0)
-        return `${bold(`No sales to ${c.party} in ${c.label}`)}: no invoices to them in the period.`;
+        return `${bold(`No sales to ${c.party} in ${mid(c.label)}`)}: no invoices to them in the period.`;
       const rows = c.invoices
         .slice(0, MAX_ROWS)
         .map((i) => [i.number ?? '', fmt.date(i.date) ?? i.date, fmt.money(i.amount)]);
-      return `${bold(`Sales to ${c.party} in ${c.label}: ${fmt.money(c.total)}`)} (${tax}) on ${plural(c.invoices.length, 'invoice')}.\n\n${table(['Invoice #', 'Date', 'Amount'], rows, [false, false, true])}${more(c.invoices.length, 'invoice')}`;
+      return `${bold(`Sales to ${c.party} in ${mid(c.label)}: ${fmt.money(c.total)}`)} (${tax}) on ${plural(c.invoices.length, 'invoice')}.\n\n${table(['Invoice #', 'Date', 'Amount'], rows, [false, false, true])}${more(c.invoices.length, 'invoice')}`;
     }
     case 'gst': {
       const head =
         c.net >= 0
-          ? bold(`GST payable for ${c.label}: ${fmt.money(c.net)}`)
-          : `${bold(`No GST payable for ${c.label}`)}: input tax credit exceeds output tax by ${fmt.money(-c.net)}, carried forward.`;
+          ? bold(`GST payable for ${mid(c.label)}: ${fmt.money(c.net)}`)
+          : `${bold(`No GST payable for ${mid(c.label)}`)}: input tax credit exceeds output tax by ${fmt.money(-c.net)}, carried forward.`;
       return `${head}\n\n- Output tax on sales: ${fmt.money(c.output)}\n- Input tax credit on purchases: ${fmt.money(c.input)}\n- Net: ${fmt.money(c.net)}`;
     }
     case 'kpi':
@@ -313,8 +317,8 @@ export function analyticWords(c: Computed, request: AnalyticRequest, fmt: Format
       const priors = c.priors.length ? c.priors.join(', ') : 'the periods before';
       const found = c.unusual.length + c.payments.length;
       const head = found
-        ? bold(`${plural(found, 'thing')} stand${found === 1 ? 's' : ''} out in ${c.label}`)
-        : `${bold(`Nothing unusual in ${c.label}`)}: no expense line at twice or more its average of ${priors}, and no payment out of its pattern.`;
+        ? bold(`${plural(found, 'thing')} stand${found === 1 ? 's' : ''} out in ${mid(c.label)}`)
+        : `${bold(`Nothing unusual in ${mid(c.label)}`)}: no expense line at twice or more its average of ${priors}, and no payment out of its pattern.`;
       const lines = c.unusual.length
         ? `\n\n${table(
             ['Expense', c.label, 'Usual (average)', 'Times usual'],
@@ -362,8 +366,8 @@ function kpiWords(c: Extract<Computed, { kind: 'kpi' }>, fmt: Formats): string {
       const [owed, flow] =
         c.name === 'dso' ? [i.receivables ?? 0, i.creditSales ?? 0] : [i.payables ?? 0, i.purchases ?? 0];
       if (v === null)
-        return `${bold(`${name}: not available`)}: there were no ${c.name === 'dso' ? 'sales' : 'purchases'} in ${c.label}.`;
-      return `${bold(`${name}: ${fmt.number(Math.round(v))} days`)} over ${c.label}.\n\n- ${c.name === 'dso' ? 'Receivables' : 'Payables'} ${fmt.money(owed)} ÷ ${c.name === 'dso' ? 'sales' : 'purchases'} ${fmt.money(flow)} × ${fmt.number(i.days ?? 0)} days${notes}`;
+        return `${bold(`${name}: not available`)}: there were no ${c.name === 'dso' ? 'sales' : 'purchases'} in ${mid(c.label)}.`;
+      return `${bold(`${name}: ${fmt.number(Math.round(v))} days`)} over ${mid(c.label)}.\n\n- ${c.name === 'dso' ? 'Receivables' : 'Payables'} ${fmt.money(owed)} ÷ ${c.name === 'dso' ? 'sales' : 'purchases'} ${fmt.money(flow)} × ${fmt.number(i.days ?? 0)} days${notes}`;
     }
     case 'current_ratio':
       if (v === null)
@@ -371,7 +375,7 @@ function kpiWords(c: Extract<Computed, { kind: 'kpi' }>, fmt: Formats): string {
       return `${bold(`Current ratio: ${v.toFixed(2)}`)}.\n\n- Current assets ${fmt.money(i.currentAssets ?? 0)} ÷ current liabilities ${fmt.money(i.currentLiabilities ?? 0)}${notes}`;
     case 'runway':
       if (v === null)
-        return `${bold('You are not burning cash')}: over ${c.label} more cash came in than went out. Cash today ${fmt.money(i.cash ?? 0)}.${notes}`;
+        return `${bold('You are not burning cash')}: over ${mid(c.label)} more cash came in than went out. Cash today ${fmt.money(i.cash ?? 0)}.${notes}`;
       return `${bold(`About ${v.toFixed(1)} months of cash`)} at the recent burn.\n\n- Cash today ${fmt.money(i.cash ?? 0)} ÷ monthly burn ${fmt.money(i.monthlyBurn ?? 0)}${notes}`;
   }
 }
