@@ -30,6 +30,7 @@ import * as taxRules from './migrations/0029_tax_rules.ts';
 import * as lockDates from './migrations/0030_lock_dates.ts';
 import * as keyKind from './migrations/0031_key_kind.ts';
 import * as messaging from './migrations/0032_messaging.ts';
+import * as routerBusiness from './migrations/0033_router_business.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -73,6 +74,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0030_lock_dates': lockDates,
   '0031_key_kind': keyKind,
   '0032_messaging': messaging,
+  '0033_router_business': routerBusiness,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

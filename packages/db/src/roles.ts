@@ -8,6 +8,7 @@ import { APPROVAL_GRANTS } from './migrations/0028_approval_flow.ts';
 import { TAX_RULE_GRANTS } from './migrations/0029_tax_rules.ts';
 import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
 import { MESSAGING_GRANTS } from './migrations/0032_messaging.ts';
+import { ROUTER_BUSINESS_GRANTS } from './migrations/0033_router_business.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -49,6 +50,7 @@ export const SERVICE_GRANTS = Object.fromEntries(
         TAX_RULE_GRANTS[s],
         LOCK_DATE_GRANTS[s],
         MESSAGING_GRANTS[s],
+        ROUTER_BUSINESS_GRANTS[s],
       ),
     ];
   }),

@@ -2,6 +2,7 @@ import type { Bus } from '@munim/bus';
 import type { Logger, ToolCatalog } from '@munim/kit';
 import type { CacheTtls } from './cache.ts';
 import type { ConversationSource } from './conversation.ts';
+import type { BusinessCalendar } from './finance/clock.ts';
 import type { IntentSource } from './intents.ts';
 import type { RouterStore } from './store.ts';
 import type { ToolStrategy } from './tool-groups.ts';
@@ -30,4 +31,6 @@ export interface RouterDeps {
   conversations: ConversationSource;
   store: RouterStore;
   config: RouterConfig;
+  /** A tenant's today and financial year; without it, finance questions are not computed by code. */
+  calendar?: ((tenant: { entityId: string; orgId: string }) => Promise<BusinessCalendar>) | undefined;
 }

@@ -5,6 +5,7 @@ import { buildRouter } from './app.ts';
 import { dbConversationSource } from './conversation.ts';
 import { dbIntentSource } from './db-intents.ts';
 import { loadEnv } from './env.ts';
+import { businessCalendar } from './finance/clock.ts';
 import { RouterStore } from './store.ts';
 
 await runMain('router', async (log) => {
@@ -22,6 +23,7 @@ await runMain('router', async (log) => {
       log.warn({ err: error }, 'conversation unavailable; routing without history'),
     ),
     store: new RouterStore(db),
+    calendar: businessCalendar(db),
     config: {
       fastPathThreshold: env.FAST_PATH_THRESHOLD,
       intentsRefreshMs: env.INTENTS_REFRESH_MS,

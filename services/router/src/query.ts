@@ -60,6 +60,13 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
       log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
       return NO_CONVERSATION;
     });
+    const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
+      log.warn(
+        { err: error, requestId: scope.requestId },
+        'business calendar unavailable; no figures by code',
+      );
+      return undefined;
+    });
     const started: AgentEvent = {
       type: 'route_started',
       payload: { intentCount: matcher.size, toolCount: registry.length },
@@ -73,6 +80,7 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
       strategy: config.toolStrategy,
       conversation,
       attachments,
+      calendar,
     });
     const { decision, order } = result;
     const queryNormalized = cacheQuery(query);

@@ -1,6 +1,8 @@
 import type { PlannedCall, RouteDecision, ToolDefinition } from '@munim/contracts';
 import { type Classification, classify } from './classifier.ts';
 import { extractEntities, fillArgs } from './entities.ts';
+import type { BusinessCalendar } from './finance/clock.ts';
+import { type AnalyticPlan, financeRoute } from './finance/route.ts';
 import type { IntentMatch, IntentMatcher } from './intents.ts';
 import { ordersChange } from './orders.ts';
 import { normalize } from './text.ts';
@@ -29,6 +31,8 @@ export interface RouteInput {
   conversation?: ConversationContext;
   /** The query comes with files: only the model can read them, so no fast path. */
   attachments?: boolean;
+  /** The business's today and financial year: with it, finance questions are answered by code. */
+  calendar?: BusinessCalendar | undefined;
 }
 
 export interface RouteResult {
@@ -83,13 +87,23 @@ export function routeQuery(input: RouteInput): RouteResult {
   // An order to change the books is the model's to carry out: a read intent would answer
   // "void the invoice" with the list of voided invoices.
   const order = classification.category === 'unified' && !special && ordersChange(query);
+  // A finance question munim computes by code (a figure, a ranking, a comparison) goes the fast
+  // path with the calls its figures need, before any intent.
+  const analytic: AnalyticPlan | undefined =
+    !special && !input.attachments && !order && input.calendar
+      ? financeRoute(query, registry, input.calendar)
+      : undefined;
+  if (analytic) {
+    classification = { ...classification, category: 'unified' };
+    entities.analytic = analytic.request;
+  }
   const found =
-    classification.category === 'unified' && !special && !input.attachments && !order
+    classification.category === 'unified' && !special && !input.attachments && !order && !analytic
       ? matcher.match(query)
       : null;
   // An intent holding a write (added by hand to the table, or a tool reclassified since) is skipped.
-  const match = found && !holdsWrite(found, registry) ? found : null;
-  const pipeline = match ? fastPipeline(match, input, entities) : undefined;
+  const match = analytic ? analyticMatch(analytic) : found && !holdsWrite(found, registry) ? found : null;
+  const pipeline = analytic ? analytic.pipeline : match ? fastPipeline(match, input, entities) : undefined;
   // Reading a file is analysis: the capable tier's larger answer budget.
   const tier = input.attachments ? 'capable' : selectTier(query, classification.category);
 
@@ -130,17 +144,19 @@ export function routeQuery(input: RouteInput): RouteResult {
     ? 'attached files: the model reads them'
     : order
       ? 'an order to change the books: the model carries it out'
-      : pipeline && match
-        ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
-        : special
-          ? special.reasoning
-          : classification.category === 'general_chat'
-            ? 'no financial keywords: general chat'
-            : match?.capped
-              ? `best intent ${match.intent.name} at ${match.intent.confidence}: the query asks more than its pipeline answers`
-              : match
-                ? `best intent ${match.intent.name} at ${match.intent.confidence} below the fast path`
-                : 'no intent matched';
+      : analytic
+        ? `a finance figure computed by code: ${analytic.request.measure}${analytic.request.period ? ` for ${analytic.request.period.label}` : ''}`
+        : pipeline && match
+          ? `matched intent ${match.intent.name} at ${match.intent.confidence} ≥ ${input.thresholdFor(match.intent.id)}`
+          : special
+            ? special.reasoning
+            : classification.category === 'general_chat'
+              ? 'no financial keywords: general chat'
+              : match?.capped
+                ? `best intent ${match.intent.name} at ${match.intent.confidence}: the query asks more than its pipeline answers`
+                : match
+                  ? `best intent ${match.intent.name} at ${match.intent.confidence} below the fast path`
+                  : 'no intent matched';
 
   const decision: RouteDecision = {
     path: pipeline ? 'fast' : 'llm',
@@ -158,6 +174,23 @@ export function routeQuery(input: RouteInput): RouteResult {
     reasoning,
   };
   return { classification, match, entities, selection, decision, order };
+}
+
+/** The intent an analytic stands for: its measure, certain (read by rule, not by similarity). */
+function analyticMatch(plan: AnalyticPlan): IntentMatch {
+  const name = `analytics.${plan.request.measure}`;
+  return {
+    intent: {
+      id: name,
+      name,
+      moduleId: 'analytics',
+      confidence: 1,
+      description: 'A figure computed by code from the books’ reports and records',
+    },
+    flow: plan.pipeline,
+    kind: 'name',
+    capped: false,
+  };
 }
 
 /** Whether an intent's flow names a tool the registry knows as a write. */

@@ -47,6 +47,11 @@ const CASES: [string, string, string?][] = [
   ['what is our DPO', 'kpi.dpo'],
   ['current ratio', 'kpi.current_ratio'],
   ['budget vs actual this quarter', 'budget'],
+  ['mujhe customers se kitna paisa lena hai', 'receivables.total'],
+  ['ग्राहकों से कितना लेना है', 'receivables.total'],
+  ['मुझे सप्लायर को कितना देना है', 'payables.total'],
+  ['overdue amount for Singh & Sons Hardware', 'receivables.overdue', 'Singh & Sons Hardware'],
+  ['Acme Corp ko is saal kitna becha', 'sales', 'Acme Corp'],
 ];
 
 describe('finance questions, read by code', () => {
@@ -71,6 +76,14 @@ describe('finance questions, read by code', () => {
       'what is the capital of France',
       'explain depreciation to me',
       'create a customer named Bliss Traders',
+      'why did my profit fall this quarter',
+      'kya mujhe naya godown lena chahiye',
+      'mujhe ek loan lena hai',
+      'compare revenue trend this quarter',
+      'how can I reduce my expenses',
+      'show the profit and loss for last month',
+      'aged receivables report',
+      'GST summary for October',
     ])
       expect(readFinanceQuestion(other), other).toBeUndefined();
   });

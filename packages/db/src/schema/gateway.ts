@@ -217,7 +217,8 @@ export interface ApprovalPoliciesTable {
 /**
  * A tenant's business: its country, any overrides of the country's settings, its state and GSTIN;
  * see migrations 0019 and 0030. Written by the gateway (the admin API; once only by the
- * migrations and operators in SQL); read by the agent and messaging (the business's formats on a phone).
+ * migrations and operators in SQL); read by the agent, the router (a question's period) and
+ * messaging (the business's formats on a phone).
  */
 export interface BusinessContextsTable {
   entity_id: string;

@@ -11,7 +11,7 @@ export type NumberSystem = 'indian' | 'international';
 
 /**
  * Country settings; see migration 0019.
- * Written by the migrations; read by the agent and the gateway.
+ * Written by the migrations; read by the agent, the gateway and the router (a question's period).
  */
 export interface CountryConfigsTable {
   country_code: string;

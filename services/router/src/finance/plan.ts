@@ -60,15 +60,25 @@ const asAnalytic = (p: Period): AnalyticPeriod => ({
   label: p.label,
 });
 
-/** One call: the role's tool with its dates set; undefined when the tool cannot take the dates asked. */
-function call(input: AnalyticInput, found: RoleTool, purpose: string): PlannedCall | undefined {
+/**
+ * One call: the role's tool with its dates set (and, for a list about one party, narrowed to it by
+ * name where the tool can be); undefined when the tool cannot take the dates asked.
+ */
+function call(
+  input: AnalyticInput,
+  found: RoleTool,
+  purpose: string,
+  party?: string,
+): PlannedCall | undefined {
   const args: Record<string, unknown> = {};
+  if (party && found.search) args[found.search] = party;
   if (input.period) {
     if (!found.from || !found.to) return undefined;
     args[found.from] = input.period.from;
     args[found.to] = input.period.to;
   }
   if (input.asOf && found.asOf) args[found.asOf] = input.asOf;
+  if (found.pageSize) args[found.pageSize.name] = found.pageSize.max;
   const when = input.period ? ` for ${input.period.label}` : input.asOf ? ` as of ${input.asOf}` : '';
   return { tool: found.tool, args, description: `Fetch the ${ROLE_WORDS[input.role]}${when}`, purpose };
 }
@@ -168,19 +178,23 @@ export function planAnalytic(
         period ??
         (measure === 'sales' || measure === 'expenses' ? toDate(monthPeriod(...ym(today)), today) : fyToDate);
       if (party && measure === 'sales') {
-        add(['invoices'], `Invoices to ${party}`, {});
+        add(['invoices'], `Invoices to ${party} in ${used.label}`, { period: used });
         break;
       }
       add(['profit_and_loss'], `${measure === 'kpi.margin' ? 'Margins' : 'Figures'} for ${used.label}`, {
         period: used,
       });
-      const against = reading?.against
-        ? toDate(reading.against, today)
-        : compare === 'previous'
-          ? previousPeriod(used)
-          : compare === 'last_year'
-            ? samePeriodLastYear(used)
-            : undefined;
+      const named = reading?.against ? toDate(reading.against, today) : undefined;
+      // "last month vs the one before it" read as the same month twice: the one before it is meant.
+      const same = named && named.from === used.from && named.to === used.to;
+      const against =
+        named && !same
+          ? named
+          : compare === 'previous' || same
+            ? previousPeriod(used)
+            : compare === 'last_year'
+              ? samePeriodLastYear(used)
+              : undefined;
       if (against) add(['profit_and_loss'], `Figures for ${against.label}, to compare`, { period: against });
       break;
     }
@@ -224,7 +238,7 @@ export function planAnalytic(
       return undefined;
     }
     const input = { ...step.input, role: found.role };
-    const planned = call(input, found.tool, step.purpose);
+    const planned = call(input, found.tool, step.purpose, party);
     if (!planned) return undefined;
     inputs.push(input);
     pipeline.push(planned);

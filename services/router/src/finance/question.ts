@@ -53,9 +53,11 @@ const DPO = any(/\b(dpo|days payables? outstanding|creditor days|how long (do|do
 const CURRENT_RATIO = any(/\b(current ratio|liquidity ratio|working capital ratio)\b/);
 const BUDGET = any(/\b(budget|budgeted|budgets)\b/, /बजट/);
 const OWED_TO_ME = any(
-  /\b(owes? (me|us)|owed to (me|us)|owing (me|us)|receivables?|debtors?|to receive|to collect|collections?|lena|lene|leni|paisa baaki|paise baaki|vasooli|vasuli|wasooli|udhaar|udhar)\b/,
+  /\b(owes? (me|us)|owed to (me|us)|owing (me|us)|receivables?|debtors?|to receive|to collect|collections?|paisa baaki|paise baaki|vasooli|vasuli|wasooli|udhaar|udhar)\b/,
+  // "lena" alone is "to take": money to take from someone, or how much, is what is owed.
+  /\b(se|paisa|paise|payment|rupaye|rupees|kitna|kitne|kitni)\b.*\b(lena|lene|leni|milna|milne|aana|aane)\b/,
   /\b(customers?|clients?|grahak)\b.*\b(owe|due|baaki|baki|bakaya|outstanding|pending|unpaid)\b/,
-  /लेना|लेने|वसूली|उधार|ग्राहक.*बकाया|बकाया.*ग्राहक/,
+  /(से|पैसा|पैसे|कितना|कितने).*(लेना|लेने|मिलना)|वसूली|उधार|ग्राहक.*बकाया|बकाया.*ग्राहक/,
 );
 const I_OWE = any(
   /\b((do|did|does) (i|we) owe|(i|we) owe|payables?|creditors?|to pay (my |our )?(vendors?|suppliers?)|dena hai|dene hai|dena baaki|dena baki|chukana)\b/,
@@ -95,6 +97,12 @@ const COMPARES = any(
   /\b(vs|versus|compare|compared|comparison|against|than|tulna|mukable|mukabla|muqable)\b/,
   /तुलना|मुकाबले/,
 );
+/** A report asked for by name is shown as the report (an intent), not reduced to a figure. */
+const REPORT =
+  /\b(profit (and|&|n) loss|p ?(&|and|n) ?l|pnl|income statement|balance ?sheet|trial balance|cash ?flow|aging|ageing|aged|statement|report|ledger|day ?book|gstr ?[0-9]\w*)\b/;
+/** Why, how to, advice and trends ask for reasoning over the figures: the model's to answer. */
+const EXPLAIN =
+  /\b(chahiye|chaiye|why|explain|explanation|reason|reasons|kyun|kyon|kyu|advice|advise|suggest|suggestion|tips?|should (i|we)|how (can|do|should) (i|we)|how to|what if|strategy|improve|reduce|increase|trend|trends|grew|growth|predict|analy[sz]e|analysis|insights?)\b|क्यों|सुझाव/;
 /** Orders (record, pay, send …) are changes for the model, never a figure. */
 const ORDER =
   /^(please )?(record|pay|send|create|make|add|enter|post|void|delete|cancel|remind|email|raise|issue|approve)\b/;
@@ -107,11 +115,15 @@ const PARTY_END =
 
 /** Nouns that name a kind of party, not one party. */
 const GENERIC_PARTY =
-  /^(my |our |all |the |each |every |any )?(the|a|an|next|coming|customers?|clients?|vendors?|suppliers?|creditors?|debtors?|parties|party|people|business|company|me|us|them|you|everyone|anyone|sab|sabhi|grahak|logon|log|who|what|which|how|whom|kaun|kis|kisne|kisko|kiska|kiske|kiski|mera|meri|mere|hamara|humara|money|paisa|paise|cash|sales?|profit|expenses?|gst|tax)$/;
+  /^(my |our |all |the |each |every |any )?(the|a|an|next|coming|customers?|clients?|vendors?|suppliers?|creditors?|debtors?|parties|party|people|business|company|me|us|them|you|everyone|anyone|sab|sabhi|grahak|logon|log|who|what|which|how|whom|kaun|kis|kisne|kisko|kiska|kiske|kiski|mera|meri|mere|hamara|humara|money|paisa|paise|cash|sales?|profit|expenses?|gst|tax|overdue|amount|ग्राहक|ग्राहकों|सप्लायर|सप्लायरों|वेंडर|वेंडरों|लोगों|सब|सभी|किस|किसका|किसको)$/;
+
+/** Words that open a question before its party: "mujhe Acme se", "मेरे ग्राहकों से". */
+const LEADING_PRONOUN =
+  /^(?:(?:mujhe|mujhko|hume|humein|hamein|mere|meri|mera|hamare|hamari|humare|apne|my|our|please|pls|मुझे|हमें|मेरे|मेरी|मेरा|हमारे|अपने)\s+)+/i;
 
 function cleanParty(raw: string): string | undefined {
   const cut = raw.search(PARTY_END);
-  const name = (cut >= 0 ? raw.slice(0, cut) : raw).trim().replace(/\s+/g, ' ');
+  const name = (cut >= 0 ? raw.slice(0, cut) : raw).replace(LEADING_PRONOUN, '').trim().replace(/\s+/g, ' ');
   if (name.length < 2 || name.length > 120 || GENERIC_PARTY.test(name.toLowerCase())) return undefined;
   if (/^\d+$/.test(name)) return undefined;
   return name;
@@ -129,7 +141,7 @@ export function partyOf(question: string): string | undefined {
   const patterns = [
     /\b(?:does|did|has|is) (.+?) (?:owe|owes|owed|paid|pay|still owe)\b/i,
     /\b(?:for|from|of|to|by|with|against) (?:customer |vendor |supplier |party |client )?([A-Za-z0-9\u0900-\u097F][\w\u0900-\u097F&.'-]*(?: [\w\u0900-\u097F&.'-]+)*)/i,
-    /^(?:how much |what )?([A-Za-z\u0900-\u097F][\w\u0900-\u097F&.'-]*(?: [\w\u0900-\u097F&.'-]+){0,5}) (?:ka|ki|ke|se|ne|को|का|की|के|से) /i,
+    /^(?:how much |what )?([A-Za-z\u0900-\u097F][\w\u0900-\u097F&.'-]*(?: [\w\u0900-\u097F&.'-]+){0,5}) (?:ka|ki|ke|ko|se|ne|को|का|की|के|से|ने) /i,
     /^([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,5}) (?:owes|owe|has)\b/,
   ];
   for (const pattern of patterns) {
@@ -143,7 +155,7 @@ export function partyOf(question: string): string | undefined {
 /** Reads a finance question's measure, ranking, party and comparison; undefined when it is none. */
 export function readFinanceQuestion(question: string): FinanceQuestion | undefined {
   const t = normalize(question);
-  if (ORDER.test(t)) return undefined;
+  if (ORDER.test(t) || REPORT.test(t) || EXPLAIN.test(t)) return undefined;
   const compares = COMPARES(t);
   const topMatch = TOP_N.exec(t);
   const top = topMatch ? Number(topMatch[1] ?? topMatch[2]) : undefined;
@@ -179,6 +191,9 @@ function measureOf(t: string): AnalyticMeasure | undefined {
     return MOST(t) ? 'receivables.top' : OVERDUE(t) ? 'receivables.overdue' : 'receivables.total';
   if (OVERDUE(t) && BILLS(t) && !INVOICES(t)) return 'payables.overdue';
   if (OVERDUE(t) && INVOICES(t)) return 'receivables.overdue';
+  // "overdue amount for Acme": with no side named, what customers owe late.
+  if (OVERDUE(t) && !BILLS(t) && /\b(amount|amounts|total|how much|kitna|balance)\b/.test(t))
+    return 'receivables.overdue';
   if (CASH(t) && !CASH_FLOW_REPORT.test(t) && !/\bcash ?flow\b/.test(t)) return 'cash.today';
   if (PROFIT(t)) return 'profit';
   if (SALES(t)) return 'sales';

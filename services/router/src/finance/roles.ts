@@ -40,6 +40,10 @@ const ROLE_TESTS: Readonly<Record<BookRole, (w: Words, joined: string) => boolea
     j.includes('chartofaccount'),
 };
 
+/** Roles that are lists of records: a tool that fetches one record by its id or number is not one. */
+const LISTS: ReadonlySet<BookRole> = new Set(['invoices', 'bills', 'payments', 'accounts']);
+const RECORD_KEY = /(^id$|id$|number$|^no$|ref$|reference$)/;
+
 /** Words that make a tool something else than the report or list itself. */
 const NOT_A_REPORT = new Set([
   'pdf',
@@ -62,6 +66,28 @@ export interface RoleTool {
   from?: string;
   to?: string;
   asOf?: string;
+  /** A list's page size argument and the most it allows: a figure needs every record. */
+  pageSize?: { name: string; max: number };
+  /** A list's argument that narrows it to a party by name (a search text, a customer's name). */
+  search?: string;
+}
+
+const SEARCH =
+  /^(search|q|query|text|keyword|contactname|customername|vendorname|suppliername|partyname|name|customer|vendor|party|contact)$/;
+
+const PAGE_SIZE = /^(pagesize|perpage|limit|maxresults|pagelimit|size|count|top)$/;
+
+/** The page size argument of a list and its largest value (200 when the schema sets none). */
+function pageSizeOf(tool: ToolDefinition): RoleTool['pageSize'] {
+  const props = (tool.inputSchema as { properties?: Record<string, { type?: unknown; maximum?: unknown }> })
+    .properties;
+  for (const [name, schema] of Object.entries(props ?? {})) {
+    if (!PAGE_SIZE.test(norm(name))) continue;
+    if (schema?.type !== 'integer' && schema?.type !== 'number') continue;
+    const max = typeof schema.maximum === 'number' && schema.maximum >= 1 ? Math.floor(schema.maximum) : 200;
+    return { name, max: Math.min(max, 1000) };
+  }
+  return undefined;
 }
 
 const norm = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -86,6 +112,12 @@ export function toolForRole(role: BookRole, registry: readonly ToolDefinition[])
     if ([...words].some((w) => NOT_A_REPORT.has(w))) continue;
     if (!ROLE_TESTS[role](words, nameWords(local).join(''))) continue;
     const { names, required } = properties(tool);
+    // `get_invoice(InvoiceId | InvoiceNumber)` fetches one; `get_all_invoices`, `invoices.search` list them.
+    const rawWords = nameWords(local);
+    const plural = rawWords.some(
+      (w) => w !== singular(w) || ['all', 'list', 'search', 'find', 'query'].includes(w),
+    );
+    if (LISTS.has(role) && !plural && names.some((n) => RECORD_KEY.test(norm(n)))) continue;
     const from = names.find((n) => DATE_FROM.test(norm(n)));
     const to = names.find((n) => DATE_TO.test(norm(n)));
     const asOf = names.find((n) => AS_OF.test(norm(n)));
@@ -94,6 +126,15 @@ export function toolForRole(role: BookRole, registry: readonly ToolDefinition[])
     if (required.some((r) => !dates.has(r))) continue;
     // Fewer other words: `get_profit_loss` over `get_profit_loss_by_tracking_category`.
     const score = words.size + (words.has('summary') && role !== 'gst_summary' ? 2 : 0);
+    const pageSize = LISTS.has(role) ? pageSizeOf(tool) : undefined;
+    const search = LISTS.has(role)
+      ? names.find((n) => {
+          const type = (tool.inputSchema as { properties?: Record<string, { type?: unknown }> }).properties?.[
+            n
+          ]?.type;
+          return SEARCH.test(norm(n)) && (type === undefined || type === 'string');
+        })
+      : undefined;
     candidates.push({
       score,
       found: {
@@ -101,6 +142,8 @@ export function toolForRole(role: BookRole, registry: readonly ToolDefinition[])
         ...(from ? { from } : {}),
         ...(to ? { to } : {}),
         ...(asOf ? { asOf } : {}),
+        ...(pageSize ? { pageSize } : {}),
+        ...(search ? { search } : {}),
       },
     });
   }
