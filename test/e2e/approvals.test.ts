@@ -306,6 +306,18 @@ describe('standing approvals', () => {
       expiresAt: new Date(Date.now() + 3600_000).toISOString(),
     });
     expect(refused.status).toBe(403);
+    // Granting and revoking are on the trail, with who did it.
+    const trail = await sys.db.query(
+      `select action, actor, summary from audit_log where org_id = $1 and action in ('granted', 'revoked') order by seq`,
+      [tenant.orgId],
+    );
+    expect(trail.rows.map((r) => [r.action, r.actor])).toEqual([
+      ['granted', 'u-approver'],
+      ['granted', 'u-approver'],
+      ['revoked', 'u-approver'],
+    ]);
+    expect(trail.rows[0].summary).toMatch(/payment writes, at most 3,00,000 a write, 1 use, until/);
+    expect(trail.rows[2].summary).toContain(String(grantId));
   });
 });
 

@@ -5,7 +5,8 @@ import { IdSchema } from '../envelope.ts';
 
 /**
  * What the audit trail records a person or program doing to a write, or an admin doing to the
- * books' settings (`locked`: the lock date; `configured`: the business context).
+ * books' settings (`locked`: the lock date; `configured`: the business context), or an approver
+ * doing to a standing approval (`granted`, `revoked`).
  */
 export const AUDIT_ACTIONS = [
   'proposed',
@@ -19,6 +20,8 @@ export const AUDIT_ACTIONS = [
   'expired',
   'locked',
   'configured',
+  'granted',
+  'revoked',
 ] as const;
 
 /** The roles that may read an entity's audit trail. */

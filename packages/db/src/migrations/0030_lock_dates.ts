@@ -39,7 +39,8 @@ export const LOCK_DATE_GRANTS: Partial<Record<RoleService, Grants>> = {
 
 const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
-async function allowActions(db: MigrationDb, actions: readonly string[]): Promise<void> {
+/** Sets which actions the audit trail accepts (its check constraint). */
+export async function allowActions(db: MigrationDb, actions: readonly string[]): Promise<void> {
   await sql`alter table audit_log drop constraint if exists audit_log_action_check`.execute(db);
   await sql`alter table audit_log add constraint audit_log_action_check
     check (action in (${list(actions)}))`.execute(db);

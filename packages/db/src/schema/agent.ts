@@ -157,7 +157,8 @@ export interface StandingApprovalUsesTable {
 
 /**
  * What the audit trail records a person or program doing to a write, or an admin doing to the
- * books' settings (`locked`: the lock date; `configured`: the business context).
+ * books' settings (`locked`: the lock date; `configured`: the business context), or an approver
+ * doing to a standing approval (`granted`, `revoked`).
  */
 export type AuditAction =
   | 'proposed'
@@ -170,7 +171,9 @@ export type AuditAction =
   | 'cancelled'
   | 'expired'
   | 'locked'
-  | 'configured';
+  | 'configured'
+  | 'granted'
+  | 'revoked';
 
 /**
  * The audit trail of writes, append-only and hash-chained per org: `hash` is

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalItem, CardDetail, StandingGrant } from '@munim/contracts';
-import type { Database } from '@munim/db';
+import { type Database, withAudit } from '@munim/db';
 import { type Kysely, sql } from 'kysely';
 import type { Tenant } from '../auth.ts';
 
@@ -159,56 +159,103 @@ export async function listGrants(db: Kysely<Database>, tenant: Tenant): Promise<
   }));
 }
 
-/** Grants a standing approval; its id. */
+/** A standing approval's scope, as the trail says it. */
+type GrantScope = {
+  class?: string | undefined;
+  tool?: string | undefined;
+  party?: string | undefined;
+  maxAmount?: number | undefined;
+  maxTotal?: number | undefined;
+  uses: number;
+  expiresAt: string;
+};
+
+const rupees = (n: number) => n.toLocaleString('en-IN', { maximumFractionDigits: 2 });
+
+/** A grant's scope in words: "payments to Acme Corp, at most 50,000 a write and 2,00,000 in all, 5 uses, until …". */
+function scopeWords(scope: GrantScope): string {
+  const what = scope.tool
+    ? `the tool ${scope.tool}`
+    : scope.class && scope.class !== 'any'
+      ? `${scope.class} writes`
+      : 'any write';
+  const limits = [
+    scope.party ? `for ${scope.party}` : '',
+    scope.maxAmount !== undefined ? `at most ${rupees(scope.maxAmount)} a write` : '',
+    scope.maxTotal !== undefined ? `${rupees(scope.maxTotal)} in all` : '',
+    `${scope.uses} use${scope.uses === 1 ? '' : 's'}`,
+    `until ${scope.expiresAt}`,
+  ].filter(Boolean);
+  return `${what}, ${limits.join(', ')}`;
+}
+
+const who = (by: Decider) => by.userId ?? 'owner';
+
+/** Grants a standing approval, recorded on the audit trail (`granted`) in the same transaction. */
 export async function grant(
   db: Kysely<Database>,
   tenant: Tenant,
   by: Decider,
-  scope: {
-    class?: string | undefined;
-    tool?: string | undefined;
-    party?: string | undefined;
-    maxAmount?: number | undefined;
-    maxTotal?: number | undefined;
-    uses: number;
-    expiresAt: string;
-  },
+  scope: GrantScope,
 ): Promise<string> {
   const id = randomUUID();
-  await db
-    .insertInto('standing_approvals')
-    .values({
-      id,
-      org_id: tenant.orgId,
-      entity_id: tenant.entityId,
-      granted_by: by.userId,
-      granted_roles: [...by.roles],
-      write_class: scope.class ?? null,
-      tool: scope.tool ?? null,
-      party: scope.party ?? null,
-      max_amount: scope.maxAmount ?? null,
-      max_total: scope.maxTotal ?? null,
-      max_uses: scope.uses,
-      expires_at: scope.expiresAt,
-    })
-    .execute();
-  return id;
+  return withAudit(db, async (trx) => {
+    await trx
+      .insertInto('standing_approvals')
+      .values({
+        id,
+        org_id: tenant.orgId,
+        entity_id: tenant.entityId,
+        granted_by: by.userId,
+        granted_roles: [...by.roles],
+        write_class: scope.class ?? null,
+        tool: scope.tool ?? null,
+        party: scope.party ?? null,
+        max_amount: scope.maxAmount ?? null,
+        max_total: scope.maxTotal ?? null,
+        max_uses: scope.uses,
+        expires_at: scope.expiresAt,
+      })
+      .execute();
+    return {
+      result: id,
+      audit: {
+        ...tenant,
+        actor: who(by),
+        action: 'granted',
+        summary: `Granted a standing approval (${id}): ${scopeWords(scope)}.`,
+      },
+    };
+  });
 }
 
-/** Revokes a standing approval of the tenant; false when there is no such active one. */
+/** Revokes a standing approval of the tenant (recorded: `revoked`); false when there is no such active one. */
 export async function revoke(
   db: Kysely<Database>,
   tenant: Tenant,
   grantId: string,
   by: Decider,
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('standing_approvals')
-    .set({ revoked_at: sql<Date>`now()`, revoked_by: by.userId })
-    .where('id', '=', grantId)
-    .where('entity_id', '=', tenant.entityId)
-    .where('org_id', '=', tenant.orgId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
+  return withAudit(db, async (trx) => {
+    const updated = await trx
+      .updateTable('standing_approvals')
+      .set({ revoked_at: sql<Date>`now()`, revoked_by: by.userId })
+      .where('id', '=', grantId)
+      .where('entity_id', '=', tenant.entityId)
+      .where('org_id', '=', tenant.orgId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    const done = Number(updated.numUpdatedRows) === 1;
+    return {
+      result: done,
+      audit: done
+        ? {
+            ...tenant,
+            actor: who(by),
+            action: 'revoked',
+            summary: `Revoked the standing approval ${grantId}.`,
+          }
+        : null,
+    };
+  });
 }
