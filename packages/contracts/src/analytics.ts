@@ -74,6 +74,8 @@ export const BOOK_ROLES = [
   'bills',
   'payments',
   'accounts',
+  /** The budgets the books keep, by account and period. */
+  'budgets',
 ] as const;
 export const BookRoleSchema = z.enum(BOOK_ROLES);
 export type BookRole = z.infer<typeof BookRoleSchema>;

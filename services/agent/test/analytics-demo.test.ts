@@ -22,6 +22,8 @@ const TOOL: Record<AnalyticInput['role'], string> = {
   bills: 'get_bills',
   payments: 'get_all_payments',
   accounts: 'get_charts_of_accounts',
+  // The demo books keep no budgets: the router plans no budget question for them.
+  budgets: 'get_budgets',
 };
 
 /** The tool result of one planned input, as the demo books' server gives it. */

@@ -38,6 +38,7 @@ export function answerAnalytic(
     request,
     request.inputs.map((input, i) => ({ input, result: results[i] })),
     fmt.business.currencySymbol,
+    fmt.business.fyStartMonth,
   );
   // Money in the books' own currency when they state one other than the business's.
   const stated = results.map(payload).find(isRecord);

@@ -4,6 +4,7 @@
  */
 import type { AnalyticInput, BookRole } from '@munim/contracts';
 import {
+  type BudgetVsActual,
   type CashForecast,
   type CashToday,
   type DueIn,
@@ -70,7 +71,20 @@ export type Computed =
       fresh: ExpenseLineFinding[];
       payments: PaymentFinding[];
     }
+  | {
+      kind: 'budget';
+      label: string;
+      period: { from: string; to: string };
+      /** Spending and income apart: their totals mean nothing added together. */
+      sides: BudgetSide[];
+    }
   | { kind: 'decline'; words: string };
+
+/** One side of budget against actual: what is spent, or what comes in. */
+export interface BudgetSide {
+  side: 'expenses' | 'income';
+  result: BudgetVsActual;
+}
 
 /** Each report or list in words, for a decline. */
 export const ROLE_WORDS: Readonly<Record<BookRole, string>> = {
@@ -84,6 +98,7 @@ export const ROLE_WORDS: Readonly<Record<BookRole, string>> = {
   bills: 'bill list',
   payments: 'payment list',
   accounts: 'chart of accounts',
+  budgets: 'budgets',
 };
 
 /** Thrown inside a measure's computation: the answer is this decline. */

@@ -16,6 +16,7 @@ import {
   netMargin,
   owedBy,
 } from '@munim/finance';
+import { budgetAgainstActual } from './budgets.ts';
 import {
   type AnalyticResultIn,
   type Computed,
@@ -38,14 +39,18 @@ const daysIn = (p: AnalyticPeriod) => Math.round((Date.parse(p.to) - Date.parse(
 const addDays = (day: string, n: number) =>
   new Date(Date.parse(day) + n * 86_400_000).toISOString().slice(0, 10);
 
-/** The measure `request` asks for, computed from `results` (in the order of `request.inputs`). */
+/**
+ * The measure `request` asks for, computed from `results` (in the order of `request.inputs`); a
+ * financial year a budget names starts in `fyStartMonth`.
+ */
 export function compute(
   request: AnalyticRequest,
   results: readonly AnalyticResultIn[],
   currency = '',
+  fyStartMonth = 4,
 ): Computed {
   try {
-    return measure(request, results, currency);
+    return measure(request, results, currency, fyStartMonth);
   } catch (err) {
     if (err instanceof Decline) return { kind: 'decline', words: err.message };
     // A report shaped past what the readers expect (a date that is none, a NaN) is unreadable, not an answer.
@@ -59,7 +64,12 @@ export function compute(
   }
 }
 
-function measure(request: AnalyticRequest, results: readonly AnalyticResultIn[], currency: string): Computed {
+function measure(
+  request: AnalyticRequest,
+  results: readonly AnalyticResultIn[],
+  currency: string,
+  fyStartMonth: number,
+): Computed {
   const { today } = request;
   const of = (...roles: BookRole[]) => results.find((r) => roles.includes(r.input.role));
   const m = request.measure;
@@ -221,9 +231,7 @@ function measure(request: AnalyticRequest, results: readonly AnalyticResultIn[],
     case 'anomalies':
       return anomalies(results);
     case 'budget':
-      throw new Decline(
-        "Your books don't keep budgets in a report I can read, so I can't compare budget with actual.",
-      );
+      return budgetAgainstActual(request, results, fyStartMonth);
   }
 }
 

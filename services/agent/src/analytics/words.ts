@@ -7,6 +7,7 @@ import type { AnalyticRequest } from '@munim/contracts';
 import type { Change, DocLine, PnlLine, TotalKey } from '@munim/finance';
 import type { Formats } from '../render/locale.ts';
 import { bold, table } from '../render/markdown.ts';
+import { budgetWords } from './budget-words.ts';
 import type { Computed, Side } from './common.ts';
 
 const MAX_ROWS = 15;
@@ -313,6 +314,8 @@ export function analyticWords(c: Computed, request: AnalyticRequest, fmt: Format
     }
     case 'kpi':
       return kpiWords(c, fmt);
+    case 'budget':
+      return budgetWords(c, fmt);
     case 'anomalies': {
       const priors = c.priors.length ? c.priors.join(', ') : 'the periods before';
       const found = c.unusual.length + c.payments.length;

@@ -51,6 +51,7 @@ const ROLE_WORDS: Readonly<Record<BookRole, string>> = {
   bills: 'bills',
   payments: 'payments',
   accounts: 'chart of accounts',
+  budgets: 'budgets',
 };
 
 const asAnalytic = (p: Period): AnalyticPeriod => ({
@@ -72,11 +73,11 @@ function call(
 ): PlannedCall | undefined {
   const args: Record<string, unknown> = {};
   if (party && found.search) args[found.search] = party;
-  if (input.period) {
-    if (!found.from || !found.to) return undefined;
+  if (input.period && found.from && found.to) {
     args[found.from] = input.period.from;
     args[found.to] = input.period.to;
-  }
+    // Budgets are read whole when the tool takes no dates: the agent keeps those covering the period.
+  } else if (input.period && input.role !== 'budgets') return undefined;
   if (input.asOf && found.asOf) args[found.asOf] = input.asOf;
   if (found.pageSize) args[found.pageSize.name] = found.pageSize.max;
   const when = input.period ? ` for ${input.period.label}` : input.asOf ? ` as of ${input.asOf}` : '';
@@ -225,8 +226,13 @@ export function planAnalytic(
       break;
     }
     case 'budget':
-      // No server munim knows keeps budgets in a report it can read: the model answers.
-      return undefined;
+      // This month to date unless a period is named: the month's budget is pro-rated to the days so far.
+      // Books without a budgets tool: no plan, so the model answers (or, without one, the decline).
+      used = period ?? toDate(monthPeriod(...ym(today)), today);
+      add(['profit_and_loss'], `Actual figures for ${used.label}`, { period: used });
+      // The budgets tool takes the period's days when it has date arguments, and is read whole otherwise.
+      add(['budgets'], `Budgets covering ${used.label}`, { period: used });
+      break;
   }
 
   const inputs: AnalyticInput[] = [];

@@ -38,10 +38,11 @@ const ROLE_TESTS: Readonly<Record<BookRole, (w: Words, joined: string) => boolea
     (w.has('account') && (w.has('chart') || w.has('all') || w.has('list'))) ||
     j.includes('chartsofaccount') ||
     j.includes('chartofaccount'),
+  budgets: (w, j) => w.has('budget') || j.includes('budget'),
 };
 
 /** Roles that are lists of records: a tool that fetches one record by its id or number is not one. */
-const LISTS: ReadonlySet<BookRole> = new Set(['invoices', 'bills', 'payments', 'accounts']);
+const LISTS: ReadonlySet<BookRole> = new Set(['invoices', 'bills', 'payments', 'accounts', 'budgets']);
 const RECORD_KEY = /(^id$|id$|number$|^no$|ref$|reference$)/;
 
 /** Words that make a tool something else than the report or list itself. */
