@@ -1,124 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { PersonRole } from '@munim/contracts';
-import type { Database } from '@munim/db';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import { MessagingPeople } from './people.ts';
+import { type Card, CHANNEL, type PhoneConversation, SERVICE_WINDOW_MS, type Sender } from './store-types.ts';
 
-/** The one channel spoken so far. */
-export const CHANNEL = 'whatsapp';
-
-/** How long after a person's last message munim may write to them freely (WhatsApp's service window). */
-export const SERVICE_WINDOW_MS = 24 * 3600_000;
-
-/** A registered sender: the user their number names, and the tenant and roles they act with. */
-export interface Sender {
-  userId: string;
-  name: string;
-  orgId: string;
-  entityId: string;
-  roles: PersonRole[];
-}
-
-/** Why a number names nobody to act as. */
-export type NoSender = { reason: 'unknown' | 'ambiguous' | 'no_roles' };
-
-/** A phone's conversation with a tenant. */
-export interface PhoneConversation {
-  conversationId: string;
-  /** When the person last wrote before this message (null: never). */
-  lastInboundAt: Date | null;
-}
-
-/** A card sent to a phone, which its buttons answer. */
-export interface Card {
-  sentMessageId: string;
-  phone: string;
-  kind: 'confirm' | 'approve';
-  actionId: string;
-  entityId: string;
-  orgId: string;
-  conversationId: string;
-}
+export * from './store-types.ts';
 
 /** The messaging service's tables, and what it reads of the people and approvals. */
-export class MessagingStore {
-  readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.#db = db;
-  }
-
-  /**
-   * The person a number names: exactly one active user with that phone and some role. The entity is
-   * the one this phone last wrote about, if the user still has a role there; else the first.
-   */
-  async sender(phone: string): Promise<Sender | NoSender> {
-    const users = await this.#db
-      .selectFrom('users')
-      .select(['id', 'org_id', 'name'])
-      .where('phone', '=', phone)
-      .where('disabled_at', 'is', null)
-      .execute();
-    if (users.length === 0) return { reason: 'unknown' };
-    if (users.length > 1) return { reason: 'ambiguous' };
-    const user = users[0]!;
-    const roles = await this.#db
-      .selectFrom('user_roles')
-      .select(['entity_id', 'role'])
-      .where('user_id', '=', user.id)
-      .where('org_id', '=', user.org_id)
-      .orderBy('entity_id')
-      .execute();
-    if (roles.length === 0) return { reason: 'no_roles' };
-    const last = await this.#db
-      .selectFrom('messaging_conversations')
-      .select('entity_id')
-      .where('channel', '=', CHANNEL)
-      .where('phone', '=', phone)
-      .where('org_id', '=', user.org_id)
-      .orderBy('last_inbound_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const entityId =
-      last && roles.some((r) => r.entity_id === last.entity_id) ? last.entity_id : roles[0]!.entity_id;
-    return {
-      userId: user.id,
-      name: user.name,
-      orgId: user.org_id,
-      entityId,
-      roles: roles.filter((r) => r.entity_id === entityId).map((r) => r.role as PersonRole),
-    };
-  }
-
-  /** People of the tenant holding one of `roles`, with a phone, other than `except`. */
-  async phonesOf(
-    tenant: { entityId: string; orgId: string },
-    roles: readonly PersonRole[],
-    except: string | null,
-  ): Promise<{ userId: string; phone: string; roles: PersonRole[] }[]> {
-    if (roles.length === 0) return [];
-    const rows = await this.#db
-      .selectFrom('users as u')
-      .innerJoin('user_roles as r', (j) =>
-        j.onRef('r.user_id', '=', 'u.id').onRef('r.org_id', '=', 'u.org_id'),
-      )
-      .select(['u.id', 'u.phone', 'r.role'])
-      .where('u.org_id', '=', tenant.orgId)
-      .where('r.entity_id', '=', tenant.entityId)
-      .where('u.disabled_at', 'is', null)
-      .where('u.phone', 'is not', null)
-      .execute();
-    const byUser = new Map<string, { userId: string; phone: string; roles: PersonRole[] }>();
-    for (const row of rows) {
-      if (row.id === except || row.phone === null) continue;
-      const entry = byUser.get(row.id) ?? { userId: row.id, phone: row.phone, roles: [] };
-      entry.roles.push(row.role as PersonRole);
-      byUser.set(row.id, entry);
-    }
-    return [...byUser.values()].filter((p) => p.roles.some((r) => roles.includes(r)));
-  }
-
+export class MessagingStore extends MessagingPeople {
   /** The phone's conversation with the tenant (made on first use), and when the person last wrote before now. */
   async conversation(phone: string, sender: Sender, at: Date): Promise<PhoneConversation> {
-    const before = await this.#db
+    const before = await this.db
       .selectFrom('messaging_conversations')
       .select(['conversation_id', 'last_inbound_at'])
       .where('channel', '=', CHANNEL)
@@ -126,7 +17,7 @@ export class MessagingStore {
       .where('entity_id', '=', sender.entityId)
       .where('org_id', '=', sender.orgId)
       .executeTakeFirst();
-    const row = await this.#db
+    const row = await this.db
       .insertInto('messaging_conversations')
       .values({
         channel: CHANNEL,
@@ -153,7 +44,7 @@ export class MessagingStore {
 
   /** When the phone last wrote to munim, about any tenant (null: never). */
   async lastInbound(phone: string): Promise<Date | null> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_conversations')
       .select((e) => e.fn.max('last_inbound_at').as('at'))
       .where('channel', '=', CHANNEL)
@@ -170,14 +61,14 @@ export class MessagingStore {
     messageId: string,
     phone: string,
   ): Promise<{ first: boolean; requestId: string | null; answered: boolean }> {
-    const made = await this.#db
+    const made = await this.db
       .insertInto('messaging_deliveries')
       .values({ channel: CHANNEL, message_id: messageId, phone })
       .onConflict((c) => c.columns(['channel', 'message_id']).doNothing())
       .returning('message_id')
       .executeTakeFirst();
     if (made) return { first: true, requestId: null, answered: false };
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_deliveries')
       .select(['request_id', 'answered_at'])
       .where('channel', '=', CHANNEL)
@@ -188,14 +79,14 @@ export class MessagingStore {
 
   /** The request that answers a delivery: set once, so a redelivery follows the same one. */
   async submitted(messageId: string, requestId: string): Promise<string> {
-    await this.#db
+    await this.db
       .updateTable('messaging_deliveries')
       .set({ request_id: requestId })
       .where('channel', '=', CHANNEL)
       .where('message_id', '=', messageId)
       .where('request_id', 'is', null)
       .execute();
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_deliveries')
       .select('request_id')
       .where('channel', '=', CHANNEL)
@@ -205,7 +96,7 @@ export class MessagingStore {
   }
 
   async answered(messageId: string): Promise<void> {
-    await this.#db
+    await this.db
       .updateTable('messaging_deliveries')
       .set({ answered_at: new Date() })
       .where('channel', '=', CHANNEL)
@@ -215,7 +106,7 @@ export class MessagingStore {
   }
 
   async recordCard(card: Card): Promise<void> {
-    await this.#db
+    await this.db
       .insertInto('messaging_cards')
       .values({
         channel: CHANNEL,
@@ -233,7 +124,7 @@ export class MessagingStore {
 
   /** The card a button was on: the message it replies to, sent to this phone. */
   async card(phone: string, sentMessageId: string): Promise<Card | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_cards')
       .selectAll()
       .where('channel', '=', CHANNEL)
@@ -255,7 +146,7 @@ export class MessagingStore {
 
   /** The newest confirmation card sent to the phone in a conversation. */
   async latestCard(phone: string, conversationId: string): Promise<Card | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_cards')
       .select('sent_message_id')
       .where('channel', '=', CHANNEL)
@@ -268,32 +159,9 @@ export class MessagingStore {
     return row ? this.card(phone, row.sent_message_id) : undefined;
   }
 
-  /** A user's name, for a card that says who asked. */
-  async nameOf(userId: string | null, orgId: string): Promise<string | undefined> {
-    if (userId === null) return undefined;
-    const row = await this.#db
-      .selectFrom('users')
-      .select('name')
-      .where('id', '=', userId)
-      .where('org_id', '=', orgId)
-      .executeTakeFirst();
-    return row?.name;
-  }
-
-  /** The business's time zone (India's when it has none set). */
-  async timeZoneOf(tenant: { entityId: string; orgId: string }): Promise<string> {
-    const row = await this.#db
-      .selectFrom('business_contexts')
-      .select('timezone')
-      .where('entity_id', '=', tenant.entityId)
-      .where('org_id', '=', tenant.orgId)
-      .executeTakeFirst();
-    return row?.timezone ?? 'Asia/Kolkata';
-  }
-
   /** The word a tier-3 card asks to be typed, while its action still waits for it. */
   async confirmWord(card: Card): Promise<string | null> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('pending_actions')
       .select('confirm_text')
       .where('action_id', '=', card.actionId)
@@ -304,21 +172,9 @@ export class MessagingStore {
     return row?.confirm_text ?? null;
   }
 
-  /** A user's roles for the entity of a card (a card may be of another entity than the sender's current one). */
-  async rolesFor(userId: string, tenant: { entityId: string; orgId: string }): Promise<PersonRole[]> {
-    const rows = await this.#db
-      .selectFrom('user_roles')
-      .select('role')
-      .where('user_id', '=', userId)
-      .where('org_id', '=', tenant.orgId)
-      .where('entity_id', '=', tenant.entityId)
-      .execute();
-    return rows.map((r) => r.role as PersonRole);
-  }
-
   /** Whether a phone was sent the card of an action already (an event seen twice sends one card). */
   async hasCard(phone: string, actionId: string): Promise<boolean> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_cards')
       .select('sent_message_id')
       .where('channel', '=', CHANNEL)
@@ -333,7 +189,7 @@ export class MessagingStore {
     tenant: { entityId: string; orgId: string },
     approvalId: string,
   ): Promise<{ conversationId: string; requestedBy: string | null } | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('pending_actions')
       .select(['conversation_id', 'requested_by', 'status'])
       .where('action_id', '=', approvalId)
@@ -351,7 +207,7 @@ export class MessagingStore {
     at: Date;
     error?: unknown;
   }): Promise<void> {
-    await this.#db
+    await this.db
       .insertInto('messaging_statuses')
       .values({
         channel: CHANNEL,
@@ -367,7 +223,7 @@ export class MessagingStore {
 
   /** The phone whose conversation this is, and when it last wrote; undefined for a conversation of no phone. */
   async phoneOf(conversationId: string): Promise<{ phone: string; lastInboundAt: Date } | undefined> {
-    const row = await this.#db
+    const row = await this.db
       .selectFrom('messaging_conversations')
       .select(['phone', 'last_inbound_at'])
       .where('channel', '=', CHANNEL)
@@ -378,7 +234,7 @@ export class MessagingStore {
 
   /** Claims a notice for a phone: true the first time only, so news is sent once however often it is seen. */
   async claimNotice(noticeId: string, phone: string): Promise<boolean> {
-    const row = await this.#db
+    const row = await this.db
       .insertInto('messaging_notices')
       .values({ channel: CHANNEL, notice_id: noticeId, phone })
       .onConflict((c) => c.columns(['channel', 'notice_id', 'phone']).doNothing())
@@ -390,7 +246,7 @@ export class MessagingStore {
   /** Whether an unregistered number may be told so now: once a day at most, so a stranger cannot make munim spam. */
   async mayRefuse(phone: string, now: Date): Promise<boolean> {
     const cutoff = new Date(now.getTime() - SERVICE_WINDOW_MS);
-    const row = await this.#db
+    const row = await this.db
       .insertInto('messaging_refusals')
       .values({ channel: CHANNEL, phone, refused_at: now })
       .onConflict((c) =>

@@ -13,7 +13,7 @@ const CASES: [string, string, string?][] = [
   ['How much does Acme Corp owe me?', 'receivables.total', 'Acme Corp'],
   ['Acme Corp ka kitna baaki hai', 'receivables.total', 'Acme Corp'],
   ['show overdue invoices for Acme Corp', 'receivables.overdue', 'Acme Corp'],
-  ['which invoices are overdue', 'receivables.overdue'],
+  ['how much is overdue from customers', 'receivables.overdue'],
   ['how much do I owe my vendors?', 'payables.total'],
   ['suppliers ko kitna dena hai', 'payables.total'],
   ['which vendor do we owe the most', 'payables.top'],
@@ -84,6 +84,10 @@ describe('finance questions, read by code', () => {
       'show the profit and loss for last month',
       'aged receivables report',
       'GST summary for October',
+      // The list its report shows, with the aging.
+      'show overdue invoices',
+      'which invoices are overdue',
+      'overdue bills dikhao',
     ])
       expect(readFinanceQuestion(other), other).toBeUndefined();
   });

@@ -99,37 +99,13 @@ function measure(
       };
     }
     case 'receivables.due':
-    case 'payables.due': {
-      const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
-      const { docs, byDocument } = openDocs(
-        of(
-          side === 'receivables' ? 'aged_receivables' : 'aged_payables',
-          side === 'receivables' ? 'invoices' : 'bills',
-        ),
-        side,
-        today,
-      );
-      if (!byDocument)
-        throw new Decline(
-          `Your books' aged report gives what is owed by age, not by due date, so I can't tell what falls due in ${request.period?.label ?? 'the next 7 days'}.`,
-        );
-      const filtered = forParty(docs, request.party, side, SIDE_WORDS[side].docs);
-      const window = request.period ?? {
-        from: today,
-        to: addDays(today, 6),
-        grain: 'week' as const,
-        label: 'the next 7 days',
-      };
-      // What is already past when the window opens on an earlier day is counted from today.
-      const from = window.from < today && window.to >= today ? today : window.from;
-      return {
-        kind: 'due',
-        side,
-        due: dueIn(filtered.docs, { from, to: window.to }),
-        label: window.label,
-        ...(filtered.party ? { party: filtered.party } : {}),
-      };
-    }
+    case 'payables.due':
+      return dueOf(request, of);
+    case 'kpi.dso':
+    case 'kpi.dpo':
+      return daysOutstanding(request, of);
+    case 'kpi.current_ratio':
+      return currentRatioOf(of);
     case 'cash.today': {
       const bs = of('balance_sheet');
       const read = bs ? readBalanceSheet(bs.result) : undefined;
@@ -178,54 +154,6 @@ function measure(
         ...read,
       };
     }
-    case 'kpi.dso':
-    case 'kpi.dpo': {
-      const side: Side = m === 'kpi.dso' ? 'receivables' : 'payables';
-      const { docs } = openDocs(
-        of(
-          side === 'receivables' ? 'aged_receivables' : 'aged_payables',
-          side === 'receivables' ? 'invoices' : 'bills',
-        ),
-        side,
-        today,
-      );
-      const pnl = of('profit_and_loss');
-      if (!pnl) return unreadable('profit_and_loss');
-      const totals = totalsOf(pnlOf(pnl));
-      const period = pnl.input.period ?? request.period;
-      if (!period) return unreadable('profit_and_loss');
-      const owed = owedBy(docs).total;
-      const days = daysIn(period);
-      const kpi =
-        side === 'receivables'
-          ? dso({ receivables: owed, creditSales: totals.income, days })
-          : dpo({ payables: owed, purchases: totals.costOfSales, days });
-      const notes =
-        side === 'receivables'
-          ? ['All sales are taken as credit sales.', 'Receivables are what customers owe today.']
-          : ['Purchases are the cost of sales of the period.', 'Payables are what you owe vendors today.'];
-      return { kind: 'kpi', name: m === 'kpi.dso' ? 'dso' : 'dpo', kpi, label: period.label, notes };
-    }
-    case 'kpi.current_ratio': {
-      const bs = of('balance_sheet');
-      const read = bs ? readBalanceSheet(bs.result) : undefined;
-      if (read?.currentAssets === undefined || read.currentLiabilities === undefined)
-        return unreadable('balance_sheet');
-      const notes = read.counted.current.length
-        ? [
-            `Counted as current: ${read.counted.current.join(', ')}.`,
-            ...(read.counted.nonCurrent.length
-              ? [`Not current: ${read.counted.nonCurrent.join(', ')}.`]
-              : []),
-          ]
-        : [];
-      return {
-        kind: 'kpi',
-        name: 'current_ratio',
-        kpi: currentRatio({ currentAssets: read.currentAssets, currentLiabilities: read.currentLiabilities }),
-        notes,
-      };
-    }
     case 'kpi.runway':
       return runwayOf(request, results);
     case 'anomalies':
@@ -263,5 +191,95 @@ function partySales(request: AnalyticRequest, input: AnalyticResultIn | undefine
     invoices,
     total,
     taxIncluded,
+  };
+}
+
+/** What falls due in the window asked (the next 7 days by default). */
+function dueOf(
+  request: AnalyticRequest,
+  of: (...roles: BookRole[]) => AnalyticResultIn | undefined,
+): Computed {
+  const { today, measure: m } = request;
+  const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
+  const { docs, byDocument } = openDocs(
+    of(
+      side === 'receivables' ? 'aged_receivables' : 'aged_payables',
+      side === 'receivables' ? 'invoices' : 'bills',
+    ),
+    side,
+    today,
+  );
+  if (!byDocument)
+    throw new Decline(
+      `Your books' aged report gives what is owed by age, not by due date, so I can't tell what falls due in ${request.period?.label ?? 'the next 7 days'}.`,
+    );
+  const filtered = forParty(docs, request.party, side, SIDE_WORDS[side].docs);
+  const window = request.period ?? {
+    from: today,
+    to: addDays(today, 6),
+    grain: 'week' as const,
+    label: 'the next 7 days',
+  };
+  // What is already past when the window opens on an earlier day is counted from today.
+  const from = window.from < today && window.to >= today ? today : window.from;
+  return {
+    kind: 'due',
+    side,
+    due: dueIn(filtered.docs, { from, to: window.to }),
+    label: window.label,
+    ...(filtered.party ? { party: filtered.party } : {}),
+  };
+}
+
+/** DSO or DPO: what is owed today against the period's sales or purchases. */
+function daysOutstanding(
+  request: AnalyticRequest,
+  of: (...roles: BookRole[]) => AnalyticResultIn | undefined,
+): Computed {
+  const { today, measure: m } = request;
+  const side: Side = m === 'kpi.dso' ? 'receivables' : 'payables';
+  const { docs } = openDocs(
+    of(
+      side === 'receivables' ? 'aged_receivables' : 'aged_payables',
+      side === 'receivables' ? 'invoices' : 'bills',
+    ),
+    side,
+    today,
+  );
+  const pnl = of('profit_and_loss');
+  if (!pnl) return unreadable('profit_and_loss');
+  const totals = totalsOf(pnlOf(pnl));
+  const period = pnl.input.period ?? request.period;
+  if (!period) return unreadable('profit_and_loss');
+  const owed = owedBy(docs).total;
+  const days = daysIn(period);
+  const kpi =
+    side === 'receivables'
+      ? dso({ receivables: owed, creditSales: totals.income, days })
+      : dpo({ payables: owed, purchases: totals.costOfSales, days });
+  const notes =
+    side === 'receivables'
+      ? ['All sales are taken as credit sales.', 'Receivables are what customers owe today.']
+      : ['Purchases are the cost of sales of the period.', 'Payables are what you owe vendors today.'];
+  return { kind: 'kpi', name: m === 'kpi.dso' ? 'dso' : 'dpo', kpi, label: period.label, notes };
+}
+
+/** Current assets over current liabilities, saying which lines were counted. */
+function currentRatioOf(of: (...roles: BookRole[]) => AnalyticResultIn | undefined): Computed {
+  const bs = of('balance_sheet');
+  const read = bs ? readBalanceSheet(bs.result) : undefined;
+  if (read?.currentAssets === undefined || read.currentLiabilities === undefined)
+    return unreadable('balance_sheet');
+  const notes = read.counted.current.length
+    ? [
+        `Counted as current: ${read.counted.current.join(', ')}.`,
+        ...(read.counted.nonCurrent.length ? [`Not current: ${read.counted.nonCurrent.join(', ')}.`] : []),
+      ]
+    : [];
+  return {
+    kind: 'kpi',
+    name: 'current_ratio',
+    kpi: currentRatio({ currentAssets: read.currentAssets, currentLiabilities: read.currentLiabilities }),
+    notes,
   };
 }

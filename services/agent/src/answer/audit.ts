@@ -73,3 +73,16 @@ export async function auditDone(
     ),
   );
 }
+
+/** Who acted, for the conversation: their name (an id means nothing to a person), or the tenant's owner. */
+export async function nameOf(run: Run): Promise<string> {
+  const userId = run.scope.actor?.userId;
+  if (!userId) return "the business's owner";
+  const row = await run.ctx.store.db
+    .selectFrom('users')
+    .select('name')
+    .where('id', '=', userId)
+    .where('org_id', '=', run.scope.orgId)
+    .executeTakeFirst();
+  return row?.name ?? `user ${userId}`;
+}

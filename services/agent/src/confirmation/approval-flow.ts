@@ -7,7 +7,7 @@ import {
 } from '@munim/contracts';
 import type { AuditAction } from '@munim/db';
 import { answer } from '../answer/answer.ts';
-import { auditActor, auditDone } from '../answer/audit.ts';
+import { auditActor, auditDone, nameOf } from '../answer/audit.ts';
 import { type Asked, complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
 import { ApprovalStore } from '../run/approval-store.ts';
@@ -33,19 +33,6 @@ export const fromProgram = (run: Run): boolean => programWithoutAutomation(run.s
 /** Who acted, for the trail: their user id, or the tenant's owner. */
 const who = (run: Run) =>
   run.scope.actor?.userId ? `user ${run.scope.actor.userId}` : "the business's owner";
-
-/** Who acted, for the conversation: their name (an id means nothing to a person), or the tenant's owner. */
-async function nameOf(run: Run): Promise<string> {
-  const userId = run.scope.actor?.userId;
-  if (!userId) return "the business's owner";
-  const row = await run.ctx.store.db
-    .selectFrom('users')
-    .select('name')
-    .where('id', '=', userId)
-    .where('org_id', '=', run.scope.orgId)
-    .executeTakeFirst();
-  return row?.name ?? `user ${userId}`;
-}
 
 async function audit(
   run: Run,

@@ -120,7 +120,7 @@ export function planAnalytic(
   const period = reading ? toDate(reading.period, today) : undefined;
   const compare = reading?.compare ?? (question.compares && !reading?.against ? 'previous' : undefined);
 
-  const steps: { input: AnalyticInput; choices: readonly BookRole[]; purpose: string }[] = [];
+  const steps: Step[] = [];
   const add = (choices: readonly BookRole[], purpose: string, when: { period?: Period; asOf?: string }) =>
     steps.push({
       input: {
@@ -235,20 +235,9 @@ export function planAnalytic(
       break;
   }
 
-  const inputs: AnalyticInput[] = [];
-  const pipeline: PlannedCall[] = [];
-  for (const step of steps) {
-    const found = pick(step.choices, registry);
-    if (!found) {
-      if (measure === 'cash.forecast' && step.input.role === 'payments') continue;
-      return undefined;
-    }
-    const input = { ...step.input, role: found.role };
-    const planned = call(input, found.tool, step.purpose, party);
-    if (!planned) return undefined;
-    inputs.push(input);
-    pipeline.push(planned);
-  }
+  const calls = resolveSteps(steps, registry, measure, party);
+  if (!calls) return undefined;
+  const { inputs, pipeline } = calls;
   return {
     request: {
       measure,
@@ -261,6 +250,38 @@ export function planAnalytic(
     },
     pipeline,
   };
+}
+
+/** A planned step: the roles that may serve it (first choice first), and for which days. */
+interface Step {
+  input: AnalyticInput;
+  choices: readonly BookRole[];
+  purpose: string;
+}
+
+/** Each step's call on the registry's tool for it; undefined when one cannot be made. */
+function resolveSteps(
+  steps: readonly Step[],
+  registry: readonly ToolDefinition[],
+  measure: AnalyticMeasure,
+  party: string | undefined,
+): { inputs: AnalyticInput[]; pipeline: PlannedCall[] } | undefined {
+  const inputs: AnalyticInput[] = [];
+  const pipeline: PlannedCall[] = [];
+  for (const step of steps) {
+    const found = pick(step.choices, registry);
+    if (!found) {
+      // Past payments only sharpen the forecast; it stands without them.
+      if (measure === 'cash.forecast' && step.input.role === 'payments') continue;
+      return undefined;
+    }
+    const input = { ...step.input, role: found.role };
+    const planned = call(input, found.tool, step.purpose, party);
+    if (!planned) return undefined;
+    inputs.push(input);
+    pipeline.push(planned);
+  }
+  return { inputs, pipeline };
 }
 
 const ym = (date: string): [number, number] => {

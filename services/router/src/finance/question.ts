@@ -107,6 +107,10 @@ const EXPLAIN =
 const ORDER =
   /^(please )?(record|pay|send|create|make|add|enter|post|void|delete|cancel|remind|email|raise|issue|approve)\b/;
 
+const LIST_ASK =
+  /\b(show|list|display|view|see|get|give|which|what are|dikhao|dikha|batao|kaun se|kaunse|konse)\b|दिखाओ|कौन से/;
+const AMOUNT_ASK = /\b(how much|total|amount|sum|kitna|kitni|kitne|value)\b|कितना|कितनी/;
+
 const TOP_N = /\b(?:top|first|best|largest|biggest) (\d{1,2})\b|\b(\d{1,2}) (?:biggest|largest|top)\b/;
 
 /** Words that end a party's name in a question: a period, a verb, another clause. */
@@ -162,6 +166,15 @@ export function readFinanceQuestion(question: string): FinanceQuestion | undefin
   const measure = measureOf(t);
   if (!measure) return undefined;
   const party = partyOf(question);
+  // "Show overdue invoices" asks for the list, which its report shows with the aging; a party or an
+  // amount ("how much is overdue") asks for a figure.
+  if (
+    (measure === 'receivables.overdue' || measure === 'payables.overdue') &&
+    !party &&
+    LIST_ASK.test(t) &&
+    !AMOUNT_ASK.test(t)
+  )
+    return undefined;
   return {
     measure,
     ...(party ? { party } : {}),
