@@ -47,6 +47,7 @@ export {
   netMargin,
   runway,
 } from './kpis.ts';
+export { NUMBER_SCALES, NUMBER_WORDS, SAADE_WORDS } from './number-words.ts';
 export { type PeriodReading, readPeriod } from './period-words.ts';
 export {
   addDays,
