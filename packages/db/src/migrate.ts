@@ -32,6 +32,7 @@ import * as keyKind from './migrations/0031_key_kind.ts';
 import * as messaging from './migrations/0032_messaging.ts';
 import * as routerBusiness from './migrations/0033_router_business.ts';
 import * as grantAudit from './migrations/0034_grant_audit.ts';
+import * as messagingReplies from './migrations/0035_messaging_replies.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -77,6 +78,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0032_messaging': messaging,
   '0033_router_business': routerBusiness,
   '0034_grant_audit': grantAudit,
+  '0035_messaging_replies': messagingReplies,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -9,6 +9,7 @@ import { TAX_RULE_GRANTS } from './migrations/0029_tax_rules.ts';
 import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
 import { MESSAGING_GRANTS } from './migrations/0032_messaging.ts';
 import { ROUTER_BUSINESS_GRANTS } from './migrations/0033_router_business.ts';
+import { MESSAGING_REPLY_GRANTS } from './migrations/0035_messaging_replies.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -51,6 +52,7 @@ export const SERVICE_GRANTS = Object.fromEntries(
         LOCK_DATE_GRANTS[s],
         MESSAGING_GRANTS[s],
         ROUTER_BUSINESS_GRANTS[s],
+        MESSAGING_REPLY_GRANTS[s],
       ),
     ];
   }),

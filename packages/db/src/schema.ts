@@ -33,6 +33,7 @@ import type {
   MessagingDeliveriesTable,
   MessagingNoticesTable,
   MessagingRefusalsTable,
+  MessagingRepliesTable,
   MessagingStatusesTable,
 } from './schema/messaging.ts';
 import type { CountryConfigsTable, TaxRulesTable } from './schema/reference.ts';
@@ -93,6 +94,7 @@ export interface Database {
   messaging_statuses: MessagingStatusesTable;
   messaging_refusals: MessagingRefusalsTable;
   messaging_notices: MessagingNoticesTable;
+  messaging_replies: MessagingRepliesTable;
 }
 
 /** Every table the migrations create. */
@@ -135,6 +137,7 @@ export const TABLE_NAMES = [
   'messaging_statuses',
   'messaging_refusals',
   'messaging_notices',
+  'messaging_replies',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -221,6 +221,26 @@ export class MessagingStore extends MessagingPeople {
       .execute();
   }
 
+  /** The replies to a message sent so far, by their place in the answer. */
+  async repliesSent(messageId: string): Promise<Map<number, string>> {
+    const rows = await this.db
+      .selectFrom('messaging_replies')
+      .select(['idx', 'sent_message_id'])
+      .where('channel', '=', CHANNEL)
+      .where('message_id', '=', messageId)
+      .execute();
+    return new Map(rows.map((r) => [r.idx, r.sent_message_id]));
+  }
+
+  /** Records a reply the channel took, at once: a redelivery will not send it again. */
+  async replySent(messageId: string, idx: number, sentMessageId: string): Promise<void> {
+    await this.db
+      .insertInto('messaging_replies')
+      .values({ channel: CHANNEL, message_id: messageId, idx, sent_message_id: sentMessageId })
+      .onConflict((c) => c.columns(['channel', 'message_id', 'idx']).doNothing())
+      .execute();
+  }
+
   /** The phone whose conversation this is, and when it last wrote; undefined for a conversation of no phone. */
   async phoneOf(conversationId: string): Promise<{ phone: string; lastInboundAt: Date } | undefined> {
     const row = await this.db

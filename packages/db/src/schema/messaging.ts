@@ -68,3 +68,14 @@ export interface MessagingNoticesTable {
   phone: string;
   sent_at: GeneratedTimestamp;
 }
+
+/** Each message sent in answer to one from a phone, by its place in the answer (written by the messaging service). */
+export interface MessagingRepliesTable {
+  channel: string;
+  /** The message from the phone it answers. */
+  message_id: string;
+  idx: number;
+  /** The channel's id of the message sent. */
+  sent_message_id: string;
+  sent_at: GeneratedTimestamp;
+}

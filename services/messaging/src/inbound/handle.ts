@@ -80,7 +80,7 @@ export async function handleMessage(deps: HandlerDeps, message: Message): Promis
   }
   const conversation = await store.conversation(phone, sender, new Date(message.sentAt));
   const window = new Date(message.sentAt);
-  const reply = (messages: Outgoing[]) => deps.outbox.send(phone, window, messages);
+  const reply = (messages: Outgoing[]) => replyOnce(deps, message.messageId, phone, window, messages);
   let question: Question;
   try {
     question = await questionOf(deps, message, sender, conversation.conversationId);
@@ -125,6 +125,35 @@ export async function handleMessage(deps: HandlerDeps, message: Message): Promis
     { messageId: message.messageId, requestId, to: masked(phone), status: statusOf(outcome) },
     'message answered',
   );
+}
+
+/**
+ * Sends an answer's messages one by one, each recorded as soon as the channel took it; a message
+ * handled again (its instance died mid-answer) sends only those not sent yet. The ids, in order.
+ */
+async function replyOnce(
+  deps: HandlerDeps,
+  messageId: string,
+  phone: string,
+  lastInbound: Date,
+  messages: readonly Outgoing[],
+): Promise<{ ids: string[] }> {
+  const before = await deps.store.repliesSent(messageId);
+  const ids: string[] = [];
+  for (const [idx, outgoing] of messages.entries()) {
+    const already = before.get(idx);
+    if (already) {
+      ids.push(already);
+      continue;
+    }
+    const sent = await deps.outbox.send(phone, lastInbound, [outgoing]);
+    const id = sent.ids[0];
+    // The window closed (a template or nothing went): the rest would not go either.
+    if (!id) break;
+    await deps.store.replySent(messageId, idx, id);
+    ids.push(id);
+  }
+  return { ids };
 }
 
 const statusOf = (outcome: Outcome) => outcome.complete?.status ?? outcome.error?.code ?? 'unknown';
