@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ServiceName, ServiceNameSchema } from '@munim/contracts';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { IStatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import type { IHorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
@@ -639,8 +639,20 @@ describe('infra/k8s/nats/nats.conf on three nats-servers (loopback)', () => {
       expect([info?.cluster?.leader, ...(info?.cluster?.replicas ?? []).map((r) => r.name)].sort()).toEqual(
         Array.from({ length: NATS_K8S.replicas }, (_, i) => `${NATS_K8S.statefulSet}-${i}`),
       );
-      nc.publish('munim.work.query.submitted', 'hello');
-      await nc.flush();
+      // A service writes it as services do: a JetStream publish, acknowledged once stored (a core
+      // publish right after the stream is made may reach a server that does not yet route the
+      // subject to it). One message id: however often it is retried, it is stored once.
+      const js = jetstream(nc, { checkAPI: false });
+      await expect
+        .poll(
+          async () =>
+            js
+              .publish('munim.work.query.submitted', 'hello', { msgID: 'k8s-hello' })
+              .then((ack) => ack.stream)
+              .catch(() => undefined),
+          { timeout: 30_000, interval: 500 },
+        )
+        .toBe('MUNIM_WORK');
       await expect.poll(async () => (await jsm.streams.info('MUNIM_WORK')).state.messages).toBe(1);
     } finally {
       await nc.close();
