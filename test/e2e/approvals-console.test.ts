@@ -192,7 +192,9 @@ describe('the approvals inbox', () => {
         .toBe('Approved: it was carried out.');
       const late = cardOf(second.page, raced.approvalId);
       await late.getByRole('button', { name: 'Reject' }).click();
-      await expect.poll(() => late.getByRole('alert').textContent()).toMatch(/^Could not reject: .{10,}/);
+      await expect
+        .poll(() => late.getByRole('alert').textContent(), { timeout: 10_000 })
+        .toMatch(/^Could not reject: .{10,}/);
       expect(await late.getByRole('button').count()).toBe(0);
       expect(sent(raced.reference)).toHaveLength(1);
       expect([...first.errors, ...second.errors]).toEqual([]);
@@ -216,7 +218,7 @@ describe('the approvals inbox', () => {
       const card = cardOf(page, asked.approvalId);
       await card.getByRole('button', { name: 'Approve' }).click();
       await expect
-        .poll(() => card.getByRole('alert').textContent())
+        .poll(() => card.getByRole('alert').textContent(), { timeout: 10_000 })
         .toMatch(/^Approved, but it failed: .*not found/i);
       expect(await card.locator('.outcome').getAttribute('data-status')).toBe('failed');
       expect(errors).toEqual([]);
@@ -244,8 +246,10 @@ describe('the approvals inbox', () => {
 
       await page.getByRole('tab', { name: 'Standing approvals' }).click();
       await page.getByRole('button', { name: 'Grant' }).click();
+      // The refusal comes back from the gateway: on a loaded machine it takes a moment to show.
+      await page.getByRole('alert').waitFor({ timeout: 20_000 });
       await expect
-        .poll(() => page.getByRole('alert').textContent())
+        .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
         .toMatch(/^Could not grant: Granting a standing approval .* needs the approver or owner role/);
       expect(errors).toEqual([]);
     } finally {
