@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runTool } from '@munim/demo-books';
 import { test } from '@munim/testkit';
 import { afterAll, describe, expect } from 'vitest';
+import { billToPay as payBill } from '../support/bill-payment.ts';
 import { bearerJson } from '../support/http.ts';
 import { ask, type SseEvent } from '../support/sse.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
@@ -78,37 +78,7 @@ const sent = (reference: string) =>
 const last = (events: SseEvent[]) => events.at(-1);
 
 /** A bill of `amount` (before tax) from the vendor, and a script paying it in full when asked `query`. */
-function billToPay(amount: number) {
-  const created = runTool(sys.books.store, 'create_bill', {
-    ContactId: vendor,
-    Lines: [{ Description: 'Machinery', Quantity: 1, UnitPrice: amount, TaxRate: 0 }],
-    Status: 'AUTHORISED',
-  });
-  const bill = created.structuredContent as { BillId: string };
-  const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
-  const query = `pay bill ${reference}`;
-  sys.llm?.script({
-    match: query,
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: 'create_bill_payment',
-            arguments: {
-              AccountId: bank,
-              Amount: amount,
-              Applications: [{ BillId: bill.BillId, Amount: amount }],
-              Reference: reference,
-              PaymentMode: 'NEFT',
-            },
-          },
-        ],
-      },
-      { content: 'Paid.' },
-    ],
-  });
-  return { query, reference, billId: bill.BillId };
-}
+const billToPay = (amount: number) => payBill(sys, amount);
 
 /** The maker asks to pay and confirms on the card (changing `edits` first): what the confirmation's stream said. */
 async function makerPays(

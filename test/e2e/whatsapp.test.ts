@@ -7,7 +7,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTool } from '@munim/demo-books';
 import {
   audioDelivery,
   buttonReplyDelivery,
@@ -22,6 +21,7 @@ import {
   textDelivery,
 } from '@munim/testkit';
 import { afterAll, describe, expect } from 'vitest';
+import { billToPay as payBill } from '../support/bill-payment.ts';
 import { bearerJson, jsonCaller } from '../support/http.ts';
 import { startSystem, type TestSystem } from '../support/stack.ts';
 
@@ -148,39 +148,7 @@ const tap = (from: string, card: GraphSentMessage | undefined, index: number, bu
   });
 
 /** A bill of `amount` from the vendor, and a script paying it when asked `query`. */
-function billToPay(amount: number) {
-  const bank = sys.books.store.accounts.find((a) => a.Code === '1000')?.AccountId ?? '';
-  const vendor = sys.books.store.contacts.find((c) => c.ContactType === 'VENDOR')?.ContactId ?? '';
-  const created = runTool(sys.books.store, 'create_bill', {
-    ContactId: vendor,
-    Lines: [{ Description: 'Machinery', Quantity: 1, UnitPrice: amount, TaxRate: 0 }],
-    Status: 'AUTHORISED',
-  });
-  const bill = created.structuredContent as { BillId: string };
-  const reference = `UTR${randomBytes(5).toString('hex').toUpperCase()}`;
-  const query = `pay bill ${reference}`;
-  sys.llm?.script({
-    match: query,
-    turns: [
-      {
-        toolCalls: [
-          {
-            name: 'create_bill_payment',
-            arguments: {
-              AccountId: bank,
-              Amount: amount,
-              Applications: [{ BillId: bill.BillId, Amount: amount }],
-              Reference: reference,
-              PaymentMode: 'NEFT',
-            },
-          },
-        ],
-      },
-      { content: `Paid ${reference}.` },
-    ],
-  });
-  return { query, reference };
-}
+const billToPay = (amount: number) => payBill(sys, amount, (reference) => `Paid ${reference}.`);
 
 const paymentsSent = (reference: string) =>
   sys.books.calls().filter((c) => c.tool === 'create_bill_payment' && c.args.Reference === reference);
