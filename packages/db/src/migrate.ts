@@ -33,6 +33,7 @@ import * as messaging from './migrations/0032_messaging.ts';
 import * as routerBusiness from './migrations/0033_router_business.ts';
 import * as grantAudit from './migrations/0034_grant_audit.ts';
 import * as messagingReplies from './migrations/0035_messaging_replies.ts';
+import * as llmFallbacks from './migrations/0036_llm_fallbacks.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -79,6 +80,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0033_router_business': routerBusiness,
   '0034_grant_audit': grantAudit,
   '0035_messaging_replies': messagingReplies,
+  '0036_llm_fallbacks': llmFallbacks,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

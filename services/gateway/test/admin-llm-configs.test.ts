@@ -332,6 +332,87 @@ describe('model endpoints and their keys', () => {
   });
 });
 
+describe('fallbacks of a model configuration', () => {
+  const fallbacksOf = async (id: number) =>
+    (await list()).body.configs.find((c) => c.id === id) as Config & { fallbacks: number[] };
+  const made: number[] = [];
+  const create = async (name: string, extra: object = {}) => {
+    const response = await post('/v1/admin/llm-configs', { ...base, name, ...extra });
+    expect(response.status).toBe(201);
+    const config = (await response.json()) as Config & { fallbacks: number[] };
+    made.push(config.id);
+    return config;
+  };
+  afterAll(async () => {
+    await db.deleteFrom('llm_configs').where('id', 'in', made).execute();
+  });
+
+  test('lists fallbacks in order; two configurations may name each other; a change replaces the list', async () => {
+    const a = await create('fallback-a');
+    expect(a.fallbacks).toEqual([]);
+    const b = await create('fallback-b', { fallbacks: [a.id] });
+    expect(b.fallbacks).toEqual([a.id]);
+    const c = await create('fallback-c', { fallbacks: [b.id, a.id] });
+    expect(c.fallbacks).toEqual([b.id, a.id]);
+    // Only the default's own list is used, so a pair naming each other is a primary and a secondary.
+    const mutual = await patch(`/v1/admin/llm-configs/${a.id}`, { fallbacks: [b.id] });
+    expect(mutual.status).toBe(200);
+    expect(await mutual.json()).toMatchObject({ id: a.id, fallbacks: [b.id] });
+    await expect.poll(() => notices.some((n) => n.configId === a.id && n.reason === 'updated')).toBe(true);
+    const cleared = await patch(`/v1/admin/llm-configs/${c.id}`, { fallbacks: [] });
+    expect(await cleared.json()).toMatchObject({ fallbacks: [] });
+    // A change that does not name fallbacks keeps them.
+    await patch(`/v1/admin/llm-configs/${b.id}`, { temperature: 0.5 });
+    expect((await fallbacksOf(b.id)).fallbacks).toEqual([a.id]);
+  });
+
+  test('refuses unknown ids, the configuration itself and duplicates with 400 naming the field, changing nothing', async () => {
+    const a = await create('fallback-d');
+    const b = await create('fallback-e', { fallbacks: [a.id] });
+    const before = (await list()).body.configs.length;
+    const refusals = [
+      await post('/v1/admin/llm-configs', { ...base, name: 'fallback-unknown', fallbacks: [a.id, 999_999] }),
+      await post('/v1/admin/llm-configs', { ...base, name: 'fallback-twice', fallbacks: [a.id, a.id] }),
+      await post('/v1/admin/llm-configs', { ...base, name: 'fallback-zero', fallbacks: [0] }),
+      await post('/v1/admin/llm-configs', {
+        ...base,
+        name: 'fallback-many',
+        fallbacks: [1, 2, 3, 4, 5, 6, 7, 8, 9],
+      }),
+      await patch(`/v1/admin/llm-configs/${b.id}`, { fallbacks: [b.id] }),
+      await patch(`/v1/admin/llm-configs/${b.id}`, { fallbacks: [a.id, 999_999] }),
+      await patch(`/v1/admin/llm-configs/${b.id}`, { fallbacks: [a.id, a.id] }),
+    ];
+    for (const response of refusals) {
+      expect(response.status).toBe(400);
+      // The list, or the entry of it that is wrong (`fallbacks.0`).
+      expect(await response.json()).toMatchObject({ error: { field: expect.stringMatching(/^fallbacks/) } });
+    }
+    expect((await list()).body.configs.length).toBe(before);
+    expect((await fallbacksOf(b.id)).fallbacks).toEqual([a.id]);
+  });
+
+  test('accepts a list exactly when it names other existing configurations, each once (generated lists)', async () => {
+    const pool = [await create('fallback-p1'), await create('fallback-p2'), await create('fallback-p3')];
+    const target = await create('fallback-target');
+    const candidates = [...pool.map((c) => c.id), target.id, 999_991, 999_992];
+    // Lists drawn with a fixed seed (the gateway has no fast-check): repeats, unknown ids, itself.
+    let seed = 0x5eed;
+    const draw = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let run = 0; run < 40; run++) {
+      const ids = Array.from({ length: draw(6) }, () => candidates[draw(candidates.length)] as number);
+      const previous = (await fallbacksOf(target.id)).fallbacks;
+      const response = await patch(`/v1/admin/llm-configs/${target.id}`, { fallbacks: ids });
+      const valid = new Set(ids).size === ids.length && ids.every((id) => pool.some((c) => c.id === id));
+      expect(response.status, JSON.stringify(ids)).toBe(valid ? 200 : 400);
+      expect((await fallbacksOf(target.id)).fallbacks).toEqual(valid ? ids : previous);
+    }
+  });
+});
+
 /** The id of the configuration named primary in a snapshot. */
 function primaryIdOf(rows: { id: number; name: string }[]): number {
   const row = rows.find((r) => r.name === 'primary');

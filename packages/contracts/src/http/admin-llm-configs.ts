@@ -31,6 +31,18 @@ const EndpointSchema = z
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
+/** Most fallbacks one configuration lists (the database holds no more). */
+const MAX_LLM_FALLBACKS = 8;
+
+/**
+ * The configurations a call fails over to, in order, when this one is the default and fails
+ * (connection error, 429, 5xx, timeout, a stream that stalls): ids of other configurations, each once.
+ */
+const FallbacksSchema = z
+  .array(z.number().int().positive())
+  .max(MAX_LLM_FALLBACKS)
+  .refine((ids) => new Set(ids).size === ids.length, { message: 'lists a configuration twice' });
+
 /** A model configuration as an administrator writes it; the key is write-only. */
 export const LlmConfigInputSchema = z
   .object({
@@ -43,6 +55,7 @@ export const LlmConfigInputSchema = z
     temperature: z.number().min(0).max(2).nullable().optional(),
     maxTokens: z.number().int().positive().max(1_000_000).nullable().optional(),
     isDefault: z.boolean().default(false),
+    fallbacks: FallbacksSchema.optional(),
   })
   .strict();
 

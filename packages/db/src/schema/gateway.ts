@@ -73,6 +73,8 @@ export interface LlmConfigsTable {
   temperature: number | null;
   max_tokens: number | null;
   is_default: Generated<boolean>;
+  /** Ids of the configurations a call fails over to, in order, when this one is the default (migration 0036); bigint[] reads as strings. */
+  fallback_ids: ColumnType<string[], number[] | undefined, number[]>;
   total_input_tokens: Generated<number>;
   total_output_tokens: Generated<number>;
   total_requests: Generated<number>;

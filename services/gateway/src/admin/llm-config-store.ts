@@ -15,6 +15,7 @@ export const columns = [
   'temperature',
   'max_tokens',
   'is_default',
+  'fallback_ids',
   'total_input_tokens',
   'total_output_tokens',
   'total_requests',
@@ -33,6 +34,7 @@ export type Row = {
   temperature: number | null;
   max_tokens: number | null;
   is_default: boolean;
+  fallback_ids: string[];
   total_input_tokens: number;
   total_output_tokens: number;
   total_requests: number;
@@ -52,6 +54,7 @@ export const toConfig = (row: Row) => ({
   temperature: row.temperature,
   maxTokens: row.max_tokens,
   isDefault: row.is_default,
+  fallbacks: row.fallback_ids.map(Number),
   usage: {
     inputTokens: Number(row.total_input_tokens),
     outputTokens: Number(row.total_output_tokens),
@@ -94,6 +97,31 @@ export function keyChange(
     if (error instanceof SecretKeyError) return { refused: 'key-unreadable' };
     throw error;
   }
+}
+
+/** A configuration's fallbacks name one that does not exist, or itself; the message says which. */
+export class FallbacksError extends Error {
+  override name = 'FallbacksError';
+}
+
+/**
+ * Refuses fallbacks that are not other existing configurations. Lists are not followed from one
+ * configuration to the next (only the default's own list is used), so two configurations may name
+ * each other: that is the usual primary and secondary, whichever is the default.
+ */
+async function checkFallbacks(trx: Kysely<Database>, id: number, fallbacks: readonly number[]) {
+  if (fallbacks.includes(id)) throw new FallbacksError('cannot name the configuration itself');
+  if (fallbacks.length === 0) return;
+  // Shared locks: a configuration named here cannot go away before this commits.
+  const found = await trx
+    .selectFrom('llm_configs')
+    .select('id')
+    .where('id', 'in', [...fallbacks])
+    .forKeyShare()
+    .execute();
+  const known = new Set(found.map((row) => Number(row.id)));
+  const unknown = fallbacks.filter((f) => !known.has(f));
+  if (unknown.length > 0) throw new FallbacksError(`no model configuration ${unknown.join(', ')}`);
 }
 
 /** A unique index refused the write (PostgreSQL 23505). */
@@ -148,7 +176,18 @@ export function insertConfig(
       .onConflict((oc) => oc.column('name').doNothing())
       .returning(columns)
       .executeTakeFirst();
-    if (!row || input.apiKey === undefined || !secretKey) return row;
+    if (!row) return row;
+    if (input.fallbacks && input.fallbacks.length > 0) {
+      await checkFallbacks(trx, Number(row.id), input.fallbacks);
+      await trx
+        .updateTable('llm_configs')
+        .set({ fallback_ids: input.fallbacks })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    if (input.apiKey === undefined || !secretKey) {
+      return trx.selectFrom('llm_configs').select(columns).where('id', '=', row.id).executeTakeFirstOrThrow();
+    }
     return trx
       .updateTable('llm_configs')
       .set({ api_key_encrypted: sealLlmKey(secretKey, row, input.apiKey) })
@@ -180,6 +219,7 @@ export function updateConfig(
     };
     const key = keyChange(current, next, change.apiKey, secretKey);
     if ('refused' in key) return key.refused;
+    if (change.fallbacks !== undefined) await checkFallbacks(trx, id, change.fallbacks);
     return (await trx
       .updateTable('llm_configs')
       .set({
@@ -191,6 +231,7 @@ export function updateConfig(
         ...('store' in key ? { api_key_encrypted: key.store } : {}),
         ...(change.temperature !== undefined ? { temperature: change.temperature } : {}),
         ...(change.maxTokens !== undefined ? { max_tokens: change.maxTokens } : {}),
+        ...(change.fallbacks !== undefined ? { fallback_ids: change.fallbacks } : {}),
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', id)

@@ -13,6 +13,7 @@ import { HIDDEN } from '../plugins/openapi.ts';
 import type { ZodTypeProvider } from '../plugins/validation.ts';
 import {
   columns,
+  FallbacksError,
   insertConfig,
   isUniqueViolation,
   makeDefault,
@@ -38,6 +39,15 @@ const noKey = () =>
   );
 const badEndpoint = (problem: string) =>
   new HttpRefusal(400, httpError('BAD_REQUEST', `endpoint: ${problem}`, { field: 'endpoint' }));
+/** Fallbacks that are not other existing configurations: 400 naming the field. */
+const badFallbacks = (error: unknown): never => {
+  if (error instanceof FallbacksError)
+    throw new HttpRefusal(
+      400,
+      httpError('BAD_REQUEST', `fallbacks: ${error.message}`, { field: 'fallbacks' }),
+    );
+  throw error;
+};
 const badKey = (message: string) =>
   new HttpRefusal(400, httpError('BAD_REQUEST', `apiKey: ${message}`, { field: 'apiKey' }));
 
@@ -47,7 +57,8 @@ const badKey = (message: string) =>
  * origin, and never returned; a move to another origin needs the key again, so a stored key never
  * reaches a new host. Endpoints must resolve to public addresses unless `LLM_ENDPOINT_ALLOWLIST`
  * allows them. Every change is announced with `llmConfigChanged` so the agents swap models
- * without a restart.
+ * without a restart. A configuration may list `fallbacks`: other configurations, in order, that a
+ * call fails over to while it is the default.
  */
 export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, ctx) => {
   const { db } = ctx;
@@ -77,7 +88,7 @@ export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, c
       const input = request.body;
       if (input.apiKey !== undefined && !secretKey) throw noKey();
       await checkEndpoint(input.endpoint);
-      const inserted = await insertConfig(db, input, secretKey);
+      const inserted = await insertConfig(db, input, secretKey).catch(badFallbacks);
       if (!inserted) throw conflict();
       // A concurrent default change wins the partial unique index: the row stays, not as the default.
       const row = input.isDefault
@@ -102,7 +113,7 @@ export const llmConfigRoutes: FastifyPluginAsync<GatewayContext> = async (app, c
       const { id } = request.params;
       const row = await updateConfig(db, id, change, secretKey).catch((error: unknown) => {
         if (isUniqueViolation(error)) throw conflict();
-        throw error;
+        return badFallbacks(error);
       });
       if (row === 'not-found') throw notFound(id);
       if (row === 'no-secret-key') throw noKey();
