@@ -28,8 +28,11 @@ export type Flow =
   | { kind: 'mixed'; tenant: Tenant; reads: string[]; write: string };
 
 export interface LoadPlan {
-  /** Base URL of the server (its /v1/query is driven). */
-  url: string;
+  /**
+   * Base URL of the server (its /v1/query is driven); or several servers' (instances of one
+   * service), spread round-robin over the clients: client i drives the (i mod n)th for the whole run.
+   */
+  url: string | string[];
   concurrency: number;
   warmupMs: number;
   durationMs: number;
@@ -106,12 +109,19 @@ interface Seen {
 
 const MAX_PROBLEMS = 10;
 
+/** The /v1/query URL client `index` (from 0) drives: round-robin over the plan's base URLs. */
+export function clientTarget(url: LoadPlan['url'], index: number): URL {
+  const urls = typeof url === 'string' ? [url] : url;
+  const base = urls[index % urls.length];
+  if (base === undefined) throw new Error('a load plan needs at least one URL');
+  return new URL('/v1/query', base);
+}
+
 /** Runs the plan in this process; `onEdge` is told when the window opens and closes. */
 export async function runLoad(
   plan: LoadPlan,
   onEdge: (edge: 'window-open' | 'window-close') => void = () => {},
 ): Promise<LoadResult> {
-  const target = new URL('/v1/query', plan.url);
   const agent = new Agent({ keepAlive: true, maxSockets: plan.concurrency });
   const timeoutMs = plan.requestTimeoutMs ?? 60_000;
   const record = plan.record ?? true;
@@ -133,7 +143,7 @@ export async function runLoad(
   let completed = 0;
   let phase: 'warmup' | 'window' | 'drain' = 'warmup';
 
-  const post = (body: Record<string, unknown>): Promise<Seen> =>
+  const post = (target: URL, body: Record<string, unknown>): Promise<Seen> =>
     new Promise((resolve) => {
       const payload = JSON.stringify(body);
       const started = performance.now();
@@ -247,20 +257,21 @@ export async function runLoad(
 
   const running = () => phase !== 'drain';
   const flow = plan.flow;
-  const client = async () => {
+  const client = async (_: unknown, index: number) => {
+    const target = clientTarget(plan.url, index);
     while (running()) {
       if (flow.kind === 'repeat') {
-        count('query', await post(flow.body));
+        count('query', await post(target, flow.body));
         continue;
       }
       for (const [i, query] of flow.reads.entries()) {
         if (!running()) return;
-        count(`read ${i + 1}`, await post({ query, ...flow.tenant }));
+        count(`read ${i + 1}`, await post(target, { query, ...flow.tenant }));
       }
       if (!running()) return;
       const tag = randomBytes(5).toString('hex');
       const conversationId = `bench-${tag}`;
-      const proposal = await post({
+      const proposal = await post(target, {
         query: flow.write.replace('{tag}', tag),
         conversationId,
         ...flow.tenant,
@@ -269,7 +280,7 @@ export async function runLoad(
       const awaiting = proposal.end?.data.status === 'awaiting_confirmation';
       if (!proposed || !awaiting || !proposal.mcqActionId || !running()) continue;
       const mcqResponse = { actionId: proposal.mcqActionId, value: 'confirm' };
-      count('write confirmation', await post({ conversationId, mcqResponse, ...flow.tenant }));
+      count('write confirmation', await post(target, { conversationId, mcqResponse, ...flow.tenant }));
     }
   };
 

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createDb, localServiceLogins, migrateToLatest } from '@munim/db';
 import { createTestDatabase } from '@munim/db/testing';
-import { type RunningStack, startStack, stopProcess } from '@munim/devstack';
+import { type RunningStack, type ServiceName, startStack, stopProcess } from '@munim/devstack';
 // Not from @munim/testkit's index: that one holds vitest fixtures, which only load inside vitest.
 import { freePort } from '@munim/testkit/ports';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -23,6 +23,8 @@ const LLM_KEY = 'sk-bench';
 
 export interface LoadSystem {
   gatewayUrl: string;
+  /** Every gateway's URL, one per instance (the first is `gatewayUrl`). */
+  gatewayUrls: string[];
   prefix: string;
   databaseUrl: string;
   databaseName: string;
@@ -75,6 +77,8 @@ export async function startLoadSystem(opts: {
   llm: boolean;
   env: Record<string, string>;
   root?: string | undefined;
+  /** Instances per service (one each when not given); each gateway gets a port of its own. */
+  scale?: Partial<Record<ServiceName, number>>;
 }): Promise<LoadSystem> {
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const prefix = `bench${randomBytes(4).toString('hex')}`;
@@ -126,6 +130,9 @@ export async function startLoadSystem(opts: {
     cleanup.push(() => stopChild(books.child));
     const llm = opts.llm ? await forkScriptedLlm(LLM_KEY) : undefined;
     if (llm) cleanup.push(() => llm.stop());
+    const gatewayPorts = await Promise.all(
+      Array.from({ length: Math.max(0, (opts.scale?.gateway ?? 1) - 1) }, () => freePort()),
+    );
     const stack: RunningStack = await startStack({
       env: {
         NATS_URL: natsUrl,
@@ -142,12 +149,17 @@ export async function startLoadSystem(opts: {
         ...opts.env,
       },
       serviceEnv,
+      scale: opts.scale,
+      // The first gateway has the PORT above; each other one its own (two cannot share a port).
+      instanceEnv: (service, index) =>
+        service === 'gateway' && index >= 2 ? { PORT: String(gatewayPorts[index - 2]) } : undefined,
       onLine,
       ...(opts.root ? { root: opts.root } : {}),
     });
     cleanup.push(() => stack.stop());
     return {
       gatewayUrl: stack.gatewayUrl,
+      gatewayUrls: stack.gatewayUrls,
       prefix,
       databaseUrl: database.url,
       databaseName: database.name,

@@ -1,13 +1,14 @@
 /**
- * The pieces of `npm run bench -- load`: the load generator, in its own process,
- * against the anchor server, in its own, counts answers, bytes and events right; the CPU meter finds
- * processes and their listening ports. Nothing here is timed: speed is what the benchmark measures.
+ * The pieces of `npm run bench -- load` (and `-- scale`): the load generator, in its own process,
+ * against the anchor server, in its own, counts answers, bytes and events right, and spreads its
+ * clients over several servers; the CPU meter finds processes and their listening ports. Nothing
+ * here is timed: speed is what the benchmark measures.
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anchor, forkAnchor, sseMessages } from '../../bench/load/anchor.ts';
 import { CpuMeter, pidListeningOn, procStat } from '../../bench/load/cpu.ts';
-import { forkGenerator, type LoadPlan } from '../../bench/load/generator.ts';
+import { clientTarget, forkGenerator, type LoadPlan } from '../../bench/load/generator.ts';
 
 const sse = (id: number, event: string, data: unknown) =>
   `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -96,6 +97,42 @@ describe('the load benchmark', () => {
     expect(steps['write confirmation']?.answers).toBeLessThanOrEqual(
       (steps['write proposal']?.answers ?? 0) + 3,
     );
+  });
+
+  it('spreads the clients round-robin over several servers, each client staying on its own', () => {
+    expect(clientTarget('http://127.0.0.1:1', 7).href).toBe('http://127.0.0.1:1/v1/query');
+    expect(() => clientTarget([], 0)).toThrow(/at least one URL/);
+    for (let servers = 1; servers <= 5; servers++) {
+      const urls = Array.from({ length: servers }, (_, i) => `http://127.0.0.1:${1000 + i}`);
+      for (let clients = 0; clients <= 23; clients++) {
+        const targets = Array.from({ length: clients }, (_, i) => clientTarget(urls, i).origin);
+        expect(targets).toEqual(targets.map((_, i) => urls[i % servers]));
+        const per = urls.map((url) => targets.filter((t) => t === url).length);
+        // As even as it can be: no server has more than one client beyond another.
+        expect(Math.max(...per) - Math.min(...per)).toBeLessThanOrEqual(clients === 0 ? 0 : 1);
+        expect(per.reduce((a, b) => a + b, 0)).toBe(clients);
+      }
+    }
+  });
+
+  it('drives every server of a plan with several URLs', async () => {
+    const second = await forkAnchor(STREAM.replace('req-anchor', 'req-second'));
+    try {
+      const result = await forkGenerator(
+        {
+          ...plan({ kind: 'repeat', body: { query: 'q', entityId: 'e', orgId: 'o' } }),
+          url: [anchor.url, second.url],
+          concurrency: 4,
+        },
+        {},
+      );
+      expect(result.problems).toEqual([]);
+      expect(result.completed).toBe(result.requests);
+      // Two clients on each server: both answered.
+      expect(new Set(result.received.map((r) => r.requestId))).toEqual(new Set(['req-anchor', 'req-second']));
+    } finally {
+      await second.stop();
+    }
   });
 
   it('reads CPU times from /proc and finds who listens on a port', async () => {
