@@ -32,6 +32,11 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   NATS_TLS_CERT_FILE:
     'Client certificate, for a NATS server that verifies clients (with NATS_TLS_KEY_FILE); makes TLS required.',
   NATS_TLS_KEY_FILE: 'The key of NATS_TLS_CERT_FILE.',
+  DB_PREPARED_STATEMENTS:
+    'Whether statements with parameters run as prepared (named) statements, which PostgreSQL parses and ' +
+    'plans once per connection (at most 200 per connection; long or numerous texts run unnamed). `off` ' +
+    'behind a pooler that does not keep them, such as PgBouncer in transaction mode before 1.21. Services ' +
+    'without a database ignore it.',
 
   // Shared by several services
   DATABASE_URL:

@@ -40,6 +40,8 @@ export const BaseEnvSchema = z
       .int('must be a whole number of bytes')
       .positive('must be a positive number of bytes (unset it for no limit)')
       .optional(),
+    /** Statements with parameters as prepared (named) statements, parsed once per connection. */
+    DB_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
     ...NatsAuthEnv.shape,
   })
   .superRefine(checkNatsAuth);

@@ -18,7 +18,7 @@ import { AgentStore } from './run/store.ts';
 await runMain('agent', async (log) => {
   const env = loadEnv();
   const { LLM_CONFIG_KEY, LLM_CONFIG_REFRESH_MS, LLM_ENDPOINT_ALLOWLIST } = loadLlmConfigEnv();
-  const db = createDb(env.DATABASE_URL, { max: 8 });
+  const db = createDb(env.DATABASE_URL, { max: 8, preparedStatements: env.DB_PREPARED_STATEMENTS === 'on' });
   await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('agent', env, log);

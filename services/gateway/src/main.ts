@@ -16,7 +16,9 @@ runMain('gateway', async (log) => {
   });
   await bus.ensureStreams();
   // The agent writes conversations and the logger migrates; the gateway only reads and soft-deletes.
-  const db = env.DATABASE_URL ? createDb(env.DATABASE_URL, { max: 5, log }) : undefined;
+  const db = env.DATABASE_URL
+    ? createDb(env.DATABASE_URL, { max: 5, log, preparedStatements: env.DB_PREPARED_STATEMENTS === 'on' })
+    : undefined;
   if (db) await assertServiceLogin(db);
   const gateway = await buildGateway({ bus, log, config: env, db });
   await gateway.start();

@@ -5,7 +5,11 @@ import { loadEnv } from './env.ts';
 
 await runMain('logger', async (log) => {
   const env = loadEnv();
-  const db = createDb(env.DATABASE_URL, { max: env.LOGGER_CONCURRENCY + 2, log });
+  const db = createDb(env.DATABASE_URL, {
+    max: env.LOGGER_CONCURRENCY + 2,
+    log,
+    preparedStatements: env.DB_PREPARED_STATEMENTS === 'on',
+  });
   await assertServiceLogin(db);
   const bus = await connectService('logger', env, log);
   const app = await buildLogger({

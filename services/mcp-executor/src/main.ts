@@ -5,7 +5,7 @@ import { loadEnv } from './env.ts';
 
 await runMain('mcp-executor', async (log) => {
   const env = loadEnv();
-  const db = createDb(env.DATABASE_URL, { log });
+  const db = createDb(env.DATABASE_URL, { log, preparedStatements: env.DB_PREPARED_STATEMENTS === 'on' });
   await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('mcp-executor', env, log);

@@ -27,7 +27,9 @@ runMain('messaging', async (log) => {
   await bus.ensureStreams();
   const on = whatsAppOn(env);
   // A login given is checked even with WhatsApp off: a superuser one stops the service at once.
-  const db = env.DATABASE_URL ? createDb(env.DATABASE_URL, { max: 5, log }) : undefined;
+  const db = env.DATABASE_URL
+    ? createDb(env.DATABASE_URL, { max: 5, log, preparedStatements: env.DB_PREPARED_STATEMENTS === 'on' })
+    : undefined;
   if (db) await assertServiceLogin(db);
   const sttUrl = env.STT_BASE_URL ?? env.OPENAI_BASE_URL;
   const messaging = buildMessaging({

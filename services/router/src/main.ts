@@ -10,7 +10,7 @@ import { RouterStore } from './store.ts';
 
 await runMain('router', async (log) => {
   const env = loadEnv();
-  const db = createDb(env.DATABASE_URL, { max: 4 });
+  const db = createDb(env.DATABASE_URL, { max: 4, preparedStatements: env.DB_PREPARED_STATEMENTS === 'on' });
   await assertServiceLogin(db);
   await assertSchemaCurrent(db);
   const bus = await connectService('router', env, log);
