@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { forkAnchor } from '../load/anchor.ts';
 import { type BaseCheckout, checkoutBase } from '../load/base.ts';
+import { Counts, type CountsPerAnswer, perAnswer, type Snapshot } from '../load/counts.ts';
 import { CpuMeter, type CpuTimes, childrenOf, cmdline, pidListeningOn } from '../load/cpu.ts';
 import { forkGenerator, type LoadPlan, type LoadResult, type Received } from '../load/generator.ts';
 import { FAST_QUERY, LLM_READ, LLM_WRITE } from '../load/llm.ts';
@@ -92,6 +93,8 @@ interface ScenarioReport {
   events: EventsCheck | null;
   serviceErrorLines: number | null;
   problems: string[];
+  /** SQL statements and NATS messages per answer over the window, by service (not for the anchor). */
+  counts?: CountsPerAnswer;
 }
 
 /** The machine's NATS and PostgreSQL: the processes listening on their ports (shared, measured anyway). */
@@ -171,6 +174,8 @@ interface Target {
   databaseName?: string;
   /** Whether the clients' events go to the events check (not for the anchor). */
   record: boolean;
+  /** Where the services count statements and messages, and the system's streams (not for the anchor). */
+  counts?: { reader: Counts; natsUrl: string; prefix: string };
 }
 
 async function measure(target: Target, infra: ReturnType<typeof infrastructure>) {
@@ -185,6 +190,11 @@ async function measure(target: Target, infra: ReturnType<typeof infrastructure>)
   };
   const meter = new CpuMeter(discover);
   let cpu: CpuTimes | undefined;
+  const snapshots: Promise<Snapshot>[] = [];
+  const snapshot = () => {
+    const c = target.counts;
+    if (c) snapshots.push(c.reader.snapshot(target.processes(), c.natsUrl, c.prefix));
+  };
   const result = await forkGenerator(
     {
       url: target.url,
@@ -201,16 +211,19 @@ async function measure(target: Target, infra: ReturnType<typeof infrastructure>)
       onEdge: (edge) => {
         if (edge === 'window-open') meter.start();
         else cpu = meter.stop();
+        snapshot();
       },
     },
   );
   if (!cpu) throw new Error(`${target.name}: the measuring window never closed`);
-  return { result, cpu };
+  const [open, close] = await Promise.all(snapshots);
+  const counts = open && close ? perAnswer(open, close, result.window.answers) : undefined;
+  return { result, cpu, counts };
 }
 
 function summarise(
   target: Target,
-  { result, cpu }: { result: LoadResult; cpu: CpuTimes },
+  { result, cpu, counts }: { result: LoadResult; cpu: CpuTimes; counts?: CountsPerAnswer | undefined },
   events: EventsCheck | null,
   system: LoadSystem | undefined,
 ): ScenarioReport {
@@ -255,6 +268,7 @@ function summarise(
     events,
     serviceErrorLines: system ? system.errorLines() : null,
     problems: result.problems,
+    ...(counts ? { counts } : {}),
   };
 }
 
@@ -299,9 +313,10 @@ async function runScenario(
   before?: Before,
 ): Promise<ScenarioReport> {
   const started = performance.now();
-  const profile: Record<string, string> = CPU_PROF_DIR
-    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}/${spec.name.replace(/\W+/g, '-')}` }
-    : {};
+  const counts = new Counts();
+  const profile = counts.env(
+    CPU_PROF_DIR ? `--cpu-prof --cpu-prof-dir=${CPU_PROF_DIR}/${spec.name.replace(/\W+/g, '-')}` : undefined,
+  );
   const system = await startLoadSystem({
     llm: spec.llm,
     env: { ...UNLIMITED, ...profile, ...spec.env },
@@ -318,6 +333,11 @@ async function runScenario(
       processes: system.processes,
       databaseName: system.databaseName,
       record: true,
+      counts: {
+        reader: counts,
+        natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+        prefix: system.prefix,
+      },
     };
     const measured = await measure(target, infra);
     const events = await checkEvents(system.databaseUrl, measured.result.received);
@@ -329,6 +349,7 @@ async function runScenario(
     return report;
   } finally {
     await system.stop();
+    counts.remove();
   }
 }
 
@@ -404,6 +425,19 @@ function printTable(reports: ScenarioReport[]): void {
     row(`CPU ms/answer: ${label}`, (r) => fmt(r.cpu[label]?.msPerAnswer, 3));
   }
   row('CPU ms/answer: system total', (r) => fmt(r.cpuMsPerAnswer, 3));
+  const countRows = (title: string, of: (c: CountsPerAnswer) => Record<string, number>) => {
+    const keys = new Set(reports.flatMap((r) => (r.counts ? Object.keys(of(r.counts)) : [])));
+    const ordered = [
+      ...PROCESS_ORDER.filter((l) => keys.has(l)),
+      ...[...keys].filter((l) => !PROCESS_ORDER.includes(l)),
+    ];
+    for (const key of ordered)
+      row(`${title}: ${key}`, (r) => fmt(r.counts ? of(r.counts)[key] : undefined, 2));
+  };
+  countRows('SQL statements/answer', (c) => c.sql);
+  countRows('NATS msgs sent/answer', (c) => c.natsOut);
+  row('NATS msgs received/answer: total', (r) => fmt(r.counts?.natsIn.total, 2));
+  countRows('JetStream msgs stored/answer', (c) => c.streams);
   row('cores busy: all measured', (r) => fmt(r.coresBusy, 2));
   row(`cores busy: machine (of ${availableParallelism()})`, (r) => fmt(r.machineCoresBusy, 2));
   console.table(table);
@@ -514,6 +548,9 @@ export const loadSuite: Suite = {
       r.ratioToAnchor =
         r.name === 'anchor' || !anchorReport ? null : r.answersPerSecond / anchorReport.answersPerSecond;
     for (const r of reports) console.log(`${r.name}: ${r.description}`);
+    console.log(
+      "SQL statements and NATS messages per answer: the window's, as counted in each service process (every pg query, begin/commit included; NATS client's messages in and out, JetStream API and acks included) ÷ answers; JetStream: messages each stream stored in the window ÷ answers",
+    );
     printTable(reports);
     for (const r of reports) {
       if (Object.keys(r.steps).length > 1)
