@@ -15,6 +15,7 @@ const suites: { name: string; load: () => Promise<Suite> }[] = [
   { name: 'logger-ingest', load: async () => (await import('./suites/logger.ts')).loggerSuite },
   { name: 'tracing', load: async () => (await import('./suites/tracing.ts')).tracingOverhead },
   { name: 'load', load: async () => (await import('./suites/load.ts')).loadSuite },
+  { name: 'scale', load: async () => (await import('./suites/scale.ts')).scaleSuite },
   { name: 'streaming', load: async () => (await import('./suites/streaming.ts')).streamingSuite },
 ];
 const filter = process.argv[2];

@@ -1,11 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { ServiceName } from '@munim/devstack';
 import pg from 'pg';
 import { forkAnchor } from '../load/anchor.ts';
 import { type BaseCheckout, checkoutBase } from '../load/base.ts';
 import { Counts, type CountsPerAnswer, perAnswer, type Snapshot } from '../load/counts.ts';
 import { CpuMeter, type CpuTimes, childrenOf, cmdline, pidListeningOn } from '../load/cpu.ts';
+import { type Footprint, FootprintMeter } from '../load/footprint.ts';
 import { forkGenerator, type LoadPlan, type LoadResult, type Received } from '../load/generator.ts';
 import { FAST_QUERY, LLM_READ, LLM_WRITE } from '../load/llm.ts';
 import { type LoadSystem, startLoadSystem } from '../load/system.ts';
@@ -13,9 +15,9 @@ import type { Suite } from '../run.ts';
 import { percentile } from '../stats.ts';
 
 /** Clients at once, and the lengths of the warm-up and of the measured window (env overrides). */
-const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 50);
-const WARMUP_MS = Number(process.env.BENCH_LOAD_WARMUP_MS ?? 3_000);
-const DURATION_MS = Number(process.env.BENCH_LOAD_DURATION_MS ?? 12_000);
+export const CONCURRENCY = Number(process.env.BENCH_LOAD_CONCURRENCY ?? 50);
+export const WARMUP_MS = Number(process.env.BENCH_LOAD_WARMUP_MS ?? 3_000);
+export const DURATION_MS = Number(process.env.BENCH_LOAD_DURATION_MS ?? 12_000);
 /** How long the logger may take, after the load, to store the events the clients saw. */
 const STORE_DEADLINE_MS = 60_000;
 const RESULTS = fileURLToPath(new URL('../results/', import.meta.url));
@@ -28,12 +30,12 @@ const HEAD_REF = process.env.BENCH_LOAD_HEAD;
 /** A folder for each service's V8 CPU profile (`--cpu-prof`), written as the services stop. */
 const CPU_PROF_DIR = process.env.BENCH_LOAD_CPU_PROF;
 
-const tenant = { entityId: 'bench-load', orgId: 'bench-load' };
+export const tenant = { entityId: 'bench-load', orgId: 'bench-load' };
 /** One address sends all the load: the per-caller limits of a gateway would refuse most of it. */
 const UNLIMITED = { MAX_STREAMS_PER_KEY: '100000', RATE_LIMIT_MAX: '100000000' };
 
 /** The rows of the CPU table, in this order (others follow). */
-const PROCESS_ORDER = [
+export const PROCESS_ORDER = [
   'gateway',
   'router',
   'agent',
@@ -48,7 +50,7 @@ const PROCESS_ORDER = [
   'anchor (fastify)',
 ];
 /** Measured but not part of the system under test. */
-const OUTSIDE = ['load generator', 'bench harness', 'postgres: backends (other dbs)'];
+export const OUTSIDE = ['load generator', 'bench harness', 'postgres: backends (other dbs)'];
 
 interface CpuRow {
   ms: number;
@@ -66,7 +68,7 @@ interface EventsCheck {
   waitedMs: number;
 }
 
-interface ScenarioReport {
+export interface ScenarioReport {
   name: string;
   description: string;
   answers: number;
@@ -95,10 +97,12 @@ interface ScenarioReport {
   problems: string[];
   /** SQL statements and NATS messages per answer over the window, by service (not for the anchor). */
   counts?: CountsPerAnswer;
+  /** What the whole run cost NATS storage and PostgreSQL (not for the anchor). */
+  footprint?: Footprint;
 }
 
 /** The machine's NATS and PostgreSQL: the processes listening on their ports (shared, measured anyway). */
-function infrastructure(databaseUrl: string) {
+export function infrastructure(databaseUrl: string) {
   const natsPort = Number(
     new URL((process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',')[0] ?? '').port || 4222,
   );
@@ -167,7 +171,7 @@ async function checkEvents(databaseUrl: string, received: Received[]): Promise<E
 interface Target {
   name: string;
   description: string;
-  url: string;
+  url: LoadPlan['url'];
   flow: LoadPlan['flow'];
   /** The processes of what is measured (the stack's, or the anchor's). */
   processes: () => Map<number, string>;
@@ -281,6 +285,8 @@ interface ScenarioSpec {
   llm: boolean;
   env: Record<string, string>;
   flow: LoadPlan['flow'];
+  /** Instances per service (one each when not given); the clients spread round-robin over the gateways. */
+  scale?: Partial<Record<ServiceName, number>>;
 }
 
 /**
@@ -306,7 +312,7 @@ async function scenario(
 /** BENCH_LOAD_HEAD's checkout, when given: run in place of this one. */
 let head: BaseCheckout | undefined;
 
-async function runScenario(
+export async function runScenario(
   spec: ScenarioSpec,
   infra: ReturnType<typeof infrastructure>,
   root: string | undefined,
@@ -321,6 +327,7 @@ async function runScenario(
     llm: spec.llm,
     env: { ...UNLIMITED, ...profile, ...spec.env },
     root,
+    ...(spec.scale ? { scale: spec.scale } : {}),
   });
   try {
     console.log(`${spec.name}: system up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -328,7 +335,7 @@ async function runScenario(
     const target: Target = {
       name: spec.name,
       description: spec.description,
-      url: system.gatewayUrl,
+      url: system.gatewayUrls,
       flow: spec.flow,
       processes: system.processes,
       databaseName: system.databaseName,
@@ -339,9 +346,21 @@ async function runScenario(
         prefix: system.prefix,
       },
     };
+    const footprint = new FootprintMeter({
+      natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+      prefix: system.prefix,
+      databaseUrl: system.databaseUrl,
+      databaseName: system.databaseName,
+      natsPid: infra.nats,
+    });
+    await footprint.start();
     const measured = await measure(target, infra);
     const events = await checkEvents(system.databaseUrl, measured.result.received);
-    const report = { ...summarise(target, measured, events, system), ...extra };
+    const report = {
+      ...summarise(target, measured, events, system),
+      ...extra,
+      footprint: await footprint.read(measured.result.completed),
+    };
     if (report.answers === 0 || report.problems.length > 0)
       console.log(
         `${spec.name}: problems\n${[...report.problems, '--- last lines ---', ...system.tail().slice(-40)].join('\n')}`,
@@ -387,8 +406,35 @@ async function askOnce(gatewayUrl: string, options = ''): Promise<string> {
   return stream;
 }
 
-const fmt = (n: number | null | undefined, digits = 0) =>
+/** Writes a suite's figures, with the load's settings and the machine's cores, to bench/results; answers the file. */
+export async function saveFigures(suite: string, figures: Record<string, unknown>): Promise<string> {
+  const at = new Date().toISOString();
+  await mkdir(RESULTS, { recursive: true });
+  const file = `${RESULTS}${suite}-${at.replace(/[:.]/g, '-')}.json`;
+  const settings = {
+    concurrency: CONCURRENCY,
+    cores: availableParallelism(),
+    warmupMs: WARMUP_MS,
+    durationMs: DURATION_MS,
+  };
+  await writeFile(file, `${JSON.stringify({ suite, at, ...settings, ...figures }, null, 2)}\n`);
+  return file;
+}
+
+export const fmt = (n: number | null | undefined, digits = 0) =>
   n === null || n === undefined || Number.isNaN(n) ? '—' : n.toFixed(digits);
+
+/** Events the logger stored against those the clients received, and how many are missing. */
+export const eventsStored = (r: ScenarioReport) =>
+  r.events
+    ? `${r.events.stored}/${r.events.sent}${r.events.missing ? ` (${r.events.missing} MISSING)` : ''}`
+    : '—';
+
+/** The processes measured in any of the reports, in the table's order. */
+export const processLabels = (reports: ScenarioReport[]) => [
+  ...PROCESS_ORDER,
+  ...new Set(reports.flatMap((r) => Object.keys(r.cpu)).filter((l) => !PROCESS_ORDER.includes(l))),
+];
 
 function printTable(reports: ScenarioReport[]): void {
   const table: Record<string, Record<string, string>> = {};
@@ -411,16 +457,8 @@ function printTable(reports: ScenarioReport[]): void {
     r.oneAnswer ? fmt(r.oneAnswer.compactStream / r.oneAnswer.rendered, 2) : '—',
   );
   row('SSE events/answer', (r) => fmt(r.eventsPerAnswer, 1));
-  row('events stored/sent', (r) =>
-    r.events
-      ? `${r.events.stored}/${r.events.sent}${r.events.missing ? ` (${r.events.missing} MISSING)` : ''}`
-      : '—',
-  );
-  const labels = [
-    ...PROCESS_ORDER,
-    ...new Set(reports.flatMap((r) => Object.keys(r.cpu)).filter((l) => !PROCESS_ORDER.includes(l))),
-  ];
-  for (const label of labels) {
+  row('events stored/sent', eventsStored);
+  for (const label of processLabels(reports)) {
     if (!reports.some((r) => r.cpu[label])) continue;
     row(`CPU ms/answer: ${label}`, (r) => fmt(r.cpu[label]?.msPerAnswer, 3));
   }
@@ -565,28 +603,12 @@ export const loadSuite: Suite = {
           `${r.name}: events missing from request_events, e.g. ${r.events.missingExamples.join(', ')}`,
         );
     }
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    await mkdir(RESULTS, { recursive: true });
-    const file = `${RESULTS}load-${stamp}.json`;
-    await writeFile(
-      file,
-      `${JSON.stringify(
-        {
-          suite: 'load',
-          at: new Date().toISOString(),
-          concurrency: CONCURRENCY,
-          cores: availableParallelism(),
-          warmupMs: WARMUP_MS,
-          durationMs: DURATION_MS,
-          base: base ? { ref: BASE_REF, commit: base.label } : null,
-          head: head ? { ref: HEAD_REF, commit: head.label } : null,
-          notes: infra.notes,
-          scenarios: reports,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const file = await saveFigures('load', {
+      base: base ? { ref: BASE_REF, commit: base.label } : null,
+      head: head ? { ref: HEAD_REF, commit: head.label } : null,
+      notes: infra.notes,
+      scenarios: reports,
+    });
     console.log(`figures: ${file} (whole suite ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   },
 };
