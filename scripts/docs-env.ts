@@ -183,9 +183,17 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "`azure` for Azure OpenAI's deployments API (`api-key` header; LLM_MODEL is the deployment).",
   AZURE_OPENAI_API_VERSION: 'The `api-version` sent with LLM_API_STYLE=azure.',
   LLM_SYSTEM_ROLE: "Role of the instructions message; Azure OpenAI's reasoning models want `developer`.",
-  LLM_MAX_RETRIES: 'Retries of a failed model call.',
+  LLM_MAX_RETRIES:
+    'Retries of a failed model call in the client (429 and 5xx, with backoff). With fallbacks, only the last configuration retries: the others fail over at once.',
   LLM_PROVIDER: 'Shown in `complete.llmModel` as `<provider>/<model>`.',
   LLM_TIMEOUT_MS: 'Bound on one model call.',
+  LLM_CHUNK_TIMEOUT_MS:
+    'The longest a model endpoint may send nothing (until its first byte, then between chunks) before the ' +
+    'call is given up and moves to the next model configuration; `0`: no such bound. ' +
+    'See [operations.md](operations.md#model-failover).',
+  LLM_BREAKER_FAILURES:
+    'Failed calls in a row after which a model endpoint is skipped (its circuit opens) while another configuration can answer.',
+  LLM_BREAKER_COOLDOWN_MS: 'How long an open circuit skips its model endpoint before one probe call may go.',
   LLM_MAX_TOKENS_CHEAP: '`max_tokens` of a model call on the cheap tier.',
   LLM_MAX_TOKENS_CAPABLE: '`max_tokens` of a model call on the capable tier.',
   LLM_MAX_TOKENS_CHAT: '`max_tokens` of a small-talk answer.',

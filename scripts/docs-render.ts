@@ -221,7 +221,7 @@ function renderApi(doc: Json): string {
       '`orgId`, `conversationId?`): speech to text through any OpenAI-compatible `/audio/transcriptions`, and a spoken question answered like a typed one.',
     "- `GET /v1/suggestions`: the tenant's quick suggestions for an empty chat.",
     '- `/v1/admin/*` (an admin key or a JWT with the admin role, always): intents, suggested intents, quick ' +
-      'suggestions, model configurations (`llm-configs`), tool classes and pins (`tools`, `tool-pins`), analytics, ' +
+      'suggestions, model configurations (`llm-configs`, each with the ordered `fallbacks` its calls fail over to, see operations.md#model-failover), tool classes and pins (`tools`, `tool-pins`), analytics, ' +
       'users and their keys (`users`), and an org’s approval policy (`GET`/`PUT approval-policy?orgId=`: the ' +
       'policy in force and its source, `org`, `file` or `default`; a bad one is refused naming the entry), which ' +
       'the org’s own admins and owners may also use for their org; and an entity’s business context and lock ' +

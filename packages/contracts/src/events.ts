@@ -183,9 +183,11 @@ export const EventPayloads = {
    * the final checks (reverse guardrails, block repair, output guardrails) change an answer already
    * streamed, and with `text: ""` when streamed text turns out not to be the answer (its turn went
    * on to call tools). `complete.response` still carries the final text: a client that ignores
-   * this event ends with the right answer.
+   * this event ends with the right answer. `reason`, when present, says why in words for the reader:
+   * the model stopped answering mid-answer and another configured model answers instead (the text
+   * it had sent is withdrawn, never left as a half-answer).
    */
-  response_replace: z.object({ text: z.string() }),
+  response_replace: z.object({ text: z.string(), reason: z.string().optional() }),
   complete: z.object({
     query: z.string(),
     path: PathSchema,

@@ -325,6 +325,15 @@ export async function startScriptedLlm(opts: StartOptions = {}): Promise<Scripte
       if (text && progress.sent === progress.deltas - 1 && turn.lastDeltaAfter)
         await Promise.race([turn.lastDeltaAfter, new Promise((resolve) => res.once('close', resolve))]);
       if (gone(res)) return;
+      if (text && progress.sent === turn.dropAfterDeltas) {
+        // What was written goes out first, then the connection closes mid-body, as a dropped one does.
+        res.socket?.end();
+        return;
+      }
+      if (text && progress.sent === turn.stallAfterDeltas) {
+        await new Promise((resolve) => res.once('close', resolve));
+        return;
+      }
       res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       if (!text) continue;
       progress.sent += 1;

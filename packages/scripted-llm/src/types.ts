@@ -86,6 +86,10 @@ export interface TurnTiming {
   chunkDelayMs?: number;
   /** Streaming only: the last text delta is written only once this settles (a test's gate). */
   lastDeltaAfter?: PromiseLike<unknown>;
+  /** Streaming only: after this many text deltas nothing more is sent, until the client gives up (a stalled model). */
+  stallAfterDeltas?: number;
+  /** Streaming only: after this many text deltas the connection is cut, mid-stream (a dropped connection). */
+  dropAfterDeltas?: number;
 }
 
 export type TurnAnswer = TurnResult & TurnTiming;

@@ -53,6 +53,15 @@ export const EnvSchema = BaseEnvSchema.extend({
   /** Shown in `complete.llmModel` as `<provider>/<model>`. */
   LLM_PROVIDER: z.string().default('openai'),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * The longest a model endpoint may send nothing, its first byte included, before the call is
+   * given up and fails over; 0: no such bound.
+   */
+  LLM_CHUNK_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Failures in a row after which a model endpoint is skipped (its circuit opens). */
+  LLM_BREAKER_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
+  /** How long an open circuit skips its endpoint before one probe call may go. */
+  LLM_BREAKER_COOLDOWN_MS: z.coerce.number().int().min(1_000).default(30_000),
   LLM_MAX_TOKENS_CHEAP: z.coerce.number().int().positive().default(2048),
   LLM_MAX_TOKENS_CAPABLE: z.coerce.number().int().positive().default(8192),
   LLM_MAX_TOKENS_CHAT: z.coerce.number().int().positive().default(512),

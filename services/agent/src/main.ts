@@ -34,6 +34,7 @@ await runMain('agent', async (log) => {
           azureApiVersion: env.AZURE_OPENAI_API_VERSION,
           systemRole: env.LLM_SYSTEM_ROLE,
           maxRetries: env.LLM_MAX_RETRIES,
+          chunkTimeoutMs: env.LLM_CHUNK_TIMEOUT_MS || undefined,
         })
       : null;
   // The default llm_configs row wins over the environment and is swapped on llmConfigChanged.
@@ -45,11 +46,13 @@ await runMain('agent', async (log) => {
     secretKey: LLM_CONFIG_KEY ? parseSecretKey(LLM_CONFIG_KEY) : null,
     refreshMs: LLM_CONFIG_REFRESH_MS,
     allowlist: LLM_ENDPOINT_ALLOWLIST,
+    breaker: { failures: env.LLM_BREAKER_FAILURES, coolDownMs: env.LLM_BREAKER_COOLDOWN_MS },
     settings: {
       timeoutMs: env.LLM_TIMEOUT_MS,
       azureApiVersion: env.AZURE_OPENAI_API_VERSION,
       systemRole: env.LLM_SYSTEM_ROLE,
       maxRetries: env.LLM_MAX_RETRIES,
+      chunkTimeoutMs: env.LLM_CHUNK_TIMEOUT_MS || undefined,
     },
   });
   const { llm } = models;

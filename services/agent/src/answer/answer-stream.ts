@@ -52,7 +52,7 @@ export interface AnswerStreamOptions {
 export class AnswerStream {
   readonly #emit: (event: AgentEvent) => Promise<unknown>;
   readonly #options: AnswerStreamOptions;
-  readonly #guard: StreamGuard;
+  #guard: StreamGuard;
   #sent = '';
   #announced = false;
   /** Guarded text not sent yet, the sending of it, when the last chunk went, and a failure to send. */
@@ -120,6 +120,19 @@ export class AnswerStream {
   #rethrow(): void {
     if (this.#failure) throw this.#failure.error;
   }
+
+  /**
+   * The model's call failed after some of its text went out, and another model answers instead:
+   * that text is taken back, `reason` saying why, and this stream starts again from what earlier
+   * streams left shown (`Llm.turn`'s `onRestart`).
+   */
+  readonly restart = async (reason: string): Promise<void> => {
+    await this.#settle();
+    const base = this.#options.shown ?? '';
+    if (this.#sent !== base) await this.#emit({ type: 'response_replace', payload: { text: base, reason } });
+    this.#sent = base;
+    this.#guard = new StreamGuard(this.#options.holds);
+  };
 
   /** The turn ended in tool calls, or its text is not the answer: what was shown of it goes. */
   async retract(): Promise<void> {

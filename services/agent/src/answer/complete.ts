@@ -76,7 +76,7 @@ export async function complete(
         tools: run.toolResults.filter((r) => r.success).map((r) => r.tool),
         createdDocuments: createdDocuments(run.toolResults),
         lastList: lastList(run.toolResults),
-        model: llm?.label ?? null,
+        model: run.answeredBy ?? llm?.label ?? null,
         ...(extra.actionId ? { actionId: extra.actionId } : {}),
       },
     },
@@ -110,7 +110,8 @@ export async function complete(
           ...(write !== undefined ? { write } : {}),
         })),
     dataSources: [...new Set(run.toolResults.filter((r) => r.success).map((r) => r.tool))],
-    llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (llm?.label ?? '') : '',
+    // The model that answered: a fallback's name when the default failed over.
+    llmModel: run.usage.total_tokens > 0 || run.iterations > 0 ? (run.answeredBy ?? llm?.label ?? '') : '',
     iterationCount: run.iterations,
     usage: run.usage,
     status,

@@ -11,6 +11,8 @@ import {
 } from '@munim/kit';
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
+import { type BreakerOptions, Breakers } from './breaker.ts';
+import { breakerReporter, type Candidate, failoverTurn } from './failover.ts';
 import { createLlm, type Llm, type LlmConfig } from './llm.ts';
 
 /** The agent's extra variable for database model configurations (kept apart from env.ts). */
@@ -32,15 +34,16 @@ export const loadLlmConfigEnv = (source: NodeJS.ProcessEnv = process.env) =>
   parseEnv(LlmConfigEnvSchema, source);
 
 /** Client settings a database row does not carry; they come from the environment. */
-export type ClientSettings = Pick<LlmConfig, 'timeoutMs' | 'azureApiVersion' | 'systemRole' | 'maxRetries'>;
+export type ClientSettings = Pick<
+  LlmConfig,
+  'timeoutMs' | 'azureApiVersion' | 'systemRole' | 'maxRetries' | 'chunkTimeoutMs'
+>;
 
 /** The model in use: the client, the row it came from (null: the environment) and the row's defaults. */
-interface Current {
-  llm: Llm;
-  configId: number | null;
-  temperature: number | null;
-  maxTokens: number | null;
-}
+type Current = Candidate;
+
+/** The models a turn may use: the default first, then its fallbacks in order; never empty. */
+type Chain = readonly [Current, ...Current[]];
 
 /**
  * The default row is unusable: no key to decrypt it, a key sealed for another row, or an endpoint
@@ -56,9 +59,28 @@ const defaults = (db: Kysely<Database>) => db.selectFrom('llm_configs').where('i
 const defaultRow = (db: Kysely<Database>) => defaults(db).selectAll().executeTakeFirst();
 type ConfigRow = NonNullable<Awaited<ReturnType<typeof defaultRow>>>;
 
-/** Which default row, as of which edit: what the timed check compares; null when there is none. */
-const versionOf = (row: Pick<ConfigRow, 'id' | 'updated_at'> | undefined): string | null =>
-  row ? `${row.id}@${new Date(row.updated_at).toISOString()}` : null;
+/**
+ * Which default row and fallbacks, as of which edits: what the timed check compares; null when
+ * there is no default.
+ */
+const versionOf = (rows: Pick<ConfigRow, 'id' | 'updated_at'>[]): string | null =>
+  rows.length > 0 ? rows.map((row) => `${row.id}@${new Date(row.updated_at).toISOString()}`).join(',') : null;
+
+/** The rows of a default's fallbacks that still exist, in its order. */
+async function fallbackRows(db: Kysely<Database>, ids: readonly (string | number)[]): Promise<ConfigRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('llm_configs')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      ids.map((id) => Number(id)),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [Number(row.id), row]));
+  return ids.flatMap((id) => byId.get(Number(id)) ?? []);
+}
 
 /** Builds the client of a `llm_configs` row. */
 function clientOf(
@@ -92,56 +114,58 @@ function clientOf(
 
 /**
  * An `Llm` that forwards to the model currently configured, so the agent swaps models without a
- * restart: the default `llm_configs` row when there is one, else the environment's model. After each
- * call it adds the usage to the row's totals.
+ * restart: the default `llm_configs` row when there is one, else the environment's model. A call
+ * that fails on it moves to the default's fallbacks in order (see `failoverTurn`). After each call
+ * it adds the usage to the totals of the row that answered.
  */
 export class SwitchableLlm implements Llm {
-  #current: Current;
-  readonly #fallback: Llm | null;
+  #chain: Chain;
+  readonly #envLlm: Llm | null;
   readonly #db: Kysely<Database>;
   readonly #log: Logger;
+  readonly #breakers: Breakers;
 
-  constructor(current: Current, fallback: Llm | null, db: Kysely<Database>, log: Logger) {
-    this.#current = current;
-    this.#fallback = fallback;
+  constructor(chain: Chain, envLlm: Llm | null, db: Kysely<Database>, log: Logger, breakers: Breakers) {
+    this.#chain = chain;
+    this.#envLlm = envLlm;
     this.#db = db;
     this.#log = log;
+    this.#breakers = breakers;
   }
 
   /** `<provider>/<model>` of the model in use. */
   get label(): string {
-    return this.#current.llm.label;
+    return this.#chain[0].llm.label;
   }
 
   /** The name of the model in use. */
   get model(): string {
-    return this.#current.llm.model;
+    return this.#chain[0].llm.model;
   }
 
   /** The `llm_configs` id in use, or null for the environment's model. */
   get configId(): number | null {
-    return this.#current.configId;
+    return this.#chain[0].configId;
   }
 
-  /** Uses this model from now on; calls already running finish on the old one. */
-  use(next: Current | null): void {
-    if (next) this.#current = next;
-    else if (this.#fallback)
-      this.#current = { llm: this.#fallback, configId: null, temperature: null, maxTokens: null };
+  /** Uses this model and its fallbacks from now on; calls already running finish on the old ones. */
+  use(next: Chain | null): void {
+    if (next) this.#chain = next;
+    else if (this.#envLlm)
+      this.#chain = [{ llm: this.#envLlm, configId: null, temperature: null, maxTokens: null }];
     else return;
-    this.#log.info({ model: this.label, configId: this.configId }, 'model in use');
+    this.#log.info(
+      {
+        model: this.label,
+        configId: this.configId,
+        fallbacks: this.#chain.slice(1).map((c) => ({ model: c.llm.label, configId: c.configId })),
+      },
+      'model in use',
+    );
   }
 
   async turn(input: Parameters<Llm['turn']>[0]) {
-    const current = this.#current;
-    const turn = await current.llm.turn({
-      ...input,
-      // The row's max_tokens caps every tier's budget; its temperature is the default.
-      maxTokens: current.maxTokens ? Math.min(input.maxTokens, current.maxTokens) : input.maxTokens,
-      ...(input.temperature === undefined && current.temperature !== null
-        ? { temperature: current.temperature }
-        : {}),
-    });
+    const { turn, candidate: current } = await failoverTurn(this.#chain, input, this.#breakers, this.#log);
     if (current.configId !== null) {
       await this.#db
         .updateTable('llm_configs')
@@ -173,14 +197,18 @@ export interface ModelSourceDeps {
   refreshMs?: number;
   /** Non-public endpoint hosts and ranges a row may use (`LLM_ENDPOINT_ALLOWLIST`); unset: none. */
   allowlist?: EndpointAllowlist | undefined;
+  /** When an endpoint's circuit opens and for how long (default: 3 failures in a row, 30 s). */
+  breaker?: Pick<BreakerOptions, 'failures' | 'coolDownMs' | 'now'>;
   /** How endpoint hosts are resolved before use; the system resolver unless a test gives one. */
   resolve?: Resolver;
 }
 
-/** The version of the default row, read alone (undefined: unreadable). */
+/** The version of the default row and its fallbacks, read alone (undefined: unreadable). */
 async function defaultVersion(db: Kysely<Database>, log: Logger): Promise<string | null | undefined> {
   try {
-    return versionOf(await defaults(db).select(['id', 'updated_at']).executeTakeFirst());
+    const row = await defaults(db).select(['id', 'updated_at', 'fallback_ids']).executeTakeFirst();
+    if (!row) return null;
+    return versionOf([row, ...(await fallbackRows(db, row.fallback_ids))]);
   } catch (error) {
     log.warn({ err: error }, 'could not read the default model configuration');
     return undefined;
@@ -194,31 +222,55 @@ async function defaultVersion(db: Kysely<Database>, log: Logger): Promise<string
  */
 export async function createModelSource(deps: ModelSourceDeps) {
   const { db, bus, log, fallback } = deps;
-  /** The default row's model (null: none, or unusable) and the row's version (undefined: unreadable). */
-  const load = async (): Promise<{ model: Current | null; version: string | null | undefined }> => {
-    let row: ConfigRow | undefined;
+  const breakers = new Breakers({
+    failures: deps.breaker?.failures ?? 3,
+    coolDownMs: deps.breaker?.coolDownMs ?? 30_000,
+    ...(deps.breaker?.now ? { now: deps.breaker.now } : {}),
+    onChange: breakerReporter(log),
+  });
+  /** A row's client, its endpoint checked again where it is used (rows are written through the admin API). */
+  const usable = async (row: ConfigRow, retries: boolean): Promise<Current> => {
+    const problem = await endpointProblem(row.endpoint, deps.allowlist, deps.resolve);
+    if (problem) throw new LlmConfigError(`model configuration ${row.id}: endpoint ${problem}`);
+    // Only the last of the chain retries in its client: the others fail over at once.
+    const settings = retries ? deps.settings : { ...deps.settings, maxRetries: 0 };
+    return clientOf(row, deps.secretKey, settings, deps.allowlist ?? EMPTY_ALLOWLIST);
+  };
+  /**
+   * The default row's model and its usable fallbacks (null: no default, or an unusable one) and
+   * their version (undefined: unreadable).
+   */
+  const load = async (): Promise<{ model: Chain | null; version: string | null | undefined }> => {
+    let rows: ConfigRow[] = [];
     try {
-      row = await defaultRow(db);
-      if (!row) return { model: null, version: versionOf(row) };
-      // Rows are written through the admin API: their endpoint is checked again where it is used.
-      const problem = await endpointProblem(row.endpoint, deps.allowlist, deps.resolve);
-      if (problem) throw new LlmConfigError(`model configuration ${row.id}: endpoint ${problem}`);
-      return {
-        model: clientOf(row, deps.secretKey, deps.settings, deps.allowlist ?? EMPTY_ALLOWLIST),
-        version: versionOf(row),
-      };
+      const row = await defaultRow(db);
+      if (!row) return { model: null, version: null };
+      rows = [row, ...(await fallbackRows(db, row.fallback_ids))];
+      const missing = row.fallback_ids.length - (rows.length - 1);
+      if (missing > 0) log.warn({ configId: row.id, missing }, 'model fallbacks not found; skipped');
+      const primary = await usable(row, rows.length === 1);
+      const fallbacks: Current[] = [];
+      for (const [i, next] of rows.slice(1).entries()) {
+        // A broken fallback is left out; the default and the other fallbacks still serve.
+        const candidate = await usable(next, i === rows.length - 2).catch((error: unknown) => {
+          log.warn({ err: error, configId: next.id }, 'model fallback unusable; skipped');
+          return null;
+        });
+        if (candidate) fallbacks.push(candidate);
+      }
+      return { model: [primary, ...fallbacks], version: versionOf(rows) };
     } catch (error) {
       // A broken row must not take the agent down: keep answering with the environment's model.
       log.warn({ err: error }, 'default model configuration unusable; using the environment model');
-      return { model: null, version: row ? versionOf(row) : undefined };
+      return { model: null, version: rows.length > 0 ? versionOf(rows) : undefined };
     }
   };
   const initial = await load();
   /** The version of the default row the model in use was loaded from (undefined: unknown). */
   let version = initial.version;
-  const start =
-    initial.model ?? (fallback && { llm: fallback, configId: null, temperature: null, maxTokens: null });
-  const llm = start ? new SwitchableLlm(start, fallback, db, log) : null;
+  const start: Chain | null =
+    initial.model ?? (fallback && [{ llm: fallback, configId: null, temperature: null, maxTokens: null }]);
+  const llm = start ? new SwitchableLlm(start, fallback, db, log, breakers) : null;
   let subscription: ReturnType<Bus['listen']> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let reloads = Promise.resolve();

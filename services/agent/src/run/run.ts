@@ -36,6 +36,8 @@ export class Run {
   readonly blocked = new Map<string, ValidationResult>();
   readonly blockedInARow = new Map<string, number>();
   iterations = 0;
+  /** `<provider>/<model>` of the model that answered the last call (a fallback, when the default failed). */
+  answeredBy: string | undefined;
   /** Files attached to this request, kept with its user message in the conversation. */
   attachments: AttachmentRef[] = [];
   private businessContext: Promise<BusinessContext> | undefined;

@@ -65,6 +65,7 @@ async function fastPath(run: Run, data: QueryRouted) {
       ],
       maxTokens: config.maxTokens.cheap,
       onText: stream.onText,
+      onRestart: stream.restart,
     });
     // The model's figures are checked against what it was given: the question, the data, the facts.
     response = grounded(run, guardOutput(turn.content), [
@@ -116,6 +117,7 @@ async function answerByCode(
       ],
       maxTokens: config.maxTokens.cheap,
       onText: stream.onText,
+      onRestart: stream.restart,
     });
     // Only what was computed backs its figures: the raw results hold the unfiltered ones.
     response = grounded(run, guardOutput(turn.content), [data.query, computed.computed, computed.words]);

@@ -43,6 +43,7 @@ export async function runLlmPath(run: Run, data: QueryRouted) {
       messages: [{ role: 'system', content: generalChatPrompt(config.persona) }, ...rules, ...past, user],
       maxTokens: config.maxTokens.chat,
       onText: stream.onText,
+      onRestart: stream.restart,
     });
     const response = guardOutput(turn.content);
     await stream.finish(response);

@@ -37,11 +37,16 @@ export async function llmTurn(
   try {
     const answered = await llm.turn(input);
     const turn = { ...answered, usage: reportedOrEstimated(answered, promptTokens) };
+    // A fallback may have answered: its name is what the usage, the metrics and `complete` carry.
+    const label = answered.label ?? llm.label;
+    const answeredModel = label.split('/', 2)[1] ?? label;
+    run.answeredBy = label;
     span.setAttributes({
       'gen_ai.usage.input_tokens': turn.usage.input_tokens,
       'gen_ai.usage.output_tokens': turn.usage.output_tokens,
     });
-    const attributes = { 'gen_ai.request.model': model ?? llm.label, 'munim.llm.section': section };
+    span.setAttribute('gen_ai.response.model', answeredModel);
+    const attributes = { 'gen_ai.request.model': answeredModel, 'munim.llm.section': section };
     llmTokens().add(turn.usage.input_tokens, { ...attributes, 'gen_ai.token.type': 'input' });
     llmTokens().add(turn.usage.output_tokens, { ...attributes, 'gen_ai.token.type': 'output' });
     llmDuration().record((performance.now() - started) / 1000, attributes);
@@ -52,7 +57,7 @@ export async function llmTurn(
     void store
       .logUsage({
         scope: run.scope,
-        model: llm.label,
+        model: label,
         section,
         usage: turn.usage,
         latencyMs: performance.now() - started,

@@ -32,6 +32,7 @@ export async function loop(
       tools: toolDefs(),
       maxTokens,
       onText: stream.onText,
+      onRestart: stream.restart,
     });
     if (turn.toolCalls.length === 0) {
       // No answer while a write may or may not have run: the LLM checks with a read first, and
