@@ -320,18 +320,48 @@ describe('the circuit breaker per endpoint', () => {
     expect(asked()).toBe(5);
   });
 
-  test('with every endpoint open, a turn fails at once with a clear error', async () => {
+  test('with every endpoint open, each is still tried once in order: nothing else could answer', async () => {
     const question = `all down ${randomUUID()}`;
+    let recovered = false;
     primary.script({ match: question, repeat: true, turns: [{ error: { status: 503 } }] });
-    second.script({ match: question, repeat: true, turns: [{ error: { status: 429 } }] });
+    second.script({
+      match: question,
+      repeat: true,
+      turns: [() => (recovered ? { content: 'B is back' } : { error: { status: 429 } })],
+    });
     await chain(A(), [B()]);
     const llm = await source(capturingLog().log, { breaker: { failures: 1, coolDownMs: 60_000 } });
-    expect((await ask(llm, question)).error).toBeInstanceOf(LlmError);
-    const before = primary.requests.length + second.requests.length;
-    const { error } = await ask(llm, question);
-    expect(error).toBeInstanceOf(LlmError);
-    expect((error as LlmError).kind).toBe('unavailable');
-    expect(primary.requests.length + second.requests.length).toBe(before);
+    const first = await ask(llm, question);
+    expect(first.error).toBeInstanceOf(LlmError);
+    expect((first.error as LlmError).message).toContain('no model configuration answered');
+    // Both circuits are open now: the next turn still tries each once, and B answers when it can.
+    recovered = true;
+    const counts = () => [primary.requestsFor(question).length, second.requestsFor(question).length];
+    const before = counts();
+    expect((await ask(llm, question)).turn?.content).toBe('B is back');
+    expect(counts()).toEqual([(before[0] as number) + 1, (before[1] as number) + 1]);
+    // B answering closed its circuit; A's stays open and is skipped while B can be called.
+    expect((await ask(llm, question)).turn?.content).toBe('B is back');
+    expect(counts()).toEqual([(before[0] as number) + 1, (before[1] as number) + 2]);
+  });
+
+  test('a single model is never skipped: its circuit cannot stop the only way to answer', async () => {
+    const question = `only one ${randomUUID()}`;
+    let healthy = false;
+    primary.script({
+      match: question,
+      repeat: true,
+      turns: [() => (healthy ? { content: 'answered' } : { error: { status: 500 } })],
+    });
+    await chain(A(), []);
+    const llm = await source(capturingLog().log, {
+      settings: { ...settings, maxRetries: 0 },
+      breaker: { failures: 1, coolDownMs: 60_000 },
+    });
+    for (let i = 0; i < 3; i++) expect((await ask(llm, question)).error).toBeInstanceOf(LlmError);
+    healthy = true;
+    expect((await ask(llm, question)).turn?.content).toBe('answered');
+    expect(primary.requestsFor(question)).toHaveLength(4);
   });
 });
 

@@ -66,9 +66,11 @@ export function breakerReporter(log: Logger) {
 
 /**
  * One turn over `chain` (the default configuration, then its fallbacks in order): each candidate is
- * tried at most once, with the same messages and tools, skipping those whose circuit is open. Text
- * a failed candidate streamed is taken back (`onRestart`) before the next one answers; when none
- * answers, the turn fails with an `LlmError` and nothing it streamed is left standing.
+ * tried at most once, with the same messages and tools. A candidate whose circuit is open is
+ * skipped while a later one may be called; when none may, the next is tried all the same (nothing
+ * else could answer: a single model, or a list whose endpoints all failed lately, is never refused
+ * untried). Text a failed candidate streamed is taken back (`onRestart`) before the next one
+ * answers; when none answers, the turn fails with an `LlmError` and nothing it streamed is left.
  */
 export async function failoverTurn(
   chain: readonly Candidate[],
@@ -76,10 +78,6 @@ export async function failoverTurn(
   breakers: Breakers,
   log: Logger,
 ): Promise<{ turn: LlmTurn; candidate: Candidate }> {
-  const usable = (from: number) => {
-    for (let i = from; i < chain.length; i++) if (breakers.allows(endpointOf(chain[i]!))) return i;
-    return -1;
-  };
   /** Counts and logs a move from `from` to `to` (-1: none left). */
   const moved = (from: Candidate, to: number, reason: FailoverReason, error?: unknown) => {
     const next = chain[to];
@@ -96,17 +94,25 @@ export async function failoverTurn(
       log.warn(line, 'model failed over');
     } else log.warn(line, 'model failed; no configuration left to fail over to');
   };
+  /** The candidate to call from `from` on, the ones skipped for an open circuit named; -1: none left. */
+  const pick = (from: number): { at: number; forced: boolean } => {
+    for (let i = from; i < chain.length; i++) {
+      if (!breakers.allows(endpointOf(chain[i]!))) continue;
+      for (let j = from; j < i; j++) moved(chain[j]!, i, 'circuit_open');
+      return { at: i, forced: false };
+    }
+    return { at: from < chain.length ? from : -1, forced: true };
+  };
   let last: LlmError | undefined;
-  let at = usable(0);
-  for (let i = 0; i < (at === -1 ? chain.length : at); i++) moved(chain[i]!, at, 'circuit_open');
+  let { at, forced } = pick(0);
   while (at !== -1) {
     const candidate = chain[at]!;
     const endpoint = endpointOf(candidate);
     // Another turn took the probe since: this one goes on to the next.
-    if (!breakers.acquire(endpoint)) {
-      const to = usable(at + 1);
-      moved(candidate, to, 'circuit_open');
-      at = to;
+    if (!forced && !breakers.acquire(endpoint)) {
+      const next = pick(at + 1);
+      moved(candidate, next.at, 'circuit_open');
+      ({ at, forced } = next);
       continue;
     }
     let sent = false;
@@ -139,23 +145,15 @@ export async function failoverTurn(
       }
       breakers.failed(endpoint);
       last = error as LlmError;
-      const to = usable(at + 1);
-      moved(candidate, to, reason, error);
-      if (sent) await input.onRestart?.(restartReason(chain[to]));
-      at = to;
+      const next = pick(at + 1);
+      moved(candidate, next.at, reason, error);
+      if (sent) await input.onRestart?.(restartReason(chain[next.at]));
+      ({ at, forced } = next);
     }
   }
-  if (last) {
-    throw new LlmError(`no model configuration answered; the last: ${last.message}`, last.status, {
-      cause: last,
-      kind: last.kind,
-    });
-  }
-  throw new LlmError(
-    'every model endpoint is failing: none is tried again before its cool-down ends',
-    undefined,
-    {
-      kind: 'unavailable',
-    },
-  );
+  // The chain is never empty and its last candidate is always tried: a failure is known here.
+  throw new LlmError(`no model configuration answered; the last: ${last?.message}`, last?.status, {
+    cause: last,
+    kind: last?.kind,
+  });
 }

@@ -55,9 +55,9 @@ export interface LlmTurn {
 /**
  * How a call failed: `status` (the endpoint answered an HTTP error), `connection` (refused, reset,
  * dropped mid-stream), `timeout` (the whole call took longer than its bound), `stalled` (nothing
- * came for the chunk timeout), `unavailable` (every endpoint's circuit is open).
+ * came for the chunk timeout).
  */
-export type LlmFailure = 'status' | 'connection' | 'timeout' | 'stalled' | 'unavailable';
+export type LlmFailure = 'status' | 'connection' | 'timeout' | 'stalled';
 
 /** The LLM could not be reached or answered with an error. */
 export class LlmError extends Error {
