@@ -18,6 +18,8 @@ export interface Footprint {
   database: { commits: number; inserted: number; updated: number; deleted: number; returned: number };
   /** The most connections to the system's database open at once during the run, by login (one per service role). */
   connections: Record<string, number>;
+  /** The logger's tables at the end (the database is the run's own): rows, and bytes with indexes and TOAST. */
+  tables: Record<(typeof TABLES)[number], { rows: number; bytes: number }>;
   /** The whole PostgreSQL server's WAL (other databases on it included). */
   wal: { records: number; bytes: number };
   /** Write calls and bytes sent to storage by the NATS server (its JetStream files). */
@@ -26,7 +28,9 @@ export interface Footprint {
 
 type Io = { writeCalls: number; writeBytes: number };
 
-type Counters = Omit<Footprint, 'answers' | 'connections'>;
+type Counters = Omit<Footprint, 'answers' | 'connections' | 'tables'>;
+
+const TABLES = ['request_events', 'query_routing_logs'] as const;
 
 /** Write calls and storage bytes of a process (from /proc/<pid>/io: root or the same user). */
 function ioOf(pid: number): Io | null {
@@ -104,12 +108,24 @@ export class FootprintMeter {
       await watch.client.end();
     }
     const after = await this.#settled();
+    const tables = await this.#query(async (client) => {
+      const out = {} as Footprint['tables'];
+      for (const table of TABLES) {
+        const res = await client.query<{ rows: string; bytes: string }>(
+          `select count(*) as rows, pg_total_relation_size($1::regclass) as bytes from ${table}`,
+          [table],
+        );
+        out[table] = { rows: Number(res.rows[0]?.rows), bytes: Number(res.rows[0]?.bytes) };
+      }
+      return out;
+    });
     const { nats } = after.io;
     return {
       answers,
       events: less(after.events, before.events),
       database: less(after.database, before.database),
       connections: { ...this.#peaks },
+      tables,
       wal: less(after.wal, before.wal),
       io: { nats: nats && before.io.nats ? less(nats, before.io.nats) : null },
     };

@@ -130,6 +130,13 @@ function printSizing(reports: ShapeReport[]): void {
   row('run: rows inserted/answer', (r) => r.footprint && per(r, r.footprint.database.inserted));
   row('run: rows updated/answer', (r) => r.footprint && per(r, r.footprint.database.updated));
   row('run: rows deleted/answer', (r) => r.footprint && per(r, r.footprint.database.deleted));
+  for (const table of ['request_events', 'query_routing_logs'] as const) {
+    row(`run: ${table} rows/answer`, (r) => r.footprint && per(r, r.footprint.tables[table].rows));
+    row(
+      `run: ${table} bytes/answer (indexes, TOAST)`,
+      (r) => r.footprint && per(r, r.footprint.tables[table].bytes),
+    );
+  }
   row('run: WAL bytes/answer (whole server)', (r) => r.footprint && per(r, r.footprint.wal.bytes));
   row('most connections to the database at once', (r) =>
     Object.entries(r.footprint?.connections ?? {})
