@@ -66,6 +66,10 @@ function printTable(reports: ShapeReport[]): void {
   row('answers/s ÷ one instance', (r) =>
     r === anchor ? 'anchor' : ratio(r.answersPerSecond, anchor.answersPerSecond),
   );
+  // Other work on a shared machine takes cores from a run: per core it had, the runs compare anyway.
+  row('answers/s per core the system had (÷ cores busy: all measured)', (r) =>
+    fmt(r.answersPerSecond / r.coresBusy, 1),
+  );
   row('answers (errors, failures)', (r) => `${r.answers} (${r.errors}, ${r.failures})`);
   row('p50 ms to complete', (r) => fmt(r.latencyMs.p50, 1));
   row('p99 ms to complete', (r) => fmt(r.latencyMs.p99, 1));
@@ -152,17 +156,17 @@ function verdict(reports: ShapeReport[]): string {
   const [one, ...more] = reports;
   if (!one) return '';
   const cores = availableParallelism();
+  // What kept the machine busy: the system and its load generator, and anything else running on it.
+  const busy = (r: ShapeReport) =>
+    `${fmt(r.machineCoresBusy, 2)} of ${cores} cores busy (the system and its load generator ${fmt(r.coresBusy, 2)}, other work on the machine ${fmt(Math.max(0, r.machineCoresBusy - r.coresBusy), 2)})`;
   const lines = more.map(
     (r) =>
-      `${r.name}: answers/s ${ratio(r.answersPerSecond, one.answersPerSecond)} the one-instance run's, CPU per answer ${ratio(r.cpuMsPerAnswer, one.cpuMsPerAnswer)}, machine ${fmt(r.machineCoresBusy, 2)} of ${cores} cores busy`,
+      `${r.name}: answers/s ${ratio(r.answersPerSecond, one.answersPerSecond)} the one-instance run's, CPU per answer ${ratio(r.cpuMsPerAnswer, one.cpuMsPerAnswer)}; ${busy(r)}`,
   );
-  // What kept the machine busy in the one-instance run: the system and its load, and anything else.
-  const other = Math.max(0, one.machineCoresBusy - one.coresBusy);
-  const busy = `${fmt(one.machineCoresBusy, 2)} of this machine's ${cores} cores busy (the system and its load generator ${fmt(one.coresBusy, 2)}, other work on the machine ${fmt(other, 2)})`;
   lines.push(
     one.machineCoresBusy >= 0.9 * cores
-      ? `With one instance of each service the machine was already saturated: ${busy}. The second gateway and agent had no idle core to run on; what they add here is what they take from the others, and growth needs cores to spare (a bigger machine, or another one).`
-      : `With one instance of each service: ${busy}. There were cores to spare, so the ratios above are what the second instances gave.`,
+      ? `With one instance of each service the machine was already saturated: ${busy(one)}. The second gateway and agent had no idle core to run on; what they add here is what they take from the others (and from whatever else ran meanwhile), and growth needs cores to spare (a bigger machine, or another one).`
+      : `With one instance of each service: ${busy(one)}. There were cores to spare, so the ratios above are what the second instances gave.`,
   );
   const top = Object.entries(one.cpu)
     .filter(([label]) => !OUTSIDE.includes(label))
