@@ -54,28 +54,33 @@ export function dbConversationSource(
   return {
     async load(scope, registry) {
       try {
-        const [row, pending] = await Promise.all([
-          db
-            .selectFrom('unified_conversations')
-            .select(['messages'])
-            .where('id', '=', scope.conversationId)
-            .where('entity_id', '=', scope.entityId)
-            .where('org_id', '=', scope.orgId)
-            .where('is_deleted', '=', false)
-            .executeTakeFirst(),
-          db
-            .selectFrom('pending_actions')
-            .select(['action_id'])
-            .where('conversation_id', '=', scope.conversationId)
-            .where('entity_id', '=', scope.entityId)
-            .where('org_id', '=', scope.orgId)
-            .where('status', '=', 'pending')
-            .where('expires_at', '>', new Date())
-            .limit(1)
-            .executeTakeFirst(),
-        ]);
+        // One statement for both: the conversation's messages, and whether a confirmation awaits.
+        const row = await db
+          .selectNoFrom((eb) => [
+            eb
+              .selectFrom('unified_conversations')
+              .select('messages')
+              .where('id', '=', scope.conversationId)
+              .where('entity_id', '=', scope.entityId)
+              .where('org_id', '=', scope.orgId)
+              .where('is_deleted', '=', false)
+              .as('messages'),
+            eb
+              .exists(
+                eb
+                  .selectFrom('pending_actions')
+                  .select('action_id')
+                  .where('conversation_id', '=', scope.conversationId)
+                  .where('entity_id', '=', scope.entityId)
+                  .where('org_id', '=', scope.orgId)
+                  .where('status', '=', 'pending')
+                  .where('expires_at', '>', new Date()),
+              )
+              .as('pending'),
+          ])
+          .executeTakeFirstOrThrow();
         const messages = Array.isArray(row?.messages) ? row.messages.slice(-LOOKBACK) : [];
-        return contextFromMessages(messages, pending !== undefined, registry);
+        return contextFromMessages(messages, row.pending === true, registry);
       } catch (error) {
         onError?.(error);
         return NO_CONVERSATION;
