@@ -38,3 +38,37 @@ export async function loadTaxRegistration(
     .executeTakeFirst();
   return { state: row?.state ?? null, taxId: row?.gstin ?? null };
 }
+
+/**
+ * A country's tax rules (as {@link loadTaxRules}) and a tenant's registration (as
+ * {@link loadTaxRegistration}) in one statement: what a write's validation needs of the books.
+ */
+export async function loadTaxBooks(
+  db: Kysely<Database>,
+  countryCode: string,
+  tenant: { entityId: string; orgId: string },
+): Promise<{ rules: TaxRuleRow[]; registration: { state: string | null; taxId: string | null } }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('business_contexts')
+        .select('state')
+        .where('entity_id', '=', tenant.entityId)
+        .where('org_id', '=', tenant.orgId)
+        .as('state'),
+      eb
+        .selectFrom('business_contexts')
+        .select('gstin')
+        .where('entity_id', '=', tenant.entityId)
+        .where('org_id', '=', tenant.orgId)
+        .as('gstin'),
+      sql<TaxRuleRow[]>`coalesce((
+        select jsonb_agg(
+          rule || jsonb_build_object('kind', kind, 'from', effective_from::text)
+            || case when effective_to is null then '{}'::jsonb else jsonb_build_object('to', effective_to::text) end
+          order by effective_from, kind, key)
+        from tax_rules where country_code = ${countryCode}), '[]'::jsonb)`.as('rules'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { rules: row.rules, registration: { state: row.state ?? null, taxId: row.gstin ?? null } };
+}

@@ -2,7 +2,14 @@
 // rows; the agent reads them (and the business's state and GSTIN) to hand to the validator.
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Database, loadTaxRegistration, loadTaxRules, migrateToLatest } from '../src/index.ts';
+import {
+  createDb,
+  type Database,
+  loadTaxBooks,
+  loadTaxRegistration,
+  loadTaxRules,
+  migrateToLatest,
+} from '../src/index.ts';
 import { INDIA_TAX_RULES } from '../src/migrations/0029_tax_rules.ts';
 import { createTestDatabase, type TestDatabase } from '../src/testing.ts';
 
@@ -118,5 +125,26 @@ describe('tax rules in the database', () => {
       state: null,
       taxId: null,
     });
+  });
+
+  it('reads the rules and the registration in one statement, as the two reads read them', async () => {
+    await db
+      .insertInto('business_contexts')
+      .values({ entity_id: 'e-books', org_id: 'o-tax', country_code: 'AE', state: null, gstin: null })
+      .execute();
+    const tenants = [
+      { entityId: 'e-tax', orgId: 'o-tax' },
+      { entityId: 'e-books', orgId: 'o-tax' },
+      { entityId: 'e-none', orgId: 'o-tax' },
+    ];
+    for (const country of ['IN', 'AE', 'US', 'XX'])
+      for (const tenant of tenants) {
+        const books = await loadTaxBooks(db, country, tenant);
+        expect(books).toEqual({
+          rules: await loadTaxRules(db, country),
+          registration: await loadTaxRegistration(db, tenant),
+        });
+      }
+    expect((await loadTaxBooks(db, 'IN', tenants[0] as (typeof tenants)[0])).rules.length).toBeGreaterThan(0);
   });
 });

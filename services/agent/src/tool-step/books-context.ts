@@ -1,5 +1,5 @@
 import { type BooksContext, BooksContextSchema, type TaxRule, TaxRuleSchema } from '@munim/contracts';
-import { loadTaxRegistration, loadTaxRules, todayIn } from '@munim/db';
+import { loadTaxBooks, todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
 
 /**
@@ -12,10 +12,7 @@ const read = new WeakMap<Run, Promise<BooksContext | undefined>>();
 
 async function load(run: Run): Promise<BooksContext | undefined> {
   const business = await run.business();
-  const [rows, registration] = await Promise.all([
-    loadTaxRules(run.ctx.store.db, business.countryCode),
-    loadTaxRegistration(run.ctx.store.db, run.scope),
-  ]);
+  const { rules: rows, registration } = await loadTaxBooks(run.ctx.store.db, business.countryCode, run.scope);
   const rules: TaxRule[] = [];
   for (const row of rows) {
     const parsed = TaxRuleSchema.safeParse(row);
