@@ -2,6 +2,7 @@ import type { MessageContext } from '@munim/bus';
 import { type Message, type QueryRouted, TERMINAL_EVENT_TYPES } from '@munim/contracts';
 import { decide } from '../confirmation/approval-flow.ts';
 import { supersede } from '../confirmation/events.ts';
+import { mayApprove } from '../confirmation/plain-yes.ts';
 import type { AgentContext } from '../run/context.ts';
 import { AgentError, toUserError } from '../run/errors.ts';
 import { Run } from '../run/run.ts';
@@ -35,7 +36,8 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
       log.warn({ requestId: run.scope.requestId }, 'redelivered request had ended already');
       return;
     }
-    const approved = await store.approvedBy(run.scope);
+    // Only a request that may approve a write can find one it approved (no read for a new question).
+    const approved = mayApprove(data) ? await store.approvedBy(run.scope) : undefined;
     if (approved) {
       log.warn(
         { requestId: run.scope.requestId, actionId: approved.actionId },

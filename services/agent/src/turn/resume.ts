@@ -5,7 +5,7 @@ import { complete } from '../answer/complete.ts';
 import { describeTool } from '../answer/tool-words.ts';
 import { editBeforeConfirm, fromProgram, sendForApproval } from '../confirmation/approval-flow.ts';
 import { emitMcq, emitStep } from '../confirmation/events.ts';
-import { PLAIN_YES } from '../confirmation/plain-yes.ts';
+import { isPlainYes } from '../confirmation/plain-yes.ts';
 import { refuseReadOnly } from '../confirmation/read-only.ts';
 import { type LoopState, PendingStateError, parseLoopState } from '../confirmation/state.ts';
 import type { ChatCompletionMessageParam } from '../model/llm.ts';
@@ -211,7 +211,7 @@ export async function resume(
  * munim must confirm with the explicit argument, not with text). Whether it was such an answer.
  */
 export async function answerPlainYes(run: Run, data: QueryRouted): Promise<boolean> {
-  if (data.channel === 'mcp' || !PLAIN_YES.test(data.query)) return false;
+  if (!isPlainYes(data)) return false;
   const pending = await run.ctx.store.proposedByLastAnswer(run.scope);
   if (!pending) return false;
   if (!mayProposeWrites(run.scope.actor)) {
