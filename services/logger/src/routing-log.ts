@@ -1,6 +1,6 @@
 import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { sql, type Transaction } from 'kysely';
+import { type RawBuilder, sql, type Transaction } from 'kysely';
 import { emptyRow, foldInto, type RoutingLog } from './fold.ts';
 
 /** The columns a fold changes, with their PostgreSQL types (for `jsonb_to_recordset`). */
@@ -63,7 +63,12 @@ export async function upsertRoutingLogs(
   changed: readonly RoutingLog[],
 ): Promise<void> {
   if (changed.length === 0) return;
-  await sql`
+  await routingLogsUpsert(changed).execute(trx);
+}
+
+/** The statement of {@link upsertRoutingLogs}, to run on its own or after a statement it follows. */
+export function routingLogsUpsert(changed: readonly RoutingLog[]): RawBuilder<unknown> {
+  return sql`
     insert into query_routing_logs (request_id, entity_id, org_id, conversation_id, ${sql.join(
       UPDATED.map((c) => sql.ref(c)),
     )})
@@ -71,7 +76,7 @@ export async function upsertRoutingLogs(
     from jsonb_to_recordset(${JSON.stringify(changed.map(logRecord))}::jsonb) as u(${LOG_RECORD})
     on conflict (request_id) do update set
       ${sql.join(UPDATED.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))},
-      updated_at = now()`.execute(trx);
+      updated_at = now()`;
 }
 
 /** The row rebuilt from every stored event of its request, in stream order. */

@@ -1,11 +1,11 @@
 import { traceIdOf } from '@munim/bus';
 import type { AgentEvent, Message } from '@munim/contracts';
 import type { Database } from '@munim/db';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import { type EventOrigin, eventRecords, type IncomingEvent } from './event-records.ts';
 import { emptyRow, foldInto, noteActor, type RoutingLog } from './fold.ts';
 import { recordImplicitFeedback } from './implicit-feedback.ts';
-import { currentRows, refold, upsertRoutingLogs } from './routing-log.ts';
+import { currentRows, refold, routingLogsUpsert, upsertRoutingLogs } from './routing-log.ts';
 
 /** Storing a batch of events failed; nothing of it was committed. */
 export class StoreEventError extends Error {
@@ -69,61 +69,95 @@ export async function storeBatch(
       );
       // Read after the locks, in a statement of its own: it sees every batch committed before.
       const current = await currentRows(trx, requestIds);
+      // An event older than one folded already rebuilds its row from the stored events, the new included.
+      const outOfOrder = requestIds.some((id) => {
+        const lastSeq = current.get(id)?.lastSeq ?? null;
+        const first = byRequest.get(id)?.[0];
+        return lastSeq !== null && first !== undefined && lastSeq > first.seq;
+      });
+      if (!redelivered && !outOfOrder) {
+        // Every event is new and every row folds in place: the events inserted and the rows
+        // upserted in one statement (a unique violation fails it whole, and the batch goes again).
+        const folded = await foldRows(trx, current, undefined, new Set());
+        const insert = eventsInsert(records);
+        await (folded.changed.length > 0
+          ? sql`with stored_events as (${insert}) ${routingLogsUpsert(folded.changed)}`
+          : insert
+        ).execute(trx);
+        return finish(folded, events.length);
+      }
 
       const written = await insertEvents(trx, records, redelivered);
       const fresh = written && new Set(written.filter((w) => w.inserted).map((w) => w.id));
       const moved = new Set(written?.filter((w) => !w.inserted).map((w) => w.request_id));
-
-      const stored: IncomingEvent[] = [];
-      const changed: RoutingLog[] = [];
-      let refolded = 0;
-      for (const id of requestIds) {
-        const all = byRequest.get(id)!;
-        const news = fresh ? all.filter((e) => fresh.has(e.message.id)) : all;
-        const known = current.get(id);
-        if (news.length === 0 && !(known && moved.has(id))) continue;
-        stored.push(...news);
-        const first = news[0];
-        let row: RoutingLog;
-        if (known && (moved.has(id) || (known.lastSeq !== null && first && known.lastSeq > first.seq))) {
-          row = await refold(trx, known.row);
-          for (const e of news) noteActor(row, e.message);
-          refolded += 1;
-        } else if (first) {
-          const base =
-            known?.row ??
-            emptyRow(
-              {
-                request_id: id,
-                entity_id: first.message.entityId,
-                org_id: first.message.orgId,
-                conversation_id: first.message.conversationId,
-                trace_id: null,
-              },
-              new Date(first.message.ts),
-            );
-          // Rows read or made here are this batch's own: folded in place.
-          row = foldInto(
-            base,
-            news.map((e) => e.message),
-          );
-        } else {
-          continue;
-        }
-        for (const e of news) {
-          if (row.trace_id !== null) break;
-          row.trace_id = traceIdOf(e.traceparent) ?? null;
-        }
-        changed.push(row);
-      }
-
-      await upsertRoutingLogs(trx, changed);
-      const feedback = await recordImplicitFeedback(
-        trx,
-        stored.map((e) => e.message).filter((m) => m.data.type === 'understanding_started'),
-      );
-      return { inserted: fresh ? fresh.size : events.length, stored, refolded, feedback };
+      const folded = await foldRows(trx, current, fresh, moved);
+      await upsertRoutingLogs(trx, folded.changed);
+      return finish(folded, fresh ? fresh.size : events.length);
     });
+
+  /** The batch's rows folded: each request's news into its current row, or rebuilt when out of order. */
+  const foldRows = async (
+    trx: Transaction<Database>,
+    current: Awaited<ReturnType<typeof currentRows>>,
+    fresh: Set<string> | undefined,
+    moved: Set<string>,
+  ) => {
+    const stored: IncomingEvent[] = [];
+    const changed: RoutingLog[] = [];
+    let refolded = 0;
+    for (const id of requestIds) {
+      const all = byRequest.get(id)!;
+      const news = fresh ? all.filter((e) => fresh.has(e.message.id)) : all;
+      const known = current.get(id);
+      if (news.length === 0 && !(known && moved.has(id))) continue;
+      stored.push(...news);
+      const first = news[0];
+      let row: RoutingLog;
+      if (known && (moved.has(id) || (known.lastSeq !== null && first && known.lastSeq > first.seq))) {
+        row = await refold(trx, known.row);
+        for (const e of news) noteActor(row, e.message);
+        refolded += 1;
+      } else if (first) {
+        const base =
+          known?.row ??
+          emptyRow(
+            {
+              request_id: id,
+              entity_id: first.message.entityId,
+              org_id: first.message.orgId,
+              conversation_id: first.message.conversationId,
+              trace_id: null,
+            },
+            new Date(first.message.ts),
+          );
+        // Rows read or made here are this batch's own: folded in place.
+        row = foldInto(
+          base,
+          news.map((e) => e.message),
+        );
+      } else {
+        continue;
+      }
+      for (const e of news) {
+        if (row.trace_id !== null) break;
+        row.trace_id = traceIdOf(e.traceparent) ?? null;
+      }
+      changed.push(row);
+    }
+    return { trx, stored, changed, refolded };
+  };
+
+  /** The batch's implicit feedback recorded, and what it changed. */
+  const finish = async (
+    { trx, stored, refolded }: Awaited<ReturnType<typeof foldRows>>,
+    inserted: number,
+  ): Promise<BatchResult> => {
+    const feedback = await recordImplicitFeedback(
+      trx,
+      stored.map((e) => e.message).filter((m) => m.data.type === 'understanding_started'),
+    );
+    return { inserted, stored, refolded, feedback };
+  };
 
   try {
     try {
@@ -138,6 +172,19 @@ export async function storeBatch(
   }
 }
 
+/** The insert of a batch's events, every one new. */
+function eventsInsert(records: Buffer): RawBuilder<unknown> {
+  // The whole batch as one jsonb parameter: PostgreSQL parses it far faster than thousands of
+  // bind parameters, and nothing is compiled or escaped per row here.
+  return sql`
+    insert into request_events
+      (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
+    select m->>'id', m->>'requestId', seq, m->'data'->>'type', m->>'service',
+      m->>'conversationId', m->>'entityId', m->>'orgId', m->'data'->'payload',
+      (m->>'ts')::timestamptz
+    from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)`;
+}
+
 /** What inserting events did, where some of them may have been stored already. */
 type Written = { id: string; request_id: string; inserted: boolean }[];
 
@@ -150,15 +197,7 @@ async function insertEvents(
   records: Buffer,
   redelivered: boolean,
 ): Promise<Written | undefined> {
-  // The whole batch as one jsonb parameter: PostgreSQL parses it far faster than thousands of
-  // bind parameters, and nothing is compiled or escaped per row here.
-  const insert = sql`
-    insert into request_events
-      (id, request_id, seq, type, service, conversation_id, entity_id, org_id, payload, ts)
-    select m->>'id', m->>'requestId', seq, m->'data'->>'type', m->>'service',
-      m->>'conversationId', m->>'entityId', m->>'orgId', m->'data'->'payload',
-      (m->>'ts')::timestamptz
-    from jsonb_to_recordset(${records}::jsonb) as e(seq bigint, m jsonb)`;
+  const insert = eventsInsert(records);
   if (!redelivered) {
     // Nearly every batch is new events: a plain insert, without the cost of ON CONFLICT.
     await insert.execute(trx);
