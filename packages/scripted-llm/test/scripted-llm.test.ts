@@ -211,6 +211,37 @@ describe('streaming', () => {
     expect(last.usage!.prompt_tokens).toBeGreaterThan(0);
   });
 
+  it('stalls after some deltas until the client gives up, or cuts the connection mid-stream', async () => {
+    const deltas = ['Cash ', 'is ', 'fine ', 'today.'];
+    llm.script({ match: 'stall here', turns: [{ content: deltas.join(''), deltas, stallAfterDeltas: 2 }] });
+    llm.script({ match: 'drop here', turns: [{ content: deltas.join(''), deltas, dropAfterDeltas: 2 }] });
+    const read = async (question: string, signal?: AbortSignal) => {
+      const seen: string[] = [];
+      const stream = await client.chat.completions.create(
+        { model: 'gpt-test', messages: [{ role: 'user', content: question }], stream: true },
+        signal ? { signal } : {},
+      );
+      const failure = await (async () => {
+        for await (const chunk of stream) {
+          const text = chunk.choices[0]?.delta.content;
+          if (text) seen.push(text);
+        }
+      })().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      return { seen, failure };
+    };
+    // Nothing after the second delta: only the client's own bound ends it.
+    const stalled = await read('stall here', AbortSignal.timeout(300));
+    expect(stalled.seen).toEqual(['Cash ', 'is ']);
+    expect(llm.requestsFor('stall here')[0]?.streamed).toMatchObject({ deltas: 4, sent: 2 });
+    // The connection closes mid-body: the client sees the two deltas, then an error, no [DONE].
+    const dropped = await read('drop here');
+    expect(dropped.seen).toEqual(['Cash ', 'is ']);
+    expect(dropped.failure).toBeInstanceOf(Error);
+  });
+
   it('streams scripted deltas as given, and records them as they are written', async () => {
     const deltas = ['Your id is 550e8400-e29b-', '41d4-a716-446655440000', ' today.'];
     const { promise: gate, resolve: open } = Promise.withResolvers<void>();

@@ -271,6 +271,76 @@ describe('failing over to the fallbacks', () => {
   });
 });
 
+describe('the fallbacks the agent loads', () => {
+  test('takes a change of the fallbacks alone at its timed check, and skips a fallback it may not reach', async () => {
+    const question = `which list ${randomUUID()}`;
+    primary.script({ match: question, repeat: true, turns: [{ error: { status: 500 } }] });
+    second.script({ match: question, repeat: true, turns: [{ content: 'from B' }] });
+    third.script({ match: question, repeat: true, turns: [{ content: 'from C' }] });
+    // The second fallback's host is not allow-listed: it is left out, the others serve.
+    const outside = await insertConfig(
+      {
+        name: `outside-${randomBytes(3).toString('hex')}`,
+        provider: 'scripted',
+        model: 'x',
+        endpoint: 'http://10.9.9.9/v1',
+      },
+      'key-x',
+    );
+    const [head, b] = await chain(A(), [B()]);
+    const c = await insertConfig(
+      {
+        name: `c-${randomBytes(3).toString('hex')}`,
+        provider: 'scripted',
+        model: 'model-c',
+        endpoint: third.baseURL,
+      },
+      'key-3',
+    );
+    await db
+      .updateTable('llm_configs')
+      .set({ fallback_ids: [outside, b as number] })
+      .where('id', '=', head as number)
+      .execute();
+    const { log, lines } = capturingLog();
+    const models = await createModelSource({
+      db,
+      bus,
+      log,
+      fallback: null,
+      secretKey,
+      settings,
+      allowlist,
+      refreshMs: 50,
+    });
+    models.start();
+    try {
+      const llm = models.llm;
+      if (!llm) throw new Error('expected a model');
+      expect(lines().find((l) => l.message === 'model fallback unusable; skipped')?.fields).toMatchObject({
+        configId: outside,
+      });
+      expect((await ask(llm, question)).turn?.label).toBe('scripted/model-b');
+      // An administrator points the default at C instead: only the default's list changed.
+      await db
+        .updateTable('llm_configs')
+        .set({ fallback_ids: [c], updated_at: new Date() })
+        .where('id', '=', head as number)
+        .execute();
+      await expect.poll(async () => (await ask(llm, question)).turn?.label).toBe('scripted/model-c');
+      // An edit of the fallback row alone (its model) is seen too.
+      await db
+        .updateTable('llm_configs')
+        .set({ model: 'model-c2', updated_at: new Date(Date.now() + 1_000) })
+        .where('id', '=', c)
+        .execute();
+      await expect.poll(async () => (await ask(llm, question)).turn?.label).toBe('scripted/model-c2');
+    } finally {
+      await models.stop();
+    }
+  });
+});
+
 describe('the circuit breaker per endpoint', () => {
   test('opens after failures in a row, skips the endpoint, probes it after the cool-down and closes', async () => {
     let now = 1_000_000;
