@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import type { Insertable, Kysely } from 'kysely';
 import { afterAll, describe, expect, vi } from 'vitest';
 import { Breakers } from '../src/model/breaker.ts';
+import { failoverReason } from '../src/model/failover.ts';
 import { LlmError, type LlmTurn } from '../src/model/llm.ts';
 import { createModelSource } from '../src/model/llm-config.ts';
 
@@ -480,5 +481,38 @@ describe('the breaker, against a model of it (generated sequences)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('which failures fail over', () => {
+  test.each([
+    [429, 'rate_limited'],
+    [500, 'server_error'],
+    [502, 'server_error'],
+    [503, 'server_error'],
+    [401, 'auth'],
+    [403, 'auth'],
+    [404, 'not_found'],
+    [408, 'timeout'],
+    [400, null],
+    [413, null],
+    [422, null],
+  ])('status %i: %s', (status, reason) => {
+    expect(failoverReason(new LlmError('x', status))).toBe(reason);
+  });
+
+  test('any status: a 5xx or an endpoint-specific 4xx fails over, any other 4xx does not', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 400, max: 599 }), (status) => {
+        const moves = status >= 500 || [401, 403, 404, 408, 429].includes(status);
+        expect(failoverReason(new LlmError('x', status)) !== null).toBe(moves);
+      }),
+    );
+  });
+
+  test('a failure that is not the model’s (the sink’s own) never fails over', () => {
+    expect(failoverReason(new Error('the bus is gone'))).toBeNull();
+    expect(failoverReason(new LlmError('x', undefined))).toBe('connection');
+    expect(failoverReason(new LlmError('x', undefined, { kind: 'stalled' }))).toBe('stalled');
   });
 });

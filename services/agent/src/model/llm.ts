@@ -119,6 +119,16 @@ class Watchdog {
   }
 }
 
+/** A base URL as logs and metrics may show it: no credentials, no query. */
+function endpointName(baseURL: string): string {
+  try {
+    const url = new URL(baseURL);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return baseURL;
+  }
+}
+
 /** The call whose attempts the client's fetch is making (each call runs in its own). */
 const attempts = new AsyncLocalStorage<Watchdog>();
 
@@ -162,7 +172,7 @@ export function createLlm(config: LlmConfig): Llm {
   return {
     label: `${config.provider}/${config.model}`,
     model: config.model,
-    endpoint: `${config.baseURL}#${config.model}`,
+    endpoint: `${endpointName(config.baseURL)}#${config.model}`,
     async turn({ messages, tools, maxTokens, temperature, onText }) {
       let sinkFailure: unknown;
       const dog = config.chunkTimeoutMs ? new Watchdog(config.chunkTimeoutMs) : undefined;
