@@ -40,14 +40,19 @@ export async function loadTaxRegistration(
 }
 
 /**
- * A country's tax rules (as {@link loadTaxRules}) and a tenant's registration (as
- * {@link loadTaxRegistration}) in one statement: what a write's validation needs of the books.
+ * A country's tax rules (as {@link loadTaxRules}), a tenant's registration (as
+ * {@link loadTaxRegistration}) and its lock date (`YYYY-MM-DD`, null when none) in one statement:
+ * what a write's validation needs of the books.
  */
 export async function loadTaxBooks(
   db: Kysely<Database>,
   countryCode: string,
   tenant: { entityId: string; orgId: string },
-): Promise<{ rules: TaxRuleRow[]; registration: { state: string | null; taxId: string | null } }> {
+): Promise<{
+  rules: TaxRuleRow[];
+  registration: { state: string | null; taxId: string | null };
+  lockDate: string | null;
+}> {
   const row = await db
     .selectNoFrom((eb) => [
       eb
@@ -62,6 +67,12 @@ export async function loadTaxBooks(
         .where('entity_id', '=', tenant.entityId)
         .where('org_id', '=', tenant.orgId)
         .as('gstin'),
+      eb
+        .selectFrom('lock_dates')
+        .select(sql<string | null>`lock_date::text`.as('lock_date'))
+        .where('entity_id', '=', tenant.entityId)
+        .where('org_id', '=', tenant.orgId)
+        .as('lock_date'),
       sql<TaxRuleRow[]>`coalesce((
         select jsonb_agg(
           rule || jsonb_build_object('kind', kind, 'from', effective_from::text)
@@ -70,5 +81,9 @@ export async function loadTaxBooks(
         from tax_rules where country_code = ${countryCode}), '[]'::jsonb)`.as('rules'),
     ])
     .executeTakeFirstOrThrow();
-  return { rules: row.rules, registration: { state: row.state ?? null, taxId: row.gstin ?? null } };
+  return {
+    rules: row.rules,
+    registration: { state: row.state ?? null, taxId: row.gstin ?? null },
+    lockDate: row.lock_date ?? null,
+  };
 }

@@ -9,6 +9,7 @@ import {
   loadTaxRegistration,
   loadTaxRules,
   migrateToLatest,
+  readLockDate,
 } from '../src/index.ts';
 import { INDIA_TAX_RULES } from '../src/migrations/0029_tax_rules.ts';
 import { createTestDatabase, type TestDatabase } from '../src/testing.ts';
@@ -127,10 +128,14 @@ describe('tax rules in the database', () => {
     });
   });
 
-  it('reads the rules and the registration in one statement, as the two reads read them', async () => {
+  it('reads the rules, the registration and the lock date in one statement, as their own reads do', async () => {
     await db
       .insertInto('business_contexts')
       .values({ entity_id: 'e-books', org_id: 'o-tax', country_code: 'AE', state: null, gstin: null })
+      .execute();
+    await db
+      .insertInto('lock_dates')
+      .values({ entity_id: 'e-books', org_id: 'o-tax', lock_date: '2026-03-31', updated_by: 'test' })
       .execute();
     const tenants = [
       { entityId: 'e-tax', orgId: 'o-tax' },
@@ -143,8 +148,10 @@ describe('tax rules in the database', () => {
         expect(books).toEqual({
           rules: await loadTaxRules(db, country),
           registration: await loadTaxRegistration(db, tenant),
+          lockDate: (await readLockDate(db, tenant)).lockDate,
         });
       }
     expect((await loadTaxBooks(db, 'IN', tenants[0] as (typeof tenants)[0])).rules.length).toBeGreaterThan(0);
+    expect((await loadTaxBooks(db, 'AE', tenants[1] as (typeof tenants)[1])).lockDate).toBe('2026-03-31');
   });
 });

@@ -9,14 +9,17 @@ import { afterAll, describe, expect, vi } from 'vitest';
 import type { AgentContext } from '../src/run/context.ts';
 import { Run } from '../src/run/run.ts';
 import { AgentStore } from '../src/run/store.ts';
-import { booksContext } from '../src/tool-step/books-context.ts';
+import { booksContext, validationBooks } from '../src/tool-step/books-context.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the agent's login on the same schema
 let agentDb: Kysely<any>;
+// biome-ignore lint/suspicious/noExplicitAny: the owner's login, to set a lock date between validations
+let ownerDb: Kysely<any>;
 const warn = vi.fn();
 
 test.beforeAll(async ({ db, serviceLogins }) => {
   agentDb = createDb(serviceLogins.agent, { max: 2 });
+  ownerDb = db;
   await db
     .insertInto('business_contexts')
     .values([
@@ -62,9 +65,9 @@ afterAll(async () => {
   await agentDb?.destroy();
 });
 
-function runOf(entityId: string): Run {
+function runOf(entityId: string, db: Kysely<unknown> = agentDb): Run {
   const ctx = {
-    store: new AgentStore(agentDb),
+    store: new AgentStore(db as never),
     log: { warn, info: vi.fn(), error: vi.fn() },
   } as unknown as AgentContext;
   return new Run(
@@ -127,5 +130,34 @@ describe('the books context of a validation', () => {
     const evening = new Date('2025-09-21T20:00:00Z');
     expect(todayIn('Asia/Kolkata', evening)).toBe('2025-09-22');
     expect(todayIn('America/New_York', evening)).toBe('2025-09-21');
+  });
+
+  test('each validation carries the lock date as it is then: the first read with the books, later ones alone', async () => {
+    const run = runOf('e-mh');
+    const first = await validationBooks(run);
+    expect(first.books).toMatchObject({ country: 'IN', region: 'Maharashtra' });
+    expect(first.closed).toBeUndefined();
+    await ownerDb
+      .insertInto('lock_dates')
+      .values({ entity_id: 'e-mh', org_id: 'o-tax', lock_date: '2026-03-31', updated_by: 'test' })
+      .execute();
+    const second = await validationBooks(run);
+    expect(second.books).toBe(first.books);
+    expect(second.closed).toMatchObject({ date: '2026-03-31', today: todayIn('Asia/Kolkata') });
+    // A new request reads the lock with its books.
+    expect((await validationBooks(runOf('e-mh'))).closed).toMatchObject({ date: '2026-03-31' });
+    await ownerDb.deleteFrom('lock_dates').where('entity_id', '=', 'e-mh').execute();
+    expect((await validationBooks(run)).closed).toBeUndefined();
+  });
+
+  test('a lock date that cannot be read fails the validation, though the books may go without', async () => {
+    const unreachable = createDb('postgres://nobody@127.0.0.1:1/none', { max: 1, connectionTimeoutMs: 500 });
+    try {
+      warn.mockClear();
+      await expect(validationBooks(runOf('e-mh', unreachable as Kysely<unknown>))).rejects.toThrow();
+      expect(warn).toHaveBeenCalledWith(expect.anything(), expect.stringMatching(/tax rules not read/));
+    } finally {
+      await unreachable.destroy();
+    }
   });
 });

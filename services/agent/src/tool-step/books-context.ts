@@ -1,6 +1,13 @@
-import { type BooksContext, BooksContextSchema, type TaxRule, TaxRuleSchema } from '@munim/contracts';
+import {
+  type BooksContext,
+  BooksContextSchema,
+  type ClosedPeriod,
+  type TaxRule,
+  TaxRuleSchema,
+} from '@munim/contracts';
 import { loadTaxBooks, todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
+import { closedPeriodOf, closedUpTo } from './closed-period.ts';
 
 /**
  * The books a call writes to, as the validator checks a write against its country's law: the
@@ -10,9 +17,23 @@ import type { Run } from '../run/run.ts';
  */
 const read = new WeakMap<Run, Promise<BooksContext | undefined>>();
 
-async function load(run: Run): Promise<BooksContext | undefined> {
+/** The books, and the lock date read in the same statement. */
+async function load(run: Run): Promise<{ books: BooksContext | undefined; lockDate: string | null }> {
   const business = await run.business();
-  const { rules: rows, registration } = await loadTaxBooks(run.ctx.store.db, business.countryCode, run.scope);
+  const {
+    rules: rows,
+    registration,
+    lockDate,
+  } = await loadTaxBooks(run.ctx.store.db, business.countryCode, run.scope);
+  return { books: booksOf(run, business, rows, registration), lockDate };
+}
+
+function booksOf(
+  run: Run,
+  business: Awaited<ReturnType<Run['business']>>,
+  rows: Awaited<ReturnType<typeof loadTaxBooks>>['rules'],
+  registration: Awaited<ReturnType<typeof loadTaxBooks>>['registration'],
+): BooksContext | undefined {
   const rules: TaxRule[] = [];
   for (const row of rows) {
     const parsed = TaxRuleSchema.safeParse(row);
@@ -50,16 +71,37 @@ async function load(run: Run): Promise<BooksContext | undefined> {
 
 /** The books context of the run's tenant, read once per request; undefined when it cannot be read. */
 export function booksContext(run: Run): Promise<BooksContext | undefined> {
-  let found = read.get(run);
-  if (!found) {
-    found = load(run).catch((error: unknown) => {
-      run.ctx.log.warn(
-        { err: error, requestId: run.scope.requestId },
-        'tax rules not read; the validator checks only the arithmetic',
-      );
-      return undefined;
-    });
-    read.set(run, found);
-  }
-  return found;
+  return read.get(run) ?? start(run).then((loaded) => loaded?.books);
+}
+
+/** Reads the books for the run, once; undefined (said in a warning) when they cannot be read. */
+function start(run: Run): Promise<{ books: BooksContext | undefined; lockDate: string | null } | undefined> {
+  const loading = load(run).catch((error: unknown) => {
+    run.ctx.log.warn(
+      { err: error, requestId: run.scope.requestId },
+      'tax rules not read; the validator checks only the arithmetic',
+    );
+    return undefined;
+  });
+  read.set(
+    run,
+    loading.then((loaded) => loaded?.books),
+  );
+  return loading;
+}
+
+/**
+ * What a validation carries of the books: the books context, and the closed period read now (for
+ * every validation, so a lock set a moment ago holds). The request's first validation reads both
+ * in one statement; a later one reads the lock alone. A lock that cannot be read fails the call.
+ */
+export async function validationBooks(
+  run: Run,
+): Promise<{ books: BooksContext | undefined; closed: ClosedPeriod | undefined }> {
+  const known = read.get(run);
+  if (known) return { books: await known, closed: await closedUpTo(run) };
+  const loaded = await start(run);
+  // Not read with the books: read on its own, and a failure fails the call (closed).
+  if (!loaded) return { books: undefined, closed: await closedUpTo(run) };
+  return { books: loaded.books, closed: await closedPeriodOf(run, loaded.lockDate) };
 }

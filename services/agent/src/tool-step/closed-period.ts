@@ -9,7 +9,11 @@ import type { Run } from '../run/run.ts';
  * the check. Undefined when the books have no lock date.
  */
 export async function closedUpTo(run: Run): Promise<ClosedPeriod | undefined> {
-  const lockDate = await run.ctx.store.lockDate(run.scope);
+  return closedPeriodOf(run, await run.ctx.store.lockDate(run.scope));
+}
+
+/** The closed period of a lock date just read (with the books, say); undefined when none. */
+export async function closedPeriodOf(run: Run, lockDate: string | null): Promise<ClosedPeriod | undefined> {
   if (!lockDate) return undefined;
   const business = await run.business();
   return {

@@ -3,8 +3,7 @@ import { RequestFailedError } from '@munim/bus';
 import type { BooksContext, ClosedPeriod, ValidationResult } from '@munim/contracts';
 import { correctionAllowance } from '../model/quota.ts';
 import { type Run, sameRecords } from '../run/run.ts';
-import { booksContext } from './books-context.ts';
-import { closedUpTo } from './closed-period.ts';
+import { validationBooks } from './books-context.ts';
 
 /** More tries of a validation or tool call that no instance answered (timeout, no responder). */
 const UNANSWERED_RETRIES = 2;
@@ -52,8 +51,11 @@ export async function validate(
 
 function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | undefined, callId: string) {
   const send = (correctionTokens: number | undefined) =>
-    unlessUnanswered(run, 'validation', async () =>
-      run.ctx.bus.request(
+    unlessUnanswered(run, 'validation', async () => {
+      // The books and their country's tax rules: what the validator checks a write's tax against;
+      // and the closed period (read every time: a lock that cannot be read fails the call, closed).
+      const { books, closed } = await validationBooks(run);
+      return run.ctx.bus.request(
         'toolValidate',
         run.scope,
         {
@@ -62,14 +64,12 @@ function askValidator(run: Run, tool: string, args: unknown, rawArgs: string | u
           attempt: run.attempts.get(tool) ?? 1,
           ...(rawArgs === undefined ? { args } : { rawArgs }),
           ...(correctionTokens === undefined ? {} : { correctionTokens }),
-          // The books and their country's tax rules: what the validator checks a write's tax against.
-          ...withBooks(await booksContext(run)),
-          // The closed period (read every time: a lock that cannot be read fails the call, closed).
-          ...withLock(await closedUpTo(run)),
+          ...withBooks(books),
+          ...withLock(closed),
         },
         { timeoutMs: run.ctx.config.validateTimeoutMs, traceparent: run.traceparent },
-      ),
-    );
+      );
+    });
   const quota = run.ctx.tokenQuota;
   if (!quota) return send(undefined);
   const object = typeof args === 'object' && !Array.isArray(args);
