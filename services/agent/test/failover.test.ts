@@ -459,23 +459,26 @@ describe('the breaker, against a model of it (generated sequences)', () => {
             continue;
           }
           expect(breakers.allows('e')).toBe(allows());
-          expect(breakers.acquire('e')).toBe(allows());
-          if (!allows()) continue;
           const probing = openedAt !== null;
-          // While a probe is out, no other call goes; while closed, any number do.
-          if (step.kind === 'twice') {
-            expect(breakers.acquire('e')).toBe(!probing);
-            if (!probing) breakers.released('e');
+          const taken = breakers.acquire('e');
+          expect(taken).toBe(allows() ? (probing ? 'probe' : 'closed') : null);
+          // Refused: the call may still be forced (nothing else could answer); it keeps the circuit open.
+          const how = taken ?? 'forced';
+          // While a probe is out, no other call is let through; while closed, any number are.
+          if (step.kind === 'twice' && taken) {
+            const second = breakers.acquire('e');
+            expect(second).toBe(probing ? null : 'closed');
+            if (second) breakers.released('e', second);
           }
           if (step.kind === 'ok') {
             breakers.succeeded('e');
             inARow = 0;
             openedAt = null;
           } else if (step.kind === 'fail') {
-            breakers.failed('e');
+            breakers.failed('e', how);
             inARow += 1;
-            if (probing || inARow >= failures) openedAt = now;
-          } else breakers.released('e');
+            if (how === 'probe' || (openedAt === null && inARow >= failures)) openedAt = now;
+          } else breakers.released('e', how);
           expect(breakers.state('e')).toBe(openedAt === null ? 'closed' : allows() ? 'half_open' : 'open');
         }
       }),

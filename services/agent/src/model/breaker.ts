@@ -5,6 +5,9 @@
  */
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** How a call was let through: while closed, as the probe, or forced (see `Breakers.acquire`). */
+export type Taken = 'closed' | 'probe' | 'forced';
+
 export interface BreakerOptions {
   /** Failures in a row that open an endpoint's circuit. */
   failures: number;
@@ -60,18 +63,19 @@ export class Breakers {
   }
 
   /**
-   * Takes the right to call the endpoint: always while closed; once the cool-down ended, one caller
-   * at a time (the probe). Each taking is ended by `succeeded`, `failed` or `released`.
+   * Takes the right to call the endpoint: `closed`, any number of callers; `probe`, once the
+   * cool-down ended, one caller at a time; null, not now. Each taking, and a call made without one
+   * (`forced`: nothing else could answer), ends with `succeeded`, `failed` or `released`.
    */
-  acquire(endpoint: string): boolean {
-    if (!this.allows(endpoint)) return false;
-    if (this.state(endpoint) === 'half_open') {
-      this.#circuit(endpoint).probing = true;
-      this.#options.onChange?.(endpoint, 'open', 'half_open');
-    }
-    return true;
+  acquire(endpoint: string): Taken | null {
+    if (!this.allows(endpoint)) return null;
+    if (this.state(endpoint) === 'closed') return 'closed';
+    this.#circuit(endpoint).probing = true;
+    this.#options.onChange?.(endpoint, 'open', 'half_open');
+    return 'probe';
   }
 
+  /** The endpoint answered: its circuit closes, however it was called. */
   succeeded(endpoint: string): void {
     const circuit = this.#circuits.get(endpoint);
     if (!circuit) return;
@@ -80,21 +84,23 @@ export class Breakers {
     if (was !== 'closed') this.#options.onChange?.(endpoint, was, 'closed');
   }
 
-  failed(endpoint: string): void {
+  failed(endpoint: string, taken: Taken): void {
     const circuit = this.#circuit(endpoint);
-    const probe = circuit.probing;
-    circuit.probing = false;
     circuit.failures += 1;
-    // A failed probe opens it again at once; a closed circuit after enough failures in a row.
-    if (probe || (circuit.openedAt === null && circuit.failures >= this.#options.failures)) {
+    if (taken === 'probe') {
+      // A failed probe opens it again at once, for another cool-down.
+      circuit.probing = false;
       circuit.openedAt = this.#now();
-      this.#options.onChange?.(endpoint, probe ? 'half_open' : 'closed', 'open');
+      this.#options.onChange?.(endpoint, 'half_open', 'open');
+    } else if (circuit.openedAt === null && circuit.failures >= this.#options.failures) {
+      circuit.openedAt = this.#now();
+      this.#options.onChange?.(endpoint, 'closed', 'open');
     }
   }
 
   /** The call ended in a way that says nothing of the endpoint (a refused request, our own failure). */
-  released(endpoint: string): void {
+  released(endpoint: string, taken: Taken): void {
     const circuit = this.#circuits.get(endpoint);
-    if (circuit) circuit.probing = false;
+    if (circuit && taken === 'probe') circuit.probing = false;
   }
 }

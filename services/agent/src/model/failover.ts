@@ -1,5 +1,5 @@
 import { type Logger, lazyCounter } from '@munim/kit';
-import type { BreakerState, Breakers } from './breaker.ts';
+import type { BreakerState, Breakers, Taken } from './breaker.ts';
 import { type Llm, LlmError, type LlmTurn } from './llm.ts';
 
 /** Why a call moved to the next configuration. */
@@ -108,8 +108,9 @@ export async function failoverTurn(
   while (at !== -1) {
     const candidate = chain[at]!;
     const endpoint = endpointOf(candidate);
+    const taken: Taken | null = forced ? 'forced' : breakers.acquire(endpoint);
     // Another turn took the probe since: this one goes on to the next.
-    if (!forced && !breakers.acquire(endpoint)) {
+    if (!taken) {
       const next = pick(at + 1);
       moved(candidate, next.at, 'circuit_open');
       ({ at, forced } = next);
@@ -138,12 +139,12 @@ export async function failoverTurn(
     } catch (error) {
       const reason = failoverReason(error);
       if (reason === null) {
-        breakers.released(endpoint);
+        breakers.released(endpoint, taken);
         // The model's own refusal after text went out: never a half-answer.
         if (sent && error instanceof LlmError) await input.onRestart?.(restartReason(undefined));
         throw error;
       }
-      breakers.failed(endpoint);
+      breakers.failed(endpoint, taken);
       last = error as LlmError;
       const next = pick(at + 1);
       moved(candidate, next.at, reason, error);
