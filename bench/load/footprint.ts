@@ -47,6 +47,10 @@ function ioOf(pid: number): Io | null {
 const less = <T extends Record<string, number>>(a: T, b: T) =>
   Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)])) as T;
 
+/** PostgreSQL's idle backends report their statistics within ten seconds: quiet longer than that, within a bound. */
+const SETTLE_QUIET_MS = 11_000;
+const SETTLE_MAX_MS = 40_000;
+
 /** How often the connections are counted. */
 const CONNECTIONS_POLL_MS = 250;
 
@@ -131,14 +135,21 @@ export class FootprintMeter {
     };
   }
 
-  /** The counters once the database's statistics stop moving (a backend reports its own when idle, within seconds). */
+  /**
+   * The counters once the rows the run wrote are all counted. A backend that goes idle within a
+   * second of reporting its statistics reports the rest up to ten seconds later, so the rows must
+   * stay the same for longer than that. (Commits go on after the load: services poll the database.)
+   */
   async #settled(): Promise<Counters> {
+    const written = (c: Counters) => c.database.inserted + c.database.updated + c.database.deleted;
     let last = await this.#counters();
-    for (let i = 0; i < 10; i++) {
-      await new Promise((r) => setTimeout(r, 1_500));
+    let since = performance.now();
+    const deadline = since + SETTLE_MAX_MS;
+    while (performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1_000));
       const now = await this.#counters();
-      if (now.database.commits === last.database.commits && now.database.inserted === last.database.inserted)
-        return now;
+      if (written(now) !== written(last)) since = performance.now();
+      else if (performance.now() - since > SETTLE_QUIET_MS) return now;
       last = now;
     }
     return last;
