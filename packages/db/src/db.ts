@@ -48,8 +48,8 @@ type QueryFn = (...args: unknown[]) => unknown;
 
 /**
  * Makes a new connection run each `query(text, values)` with parameters as a named statement, so
- * PostgreSQL parses and plans it once per connection. Bounded per
- * connection, so texts that vary (lists of any length) cannot grow a backend's memory without end.
+ * PostgreSQL parses and plans it once per connection. Bounded per connection, so texts that vary
+ * (lists of any length) cannot grow a backend's memory without end.
  * Statements without parameters (`begin`, `commit`, migrations' multi-statement scripts) stay
  * simple queries, which the extended protocol of named statements could not run.
  */
@@ -66,18 +66,20 @@ function prepareStatements(client: PoolClient, perConnection: number | false): v
     return name;
   };
   (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
-    const [text, values, callback] = args;
-    if (typeof text !== 'string' || !Array.isArray(values)) return query(...args);
+    const [text, values] = args;
+    // Promise calls only (Kysely's): a callback's caller is left to `pg` as it is.
+    if (args.length !== 2 || typeof text !== 'string' || !Array.isArray(values)) return query(...args);
     const name = named(text, values);
     if (name === undefined) return query(...args);
-    const result = query({ name, text, values }, ...(typeof callback === 'function' ? [callback] : []));
-    if (result instanceof Promise)
-      // A statement prepared before a migration changed its result's columns fails on this
-      // connection for good: run it unnamed here from now on (the next connection prepares it anew).
-      result.catch((error: unknown) => {
-        if (error instanceof Error && STALE_PLAN.test(error.message)) unnamed.add(text);
-      });
-    return result;
+    return (query({ name, text, values }) as Promise<unknown>).catch((error: unknown) => {
+      if (!(error instanceof Error && STALE_PLAN.test(error.message))) throw error;
+      // Prepared before a migration changed its result's columns, it fails on this connection for
+      // good: it runs unnamed here from now on (a new connection prepares it anew). Refused before
+      // it ran, it runs again at once unless a transaction it was in is now aborted.
+      unnamed.add(text);
+      if (client.getTransactionStatus() !== 'I') throw error;
+      return query(text, values);
+    });
   };
 }
 

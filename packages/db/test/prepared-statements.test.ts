@@ -132,12 +132,23 @@ describe('prepared statements', () => {
     const db = oneConnection();
     await sql`create table stale_items (id int primary key)`.execute(db);
     await sql`insert into stale_items values (1)`.execute(db);
-    const read = () => sql`select * from stale_items where id = ${1}`.execute(db);
+    const read = (on: Kysely<unknown> = db) => sql`select * from stale_items where id = ${1}`.execute(on);
     expect((await read()).rows).toEqual([{ id: 1 }]);
     await sql`alter table stale_items add column name text default 'one'`.execute(db);
-    await expect(read()).rejects.toThrow(/cached plan must not change result type/);
+    // Outside a transaction: refused before it ran, it is run again unnamed at once.
     expect((await read()).rows).toEqual([{ id: 1, name: 'one' }]);
     expect((await read()).rows).toEqual([{ id: 1, name: 'one' }]);
+
+    // In a transaction the refusal aborts it; the next try runs the statement unnamed.
+    const other = sql`select * from stale_items where id >= ${2}`;
+    await sql`insert into stale_items values (2, 'two')`.execute(db);
+    expect((await other.execute(db)).rows).toEqual([{ id: 2, name: 'two' }]);
+    await sql`alter table stale_items add column note text`.execute(db);
+    await expect(db.transaction().execute((trx) => other.execute(trx))).rejects.toThrow(
+      /cached plan must not change result type/,
+    );
+    const again = await db.transaction().execute((trx) => other.execute(trx));
+    expect(again.rows).toEqual([{ id: 2, name: 'two', note: null }]);
   });
 
   it('runs statements without parameters as simple queries, several in one text included', async () => {
