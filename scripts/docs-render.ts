@@ -466,10 +466,13 @@ function subjectsSection(): string {
     let to: string;
     if (subject.kind === 'stream') {
       kind = `JetStream, ${STREAMS[subject.stream].name}`;
-      from = name === 'requestEvents' ? 'every service' : who(name, ['publishes']);
+      const events = name === 'requestEvents' || name === 'requestEnded';
+      from = events ? 'every service' : who(name, ['publishes']);
       to =
         who(name, ['consumes']) +
-        (name === 'requestEvents' ? ' (durable); gateway (follows each request)' : '');
+        (events
+          ? ` (durable); gateway, messaging (follow each request through its live copy, \`<prefix>.live.${subject.subject}\`)`
+          : '');
     } else if (subject.kind === 'request') {
       kind = `request/reply, queue \`${subject.queue}\``;
       from = name === 'healthPing' ? 'gateway' : who(name, ['requests']);

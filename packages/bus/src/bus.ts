@@ -15,6 +15,7 @@ import {
   type StreamKey,
   type StreamSubjectName,
   SYSTEM_SCOPE,
+  TERMINAL_EVENT_TYPES,
 } from '@munim/contracts';
 import { type JetStreamClient, type JetStreamManager, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
@@ -32,8 +33,9 @@ import {
   streamNameOf,
 } from './core.ts';
 import { describeIssues, MalformedMessageError } from './errors.ts';
-import { FOLLOW_CREATE_TIMEOUT_MS, type FollowedEvent, type Following, follow, lastEvent } from './follow.ts';
+import { type FollowedEvent, type Following, follow, lastEvent } from './follow.ts';
 import { isWrongLastSequence, type JsPublishOptions, publishRetrying } from './js-api.ts';
+import { liveEventsOf } from './live.ts';
 import { RequestReply, type Served, type ServeHandler } from './request-reply.ts';
 import { type DurableOptions, ensureDurable, ensureStreams } from './streams.ts';
 import { eventHop, failSpan, type Hop, startHop } from './tracing.ts';
@@ -56,8 +58,6 @@ export class Bus implements BusCore {
   readonly log: BusLogger | undefined;
   /** The stream settings `ensureStreams` applies by default; durable consumers get the same replicas. */
   readonly streams: StreamSettings;
-  /** @internal JetStream for follows: making an ordered consumer takes milliseconds, or never happens. */
-  readonly followJs: JetStreamClient;
   private readonly messageSchemas = new Map<string, z.ZodType>();
   private readonly rpc = new RequestReply(this);
   private closing: Promise<void> | undefined;
@@ -73,7 +73,6 @@ export class Bus implements BusCore {
     this.nc = opts.nc;
     this.jsm = opts.jsm;
     this.js = jetstream(opts.nc);
-    this.followJs = jetstream(opts.nc, { timeout: FOLLOW_CREATE_TIMEOUT_MS });
     this.prefix = opts.prefix;
     this.service = opts.service;
     this.log = opts.log;
@@ -248,11 +247,14 @@ export class Bus implements BusCore {
     const messages = events.map(
       (event) => this.envelope('requestEvents', scope, event) as Message<AgentEvent>,
     );
-    const subject = this.subject('requestEvents', { requestId: scope.requestId });
+    const params = { requestId: scope.requestId };
     let seq = 0;
     let duplicate = true;
     for (let start = 0, part = 1; start < messages.length; start += EVENTS_PER_MESSAGE, part += 1) {
       const slice = messages.slice(start, start + EVENTS_PER_MESSAGE);
+      // The message that ends the request goes on its own subject (see `requestEnded`).
+      const ends = slice.some((m) => TERMINAL_EVENT_TYPES.includes(m.data.type));
+      const subject = this.subject(ends ? 'requestEnded' : 'requestEvents', params);
       // Recorded on the span of the work that emits them, not as spans of their own: a request
       // emits dozens, and its readers (the logger) join the trace through this parent.
       const hop = eventHop(traceparent, slice.map((m) => m.data.type).join(','));
@@ -366,12 +368,21 @@ export class Bus implements BusCore {
   }
 
   /**
-   * Follows the events of one request from the stream: the past ones first, then live, ending
-   * after its `complete` or `error`; `afterSeq` resumes after an SSE `Last-Event-ID`. Every event
-   * is handed out once, in stream order, across a cluster's failovers (see follow.ts).
+   * Follows the events of one request: the stored ones first (unless `fresh`: a request being
+   * submitted now), then live through the bus's one subscription, ending after its `complete` or
+   * `error`; `afterSeq` resumes after an SSE `Last-Event-ID`. Every event is handed out once, in
+   * stream order, across reconnects and a cluster's failovers (see follow.ts).
    */
-  follow(requestId: string, opts: { afterSeq?: number | undefined } = {}): Promise<Following> {
+  follow(
+    requestId: string,
+    opts: { afterSeq?: number | undefined; fresh?: boolean } = {},
+  ): Promise<Following> {
     return follow(this, requestId, opts);
+  }
+
+  /** How many follows of this bus are running (each a client waiting on a request's events). */
+  followCount(): number {
+    return liveEventsOf(this).size;
   }
 
   /** The last stored event of a request, or null when the request has no events. */

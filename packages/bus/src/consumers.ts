@@ -61,7 +61,7 @@ export async function consume<N extends StreamSubjectName>(
   /** The messages one JetStream message carries (several for a batch of events), each with its sequence. */
   const parse = (msg: JsMsg): ParsedMessages<DataOf<N>> => {
     const raw = parseJson(msg.data);
-    if (name === 'requestEvents') {
+    if (name === 'requestEvents' || name === 'requestEnded') {
       const parsed = eventsOf(msg.seq, raw);
       return parsed.ok
         ? { ok: true, list: parsed.events as { seq: number; message: Message<DataOf<N>> }[] }

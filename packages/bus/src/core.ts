@@ -70,8 +70,6 @@ export interface BusCore {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
-  /** JetStream for follows: making an ordered consumer takes milliseconds, or never happens. */
-  readonly followJs: JetStreamClient;
   readonly prefix: string;
   readonly service: ServiceName;
   readonly log: BusLogger | undefined;

@@ -1,15 +1,9 @@
 import { streamSeqOf, TERMINAL_EVENT_TYPES } from '@munim/contracts';
-import {
-  type Consumer,
-  type ConsumerMessages,
-  DeliverPolicy,
-  type StoredMsg as JsStoredMsg,
-  type MsgRequest,
-} from '@nats-io/jetstream';
-import { PULL_EXPIRES_MS } from './consumers.ts';
+import type { StoredMsg as JsStoredMsg, MsgRequest } from '@nats-io/jetstream';
 import type { BusCore } from './core.ts';
 import { eventsOf, type SequencedEvent } from './events.ts';
 import { FAILOVER_RETRY_MS, jsApi } from './js-api.ts';
+import { type LiveSignal, liveEventsOf, POLL_WITHOUT_REPUBLISH_MS } from './live.ts';
 import { parseJson } from './wire.ts';
 
 /** An event and its sequence (see `eventSeq`): the SSE id, and where a resumed stream starts after. */
@@ -20,162 +14,101 @@ export interface Following extends AsyncIterable<FollowedEvent> {
 }
 
 /**
- * How long a follow may hear nothing from its consumer (no event, no heartbeat, which comes every
- * half of {@link PULL_EXPIRES_MS}, no answer to a pull) before it makes a new one: nats.js pulls
- * again after two missed heartbeats, so silence after that means the consumer is gone.
- */
-const FOLLOW_SILENCE_MS = PULL_EXPIRES_MS * 1.5;
-
-/**
- * How long a follow may hand out nothing before it asks the stream's leader whether the request
- * has newer events than its consumer delivered (one small request per idle follow this often).
+ * How long a follow may hand out nothing before it reads the stream for what it may have missed
+ * (a last message lost with nothing after it to show the gap): one small request per idle follow.
  */
 const FOLLOW_CHECK_MS = 5_000;
 
-/** How old a stored event its follow's consumer has not delivered must be to count as missed. */
-const FOLLOW_STALE_MS = 1_000;
+/** Signals in arrival order, awaited one at a time by the follow's reader. */
+class SignalQueue {
+  readonly #items: LiveSignal[] = [];
+  #wake: (() => void) | undefined;
 
-/** How long one try to make a follow's consumer may take (the JetStream default is 5 s). */
-export const FOLLOW_CREATE_TIMEOUT_MS = 2_000;
+  push(signal: LiveSignal): void {
+    this.#items.push(signal);
+    this.#wake?.();
+    this.#wake = undefined;
+  }
 
-/** Consumer notifications that show the consumer is there (a pull answered, a heartbeat, a new consumer). */
-const SIGNS_OF_LIFE = new Set([
-  'heartbeat',
-  'discard',
-  'debug',
-  'ordered_consumer_recreated',
-  'flow_control',
-]);
+  async next(): Promise<LiveSignal> {
+    while (this.#items.length === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#items.shift()!;
+  }
+}
 
-/** A follow's consumer and what its watchdog knows of it. */
-interface WatchedConsumer {
-  consumer: Consumer;
-  messages: ConsumerMessages;
-  /** Why this consumer was given up: it went silent, or it fell behind the stream. */
-  replaced: 'silent' | 'behind' | undefined;
-  heardAt: number;
-  handedAt: number;
-  checkedAt: number;
-  checking: boolean;
+/** The subjects of one request's events in the events stream, and its stream. */
+function requestSubjects(bus: BusCore, requestId: string) {
+  return {
+    stream: bus.streamName('events'),
+    steps: bus.subject('requestEvents', { requestId }),
+    end: bus.subject('requestEnded', { requestId }),
+  };
+}
+
+/** The first stored message on `subject` at or after `seq`, from the stream's leader. */
+function storedFrom(bus: BusCore, stream: string, subject: string, seq: number, what: string) {
+  // nats-server answers `next_by_subj` here since 2.9; nats.js types it for direct gets only.
+  const request = { next_by_subj: subject, seq } as unknown as MsgRequest;
+  return jsApi(what, () => bus.jsm.streams.getMessage(stream, request), FAILOVER_RETRY_MS);
 }
 
 /**
- * Makes a follow's ordered consumer, starting after the stream sequence `state.read()`, and
- * watches it: it is given up (its messages stopped, `replaced` saying why) when it goes silent or
- * when the stream's leader has a stale event of the request it has not delivered.
- */
-async function watchConsumer(
-  bus: BusCore,
-  where: { stream: string; filter: string; requestId: string },
-  state: { read: () => number; stopped: () => boolean },
-): Promise<WatchedConsumer> {
-  // Made again while unanswered: while a server is down, nats-server 2.9 places some new
-  // ephemeral consumers on it (and never answers), and while a stream elects its leader
-  // nothing answers. A short wait per try makes the next try, on another server, come soon.
-  const consumer = await jsApi(
-    `follow ${where.requestId}`,
-    () =>
-      bus.followJs.consumers.get(where.stream, {
-        filter_subjects: where.filter,
-        ...(state.read()
-          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: state.read() + 1 }
-          : { deliver_policy: DeliverPolicy.All }),
-      }),
-    FAILOVER_RETRY_MS,
-  );
-  const messages = await consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
-  const current: WatchedConsumer = {
-    consumer,
-    messages,
-    replaced: undefined,
-    heardAt: Date.now(),
-    handedAt: Date.now(),
-    checkedAt: Date.now(),
-    checking: false,
-  };
-  const replace = (why: 'silent' | 'behind') => {
-    if (current.replaced || state.stopped()) return;
-    current.replaced = why;
-    messages.stop();
-  };
-  void (async () => {
-    for await (const status of messages.status())
-      if (SIGNS_OF_LIFE.has(status.type)) current.heardAt = Date.now();
-  })().catch(() => undefined);
-  const watchdog = setInterval(() => {
-    const now = Date.now();
-    if (now - current.heardAt >= FOLLOW_SILENCE_MS) return replace('silent');
-    if (current.checking || now - Math.max(current.handedAt, current.checkedAt) < FOLLOW_CHECK_MS) return;
-    current.checking = true;
-    const seen = state.read();
-    bus.jsm.streams
-      .getMessage(where.stream, { last_by_subj: where.filter })
-      .then((last) => {
-        // Stored a while ago and still not delivered (a consumer delivers in milliseconds).
-        const stale = last && Date.now() - last.time.getTime() >= FOLLOW_STALE_MS;
-        if (last && stale && last.seq > seen && state.read() === seen) replace('behind');
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        current.checking = false;
-        current.checkedAt = Date.now();
-      });
-  }, 1_000);
-  void messages.closed().finally(() => clearInterval(watchdog));
-  return current;
-}
-
-/**
- * Follows the events of one request from the stream: the past ones first, then live,
- * ending after its `complete` or `error`. `afterSeq` resumes after an SSE `Last-Event-ID`.
- * `stop()` also deletes the ordered consumer, so a client that goes away leaves nothing behind.
- *
- * In a cluster the ordered consumer (one ephemeral copy, on one server) can fail it in two ways
- * that nats.js does not notice: its server dies (nats.js then asks after the lost consumer for
- * ever), or it lives on a server whose copy of the stream has fallen behind (it answers every
- * pull, with nothing). So a follow that hears nothing from its consumer for a while makes a new
- * one, and one that has handed nothing out for a while asks the stream's leader for the
- * request's last event: when that is newer, it reads what it missed from the leader and makes a
- * new consumer after it. Every event is handed out once, in stream order.
+ * Follows the events of one request: the stored ones first (unless `fresh`: a request only now
+ * being submitted), then live, ending after its `complete` or `error`. `afterSeq` resumes after an
+ * SSE `Last-Event-ID`. Live events come through the bus's one subscription to what the stream
+ * stores (see live.ts), each with its stream sequence; whenever one may have been missed (the
+ * previous message on the request's subject was not seen, the stream's sequence skipped, the
+ * connection came back, or nothing came for a while) the follow reads the request's messages after
+ * the last it read from the stream, then goes on live. Every event is handed out once, in stream
+ * order. `stop()` detaches it; nothing is left on the server.
  */
 export async function follow(
   bus: BusCore,
   requestId: string,
-  opts: { afterSeq?: number | undefined } = {},
+  opts: { afterSeq?: number | undefined; fresh?: boolean } = {},
 ): Promise<Following> {
-  const { log, jsm } = bus;
-  const stream = bus.streamName('events');
-  const filter = bus.subject('requestEvents', { requestId });
+  const { log } = bus;
+  const { stream, steps, end } = requestSubjects(bus, requestId);
   /** Sequence of the last event handed out. */
   let after = opts.afterSeq ?? 0;
   /**
-   * Stream sequence of the last message read: a new consumer starts after it. A resumed follow
-   * reads the message holding `afterSeq` again, for the events it carries after that one.
+   * Stream sequence of the last message read. A resumed follow reads the message holding
+   * `afterSeq` again, for the events it carries after that one.
    */
   let read = after > 0 ? streamSeqOf(after) - 1 : 0;
-  let stopped = false;
-  const open = () =>
-    watchConsumer(bus, { stream, filter, requestId }, { read: () => read, stopped: () => stopped });
-  /** The request's events after `after`, read one by one from the stream's leader. */
-  async function* missed(): AsyncGenerator<JsStoredMsg> {
-    for (;;) {
-      // nats-server answers `next_by_subj` here since 2.9; nats.js types it for direct gets only.
-      const request = { next_by_subj: filter, seq: read + 1 } as unknown as MsgRequest;
-      const next = await jsApi(
-        `follow ${requestId}: event after ${after}`,
-        () => jsm.streams.getMessage(stream, request),
-        FAILOVER_RETRY_MS,
-      );
-      if (!next) return;
+  let handedAt = Date.now();
+  const queue = new SignalQueue();
+  const hub = liveEventsOf(bus);
+  const quietMs = (await hub.republishes()) ? FOLLOW_CHECK_MS : POLL_WITHOUT_REPUBLISH_MS;
+  const detach = hub.attach(requestId, (signal) => queue.push(signal));
+  if (!opts.fresh) queue.push({ kind: 'catch-up', why: 'start' });
+  const idle = setInterval(
+    () => {
+      if (Date.now() - handedAt < quietMs) return;
+      handedAt = Date.now();
+      queue.push({ kind: 'catch-up', why: 'idle' });
+    },
+    Math.min(1_000, quietMs),
+  );
+
+  /** The request's stored messages after `read`, in order, up to and including the one that ends it. */
+  async function* stored(): AsyncGenerator<JsStoredMsg> {
+    const what = `follow ${requestId}: events after ${after}`;
+    const ending = await storedFrom(bus, stream, end, read + 1, what);
+    for (let cursor = read; ; ) {
+      const next = await storedFrom(bus, stream, steps, cursor + 1, what);
+      if (!next || (ending && next.seq > ending.seq)) break;
+      cursor = next.seq;
       yield next;
     }
+    if (ending) yield ending;
   }
-  let current = await open();
+
   /** The events of one message still to hand out: none for one read already (or malformed). */
   const take = (seq: number, subject: string, data: Uint8Array): FollowedEvent[] => {
     if (seq <= read) return [];
     read = seq;
-    current.handedAt = Date.now();
+    handedAt = Date.now();
     const parsed = eventsOf(seq, parseJson(data));
     if (!parsed.ok) {
       log?.warn({ subject, seq, detail: parsed.detail }, 'skipping malformed event');
@@ -186,75 +119,79 @@ export async function follow(
     return fresh;
   };
   const isEnd = (event: FollowedEvent) => TERMINAL_EVENT_TYPES.includes(event.message.data.type);
+
   async function* iterate(): AsyncGenerator<FollowedEvent> {
     for (;;) {
-      for await (const msg of current.messages) {
-        current.heardAt = Date.now();
-        // A consumer made again may repeat what its predecessor (or the leader) handed out.
-        for (const event of take(msg.seq, msg.subject, msg.data)) {
+      let signal = await queue.next();
+      if (signal.kind === 'closed') return;
+      // The message before this one on the request's subject was never read: read from the stream.
+      if (signal.kind === 'stored' && signal.seq > read && signal.lastOnSubject > read)
+        signal = { kind: 'catch-up', why: 'gap' };
+      if (signal.kind === 'stored') {
+        for (const event of take(signal.seq, signal.subject, signal.data)) {
           yield event;
           if (isEnd(event)) return;
         }
+        continue;
       }
-      if (stopped || !current.replaced) return;
-      log?.warn(
-        { requestId, after, why: current.replaced },
-        current.replaced === 'silent'
-          ? 'the follow consumer went silent (its server may be gone); following anew'
-          : 'the follow consumer fell behind the stream; reading from its leader and following anew',
-      );
-      void current.consumer.delete().catch(() => undefined);
+      if (signal.why !== 'start' && signal.why !== 'idle')
+        log?.info(
+          { requestId, after, why: signal.why },
+          'reading what the follow may have missed from the stream',
+        );
       try {
-        if (current.replaced === 'behind') {
-          for await (const stored of missed()) {
-            for (const event of take(stored.seq, stored.subject, stored.data)) {
-              yield event;
-              if (isEnd(event)) return;
-            }
+        for await (const message of stored())
+          for (const event of take(message.seq, message.subject, message.data)) {
+            yield event;
+            if (isEnd(event)) return;
           }
-        }
-        current = await open();
       } catch (error) {
         // The end of the iteration, not of the request: the reader reports it, a client resumes.
-        log?.error({ err: error, requestId, after }, 'could not follow the request anew');
-        return;
-      }
-      // Stopped meanwhile: stop() saw the old consumer.
-      if (stopped) {
-        current.messages.stop();
-        void current.consumer.delete().catch(() => undefined);
+        log?.error({ err: error, requestId, after }, 'could not read the request from the stream');
         return;
       }
     }
   }
   const iterator = iterate();
   let stopping: Promise<void> | undefined;
+  const release = () => {
+    clearInterval(idle);
+    detach();
+  };
   return {
-    [Symbol.asyncIterator]: () => iterator,
+    [Symbol.asyncIterator]: () => ({
+      next: async () => {
+        const result = await iterator.next();
+        if (result.done) release();
+        return result;
+      },
+      return: async () => {
+        release();
+        return iterator.return(undefined);
+      },
+    }),
     stop: () => {
       stopping ??= (async () => {
-        stopped = true;
-        current.messages.stop();
+        release();
+        // Wakes a reader waiting for the next signal, so its iteration ends.
+        queue.push({ kind: 'closed' });
         await iterator.return(undefined);
-        await current.consumer.delete().catch((error: unknown) => {
-          log?.warn({ err: error, requestId }, 'could not delete the follow consumer; it expires when idle');
-        });
       })();
       return stopping;
     },
   };
 }
 
-/** The last stored event of a request, or null when the request has no events. */
+/** The last stored event of a request (its end, when it has one), or null when it has no events. */
 export async function lastEvent(bus: BusCore, requestId: string): Promise<FollowedEvent | null> {
-  const stored = await jsApi(
-    `last event of ${requestId}`,
-    () =>
-      bus.jsm.streams.getMessage(bus.streamName('events'), {
-        last_by_subj: bus.subject('requestEvents', { requestId }),
-      }),
-    FAILOVER_RETRY_MS,
-  );
+  const { stream, steps, end } = requestSubjects(bus, requestId);
+  const last = (subject: string) =>
+    jsApi(
+      `last event of ${requestId}`,
+      () => bus.jsm.streams.getMessage(stream, { last_by_subj: subject }),
+      FAILOVER_RETRY_MS,
+    );
+  const stored = (await last(end)) ?? (await last(steps));
   if (!stored) return null;
   const parsed = eventsOf(stored.seq, parseJson(stored.data));
   return parsed.ok ? parsed.events.at(-1)! : null;

@@ -19,7 +19,7 @@ export interface BusRole {
   listens?: BroadcastSubjectName[];
   /** Durable consumers it pulls from (the names the services pass to `consume`/`ensureConsumer`). */
   consumes?: { subject: StreamSubjectName; durable: string }[];
-  /** Follows single requests through ephemeral ordered consumers on the events stream (`Bus.follow`). */
+  /** Follows single requests (`Bus.follow`): listens to the events stream's republished messages, reads missed ones from it. */
   follows?: boolean;
   /** Reads a request's last stored event (`Bus.lastEvent`): a message get on the events stream. */
   readsLast?: boolean;
@@ -40,7 +40,8 @@ export const BUS_ROLES: Record<ServiceName, BusRole> = {
     listens: ['intentsChanged'],
     consumes: [
       { subject: 'querySubmitted', durable: 'router' },
-      { subject: 'requestEvents', durable: 'router-cache' },
+      // Only how each request ended: one message a request (see `requestEnded`).
+      { subject: 'requestEnded', durable: 'router-outcomes' },
     ],
   },
   agent: {
@@ -120,6 +121,7 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
     `${api}.INFO`,
     ...streams.map((s) => `${api}.STREAM.INFO.${s}`),
     pattern(prefix, 'requestEvents'),
+    pattern(prefix, 'requestEnded'),
     ...(role.publishes ?? []).map((name) => pattern(prefix, name)),
     ...(role.requests ?? []).map((name) => pattern(prefix, name)),
     ...(role.broadcasts ?? []).map((name) => pattern(prefix, name)),
@@ -139,33 +141,15 @@ export function busPermissions(service: ServiceName, prefix: string): NatsPermis
   // Only the migration job makes, changes or empties streams (MIGRATE_USER); denied outright, so
   // no allow added later can grant it.
   const publishDeny = STREAM_ADMIN.map((op) => `${api}.STREAM.${op}.>`);
-  if (role.follows) {
-    // Ordered consumers get generated names, so these cannot be narrowed to one consumer; the
-    // durable consumers of other services on the stream are denied by name instead (not its own:
-    // NATS applies deny over allow).
-    const s = streamName(prefix, 'events');
-    for (const [name, other] of Object.entries(BUS_ROLES))
-      for (const c of name === service ? [] : (other.consumes ?? []))
-        if (catalog[c.subject].stream === 'events')
-          publishDeny.push(
-            `${api}.CONSUMER.CREATE.${s}.${c.durable}`,
-            `${api}.CONSUMER.CREATE.${s}.${c.durable}.>`,
-            `${api}.CONSUMER.DELETE.${s}.${c.durable}`,
-            `${api}.CONSUMER.MSG.NEXT.${s}.${c.durable}`,
-          );
-    publish.push(
-      `${api}.CONSUMER.CREATE.${s}.>`,
-      `${api}.CONSUMER.INFO.${s}.*`,
-      `${api}.CONSUMER.MSG.NEXT.${s}.*`,
-      `${api}.CONSUMER.DELETE.${s}.*`,
-    );
-  }
-  if (role.readsLast) publish.push(`${api}.STREAM.MSG.GET.${streamName(prefix, 'events')}`);
+  // A follow listens to what the events stream republishes and reads missed events from it; it
+  // makes no consumer.
+  if (role.readsLast || role.follows) publish.push(`${api}.STREAM.MSG.GET.${streamName(prefix, 'events')}`);
   const subscribe = [
     `${inboxPrefix(prefix, service)}.>`,
     pattern(prefix, 'healthPing', { service }),
     ...(role.serves ?? []).map((name) => pattern(prefix, name)),
     ...(role.listens ?? []).map((name) => pattern(prefix, name)),
+    ...(role.follows ? [`${prefix}.${STREAMS.events.republish.dest}`] : []),
   ];
   return {
     publish: [...new Set(publish)],

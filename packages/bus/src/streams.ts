@@ -17,6 +17,7 @@ import {
   orNotFound,
   STREAM_SETTLE_MS,
 } from './js-api.ts';
+import { POLL_WITHOUT_REPUBLISH_MS } from './live.ts';
 
 /** Age limit of the EVENTS stream when none is configured: a week of replay. */
 export const DEFAULT_EVENTS_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -91,6 +92,11 @@ export async function ensureStreams(client: StreamsClient, settings: StreamSetti
       discard: def.retention === 'workqueue' ? DiscardPolicy.New : DiscardPolicy.Old,
       num_replicas: replicas,
     };
+    // Stored messages also go out live on core NATS (see STREAMS): what followers subscribe to.
+    const republish =
+      'republish' in def
+        ? { src: `${client.prefix}.${def.republish.src}`, dest: `${client.prefix}.${def.republish.dest}` }
+        : undefined;
     const existing = await jsApi(`stream info ${name}`, () => orNotFound(() => jsm.streams.info(name)));
     if (!existing) {
       const added = await jsApi(`stream create ${name}`, async () => {
@@ -100,6 +106,7 @@ export async function ensureStreams(client: StreamsClient, settings: StreamSetti
             retention: def.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
             storage,
             ...limits,
+            ...(republish ? { republish } : {}),
           });
           return true;
         } catch (error) {
@@ -118,6 +125,7 @@ export async function ensureStreams(client: StreamsClient, settings: StreamSetti
         'stream keeps its storage: JetStream cannot change it in place (delete the stream to change it)',
       );
     }
+    if (republish) await ensureRepublish(client, name, current.config, republish);
     if (!differs(current.config, limits)) {
       // Another instance changed it: its copies may still be being made.
       if (replicas > 1) await awaitCopies(client, name, replicas);
@@ -145,6 +153,35 @@ export async function ensureStreams(client: StreamsClient, settings: StreamSetti
       await awaitStreamLeader(client, name);
     }
     if (replicas > 1) await awaitCopies(client, name, replicas);
+  }
+}
+
+/**
+ * Gives an existing stream its republish setting. Never fatal: a follow hears nothing live
+ * without it, and then reads the stream every {@link POLL_WITHOUT_REPUBLISH_MS} instead (see
+ * follow.ts), so a stream this user may not change, or a nats-server older than 2.9.12 (which
+ * cannot add it to a stream in place), is reported and the service starts.
+ */
+async function ensureRepublish(
+  client: StreamsClient,
+  name: string,
+  config: { republish?: { src: string; dest: string } | undefined },
+  wanted: { src: string; dest: string },
+): Promise<void> {
+  if (config.republish?.src === wanted.src && config.republish.dest === wanted.dest) return;
+  try {
+    await jsApi(`stream update ${name}`, () => client.jsm.streams.update(name, { republish: wanted }));
+    client.log?.info({ stream: name, republish: wanted }, 'stream now republishes what it stores');
+  } catch (error) {
+    const why = isPermissionDenied(error)
+      ? `the NATS user of ${client.who} may not update streams: ${RUN_MIGRATION}`
+      : /republish/i.test(String((error as Error).message))
+        ? 'this nats-server cannot add it to an existing stream: upgrade it to 2.10 or later'
+        : String((error as Error).message);
+    client.log?.warn(
+      { stream: name, err: error },
+      `stream ${name} does not republish what it stores (${why}); following requests reads the stream every ${POLL_WITHOUT_REPUBLISH_MS} ms instead of listening`,
+    );
   }
 }
 

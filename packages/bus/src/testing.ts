@@ -48,15 +48,22 @@ export const newScope = (): RequestScope => ({
   orgId: 'org-1',
 });
 
-/** Records the events of one request as they are published on its subject. */
+/** Records the events of one request as they are published on its subjects (its end's included). */
 export function recordEvents(bus: Bus, requestId: string): { events: AgentEvent[]; stop(): void } {
   const events: AgentEvent[] = [];
-  const sub = bus.nc.subscribe(bus.subject('requestEvents', { requestId }), {
-    // A message is one event's envelope or several (see `emitAll`).
-    callback: (_err, msg) => {
-      const body = msg.json() as { data: AgentEvent } | { data: AgentEvent }[];
-      for (const m of Array.isArray(body) ? body : [body]) events.push(m.data);
+  const subs = (['requestEvents', 'requestEnded'] as const).map((name) =>
+    bus.nc.subscribe(bus.subject(name, { requestId }), {
+      // A message is one event's envelope or several (see `emitAll`).
+      callback: (_err, msg) => {
+        const body = msg.json() as { data: AgentEvent } | { data: AgentEvent }[];
+        for (const m of Array.isArray(body) ? body : [body]) events.push(m.data);
+      },
+    }),
+  );
+  return {
+    events,
+    stop: () => {
+      for (const sub of subs) sub.unsubscribe();
     },
-  });
-  return { events, stop: () => sub.unsubscribe() };
+  };
 }

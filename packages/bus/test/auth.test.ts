@@ -201,7 +201,7 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
       .toEqual(['agent:llm-configs', 'mcp-executor:tool-pins', 'router:intents', 'validator:tools']);
 
     // A query through the work stream: gateway → router → agent, each emitting events; the
-    // logger and the router's cache observer consume them all; the gateway follows the request.
+    // logger consumes them all, the router's outcome observer only the end; the gateway follows the request.
     const stored: string[] = [];
     const observed: string[] = [];
     const consumers = [
@@ -247,8 +247,8 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
           reportMalformed: false,
         },
       ),
-      await bus.router.consume('requestEvents', async (m) => void observed.push(m.service), {
-        durable: 'router-cache',
+      await bus.router.consume('requestEnded', async (m) => void observed.push(m.data.type), {
+        durable: 'router-outcomes',
         reportMalformed: false,
         startAt: 'new',
       }),
@@ -262,7 +262,7 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
     await following.stop();
     expect(followed.sort()).toEqual(['agent', 'gateway', 'mcp-executor', 'router', 'validator']);
     await expect.poll(() => stored.length).toBe(5);
-    await expect.poll(() => observed.length).toBe(5);
+    await expect.poll(() => observed).toEqual(['error']);
     // The gateway (replays, feedback) and the agent (did a redelivered request end?) read it.
     for (const reader of ['gateway', 'agent'] as const)
       await expect(bus[reader].lastEvent(s.requestId)).resolves.toMatchObject({
@@ -273,7 +273,7 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
       ['router', 'work', 'router'],
       ['agent', 'work', 'agent'],
       ['logger', 'events', 'logger'],
-      ['router', 'events', 'router-cache'],
+      ['router', 'events', 'router-outcomes'],
     ] as const;
     for (const [s, stream, durable] of durables) {
       await expect
@@ -335,7 +335,8 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
     await logger.ensureStreams();
     await logger.ensureConsumer('requestEvents', { durable: 'logger' });
     const events = logger.streamName('events');
-    // The gateway manages consumers on the events stream (its followers), but not the logger's.
+    // The gateway follows requests by listening to what the events stream republishes: it makes
+    // no consumer, and may not touch the logger's.
     const gateway = await asService('gateway');
     await expect(gateway.jsm.consumers.delete(events, 'logger')).rejects.toThrow(/Permissions Violation/);
     // A pull is a plain publish: the server refuses it and logs so (the client only times out).
@@ -344,8 +345,17 @@ describe('NATS users per service (the shipped nats.conf, over TLS with client ce
       .then((c) => c.next({ expires: 1000 }))
       .catch(() => null);
     expect(pulled).toBeNull();
-    expect(shipped.output()).toContain(
-      `Publish Violation - User "gateway", Subject "$JS.API.CONSUMER.MSG.NEXT.${events}.logger"`,
+    expect(shipped.output()).toMatch(
+      new RegExp(
+        `Publish Violation - User "gateway", Subject "\\$JS\\.API\\.CONSUMER\\.(INFO|MSG\\.NEXT)\\.${events}\\.logger"`,
+      ),
+    );
+    await expect(gateway.jsm.consumers.add(events, { filter_subject: 'munim.events.>' })).rejects.toThrow(
+      /Permissions Violation/,
+    );
+    // Only followers hear the live copies of stored events.
+    await expect(subscribeError(router, 'munim.live.events.>')).resolves.toMatch(
+      /Permissions Violation for Subscription/,
     );
     const agent = await asService('agent');
     await expect(agent.jsm.consumers.delete(logger.streamName('work'), 'router')).rejects.toThrow(

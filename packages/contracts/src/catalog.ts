@@ -1,4 +1,4 @@
-import { requestEvents } from './subjects/events.ts';
+import { requestEnded, requestEvents } from './subjects/events.ts';
 import { healthPing } from './subjects/health.ts';
 import { intentsChanged } from './subjects/intents.ts';
 import { llmConfigChanged } from './subjects/llm-configs.ts';
@@ -14,6 +14,7 @@ export const catalog = {
   querySubmitted,
   queryRouted,
   requestEvents,
+  requestEnded,
   toolValidate,
   toolExecute,
   toolsList,

@@ -4,8 +4,17 @@ import type { z } from 'zod';
 export const STREAMS = {
   /** Work that must not be lost: each message is consumed once by one instance of its service. */
   work: { name: 'WORK', subjects: ['work.>'], retention: 'workqueue' },
-  /** Every event of every request, kept for replay and for the logger. */
-  events: { name: 'EVENTS', subjects: ['events.>'], retention: 'limits' },
+  /**
+   * Every event of every request, kept for replay and for the logger. Each message is also
+   * republished, once stored, on `live.<its subject>` with its stream sequence in the headers:
+   * followers subscribe to that instead of making a consumer each.
+   */
+  events: {
+    name: 'EVENTS',
+    subjects: ['events.>'],
+    retention: 'limits',
+    republish: { src: 'events.>', dest: 'live.events.>' },
+  },
 } as const;
 export type StreamKey = keyof typeof STREAMS;
 

@@ -29,7 +29,7 @@ type ReplyOf<N extends RequestSubjectName> = z.infer<Catalog[N]['reply']>;
 describe('the catalog, as types', () => {
   it('sorts every subject into exactly one kind', () => {
     expectTypeOf<StreamSubjectName>().toEqualTypeOf<
-      'querySubmitted' | 'queryRouted' | 'requestEvents' | 'messagingInbound'
+      'querySubmitted' | 'queryRouted' | 'requestEvents' | 'requestEnded' | 'messagingInbound'
     >();
     expectTypeOf<RequestSubjectName>().toEqualTypeOf<
       'toolValidate' | 'toolExecute' | 'toolsList' | 'toolsContainers' | 'answerBlocks' | 'healthPing'

@@ -159,6 +159,10 @@ describe('envelope and subjects', () => {
       good: { type: 'response_chunk', payload: { text: 'x' } },
       bad: { type: 'response_chunk' },
     },
+    requestEnded: {
+      good: { type: 'error', payload: { code: 'INTERNAL', message: 'x' } },
+      bad: { type: 'complete' },
+    },
     toolValidate: {
       good: { tool: 'create_payment', args: {}, callId: 'c', attempt: 1 },
       bad: { tool: '', callId: 'c', attempt: 0 },

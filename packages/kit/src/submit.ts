@@ -72,7 +72,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
   const traceparent = traceparentOf(span) ?? newTraceparent();
   let following: Following;
   try {
-    following = await bus.follow(scope.requestId);
+    following = await bus.follow(scope.requestId, { fresh: true });
   } catch (error) {
     throw new SubmitError('could not follow the request events', { cause: error });
   }

@@ -160,7 +160,7 @@ describe('/mcp', () => {
   });
 
   test('stops following when the MCP client goes away mid-call', async () => {
-    const baseline = await testBus.consumerCount(bus, 'events');
+    const baseline = bus.followCount();
     const leaving = new Client({ name: 'gateway-test', version: '1.0.0' });
     await leaving.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
     const before = backend.received.length;
@@ -171,9 +171,9 @@ describe('/mcp', () => {
       })
       .catch((error: unknown) => error);
     await expect.poll(() => backend.received.length).toBe(before + 1);
-    expect(await testBus.consumerCount(bus, 'events')).toBe(baseline + 1);
+    expect(bus.followCount()).toBe(baseline + 1);
     await leaving.close();
     await call;
-    await expect.poll(() => testBus.consumerCount(bus, 'events'), { timeout: 5000 }).toBe(baseline);
+    await expect.poll(() => bus.followCount(), { timeout: 5000 }).toBe(baseline);
   });
 });

@@ -31,12 +31,12 @@ export async function buildRouter(deps: RouterDeps) {
       intents.start();
       upkeep.start();
       outcomeConsumer = await bus.consume(
-        'requestEvents',
+        'requestEnded',
         outcomeHandler(store, log, { cacheEnabled: config.cacheEnabled, ttls: config.cacheTtls }),
         {
-          durable: 'router-cache',
+          durable: 'router-outcomes',
           concurrency: config.concurrency,
-          // An observer of every request's events: it neither reports their problems nor replays history.
+          // An observer of how requests end: it neither reports their problems nor replays history.
           reportMalformed: false,
           startAt: 'new',
           traced: false,

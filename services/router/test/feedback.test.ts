@@ -123,7 +123,7 @@ async function drained(durable: string): Promise<void> {
 
 /** Resolves once the router has counted, and the logger stored, every request ended so far. */
 async function counted(): Promise<void> {
-  await drained('router-cache');
+  await drained('router-outcomes');
   await drained(LOGGER_DURABLE);
 }
 

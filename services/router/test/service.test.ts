@@ -128,7 +128,7 @@ async function learnt(): Promise<void> {
   await expect
     .poll(
       async () => {
-        const info = await routerBus.jsm.consumers.info(routerBus.streamName('events'), 'router-cache');
+        const info = await routerBus.jsm.consumers.info(routerBus.streamName('events'), 'router-outcomes');
         return info.num_pending + info.num_ack_pending;
       },
       { timeout: 10_000, interval: 50 },

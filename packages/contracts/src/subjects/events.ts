@@ -12,6 +12,20 @@ export const requestEvents = defineSubject({
 });
 
 /**
+ * The message that ends a request: the one holding its `complete` or `error` (with any events sent
+ * together before it). It is on a subject of its own within the same stream, so a consumer that
+ * needs only how requests end (the router's outcomes) reads one message per request; followers and
+ * the logger read both subjects.
+ */
+export const requestEnded = defineSubject({
+  kind: 'stream',
+  stream: 'events',
+  subject: 'events.{requestId}.end',
+  schema: AgentEventSchema as unknown as z.ZodType<AgentEvent>,
+  description: "The message holding a request's `complete` or `error` (the end of its events).",
+});
+
+/**
  * Events one message on {@link requestEvents} may carry. A message is one event's envelope or an
  * array of up to this many, of one request, in order: a service that has several events at once
  * (the router's routing steps, the agent's finished answer) sends them together, so the stream,
