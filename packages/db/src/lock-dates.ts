@@ -17,16 +17,29 @@ export interface StoredLockDate {
   updatedAt: string | null;
 }
 
-/** Today's date (`YYYY-MM-DD`) where the business is. */
+/** One formatter per time zone: making an `Intl.DateTimeFormat` costs far more than using one. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const MAX_ZONES = 1_000;
+
+/** Today's date (`YYYY-MM-DD`) where the business is; UTC's when the time zone is unknown. */
 export function todayIn(timeZone: string, now = new Date()): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  })
-    .formatToParts(now)
-    .reduce<Record<string, string>>((out, p) => Object.assign(out, { [p.type]: p.value }), {});
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      });
+    } catch {
+      return now.toISOString().slice(0, 10);
+    }
+    if (dayFormats.size >= MAX_ZONES) dayFormats.clear();
+    dayFormats.set(timeZone, format);
+  }
+  const parts: Record<string, string> = {};
+  for (const part of format.formatToParts(now)) parts[part.type] = part.value;
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
 

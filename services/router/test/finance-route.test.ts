@@ -1,7 +1,7 @@
 import { AnalyticRequestSchema } from '@munim/contracts';
+import { todayIn } from '@munim/db';
 import { describe, expect, it } from 'vitest';
 import { demoRegistry, seededIntents } from '../eval/evaluate.ts';
-import { todayIn } from '../src/finance/clock.ts';
 import { IntentMatcher } from '../src/intents.ts';
 import { routeQuery } from '../src/route.ts';
 

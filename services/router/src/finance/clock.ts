@@ -1,4 +1,4 @@
-import { type Database, loadBusinessContext } from '@munim/db';
+import { type Database, loadBusinessContext, todayIn } from '@munim/db';
 import type { Kysely } from 'kysely';
 
 /** What a finance question's period depends on: the business's today and the month its year starts. */
@@ -10,20 +10,6 @@ export interface BusinessCalendar {
 /** A tenant's calendar is read once a minute at most: it changes when an admin edits the business. */
 const TTL_MS = 60_000;
 const MAX_TENANTS = 10_000;
-
-/** Today as a `YYYY-MM-DD` day in `timeZone` (UTC when the zone is unknown). */
-export function todayIn(timeZone: string, now = new Date()): string {
-  try {
-    return new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    }).format(now);
-  } catch {
-    return now.toISOString().slice(0, 10);
-  }
-}
 
 /** Each tenant's calendar from its business context, cached for a minute. */
 export function businessCalendar(db: Kysely<Database>) {
