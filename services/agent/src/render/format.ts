@@ -72,17 +72,41 @@ export function renderInput(fetched: FetchedResult, opts: RenderOptions = {}): R
   };
 }
 
+type Classified = { kind: ResultKind; text: string; input: RenderInput };
+
+/**
+ * What a result was classified as, by result, formats and whether overdue was asked: an answer's
+ * enrichments and its text classify the same results (a long list renders in milliseconds).
+ * Results are read, never changed, so a result classified once stays so.
+ */
+const classified = new WeakMap<FetchedResult, WeakMap<RenderInput['fmt'], Map<boolean, Classified>>>();
+
 /** A result's kind and its markdown, by the first renderer that knows its shape. */
-export function classify(
-  fetched: FetchedResult,
-  opts: RenderOptions = {},
-): { kind: ResultKind; text: string; input: RenderInput } {
+export function classify(fetched: FetchedResult, opts: RenderOptions = {}): Classified {
   const input = renderInput(fetched, opts);
+  let byFormats = classified.get(fetched);
+  if (!byFormats) {
+    byFormats = new WeakMap();
+    classified.set(fetched, byFormats);
+  }
+  let byOverdue = byFormats.get(input.fmt);
+  if (!byOverdue) {
+    byOverdue = new Map();
+    byFormats.set(input.fmt, byOverdue);
+  }
+  const known = byOverdue.get(input.overdue);
+  if (known) return known;
+  let out: Classified | undefined;
   for (const [kind, render] of RENDERERS) {
     const text = render(input);
-    if (text !== undefined) return { kind, text, input };
+    if (text !== undefined) {
+      out = { kind, text, input };
+      break;
+    }
   }
-  return { kind: 'other', text: renderGeneric(input), input };
+  out ??= { kind: 'other', text: renderGeneric(input), input };
+  byOverdue.set(input.overdue, out);
+  return out;
 }
 
 /** Deterministic markdown for fast-path results when no model is configured. */
