@@ -4,16 +4,15 @@
  * on purpose (the stream stops republishing for a while, or the follower's connection breaks) and
  * check that every event still reaches the follow once, in order, from the stream itself.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AgentEvent, RequestScope } from '@munim/contracts';
+import type { AgentEvent } from '@munim/contracts';
 import type { NatsConnection, SubscriptionOptions } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectBus } from '../src/connect.ts';
 import { Bus, type BusLogger, type FollowedEvent, type Following } from '../src/index.ts';
-import { natsUrl, TestNats } from '../src/testing.ts';
+import { natsUrl, newScope, TestNats } from '../src/testing.ts';
 import { startProxy } from './proxy.ts';
 
 const nats = new TestNats();
@@ -27,16 +26,20 @@ const log: BusLogger = {
 };
 const extra: Bus[] = [];
 
-const scope = (): RequestScope => ({
-  requestId: randomUUID(),
-  conversationId: 'c1',
-  entityId: 'e1',
-  orgId: 'o1',
-});
+const scope = newScope;
 const chunk = (text: string): AgentEvent => ({ type: 'response_chunk', payload: { text } });
 const end: AgentEvent = { type: 'error', payload: { code: 'INTERNAL', message: 'the end' } };
 const textOf = (e: FollowedEvent) =>
   e.message.data.type === 'response_chunk' ? (e.message.data.payload as { text: string }).text : 'END';
+
+/** A new request, followed, whose first event the follow has read. */
+async function followedPastOne() {
+  const s = scope();
+  const reading = collect(await follower.follow(s.requestId, { fresh: true }));
+  await publisher.emit(s, chunk('one'));
+  await expect.poll(() => reading.got.length).toBe(1);
+  return { s, ...reading };
+}
 
 /** Reads a follow to its end in the background. */
 function collect(following: Following) {
@@ -130,10 +133,7 @@ describe('following requests through one live subscription', () => {
   }, 60_000);
 
   it('reads from the stream the events whose live copies were lost, before the next one of its request', async () => {
-    const s = scope();
-    const { got, done } = collect(await follower.follow(s.requestId, { fresh: true }));
-    await publisher.emit(s, chunk('one'));
-    await expect.poll(() => got.length).toBe(1);
+    const { s, got, done } = await followedPastOne();
     await losingWhile(2, async () => {
       await publisher.emit(s, chunk('two'));
       await publisher.emit(s, chunk('three'));
@@ -146,10 +146,7 @@ describe('following requests through one live subscription', () => {
   });
 
   it('reads a lost end as soon as any later event shows the stream skipped ahead', async () => {
-    const s = scope();
-    const { got, done } = collect(await follower.follow(s.requestId, { fresh: true }));
-    await publisher.emit(s, chunk('one'));
-    await expect.poll(() => got.length).toBe(1);
+    const { s, got, done } = await followedPastOne();
     await losingWhile(2, async () => {
       await publisher.emit(s, chunk('two'));
       await publisher.emit(s, end);
@@ -163,10 +160,7 @@ describe('following requests through one live subscription', () => {
   });
 
   it('reads a lost end with nothing after it once the follow has been quiet a while', async () => {
-    const s = scope();
-    const { got, done } = collect(await follower.follow(s.requestId, { fresh: true }));
-    await publisher.emit(s, chunk('one'));
-    await expect.poll(() => got.length).toBe(1);
+    const { s, got, done } = await followedPastOne();
     await losingWhile(1, () => publisher.emit(s, end));
     await expect(Promise.race([done.then(() => 'ended'), sleep(15_000).then(() => 'waiting')])).resolves.toBe(
       'ended',

@@ -127,17 +127,11 @@ async function ask(llm: NonNullable<Awaited<ReturnType<typeof createModelSource>
   return { ...result, shown, restarts };
 }
 
+const modelSource = (log: Logger, extra: Partial<Parameters<typeof createModelSource>[0]> = {}) =>
+  createModelSource({ db, bus, log, fallback: null, secretKey, settings, allowlist, ...extra });
+
 const source = async (log: Logger, extra: Partial<Parameters<typeof createModelSource>[0]> = {}) => {
-  const models = await createModelSource({
-    db,
-    bus,
-    log,
-    fallback: null,
-    secretKey,
-    settings,
-    allowlist,
-    ...extra,
-  });
+  const models = await modelSource(log, extra);
   if (!models.llm) throw new Error('expected a model');
   return models.llm;
 };
@@ -304,16 +298,7 @@ describe('the fallbacks the agent loads', () => {
       .where('id', '=', head as number)
       .execute();
     const { log, lines } = capturingLog();
-    const models = await createModelSource({
-      db,
-      bus,
-      log,
-      fallback: null,
-      secretKey,
-      settings,
-      allowlist,
-      refreshMs: 50,
-    });
+    const models = await modelSource(log, { refreshMs: 50 });
     models.start();
     try {
       const llm = models.llm;

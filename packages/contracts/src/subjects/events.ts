@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import { type AgentEvent, AgentEventSchema } from '../events.ts';
 import { defineSubject } from '../subject.ts';
 
+// The union built from the payload map is typed wider than AgentEvent; this is the same schema, typed exactly.
+const eventSchema = AgentEventSchema as unknown as z.ZodType<AgentEvent>;
+
 export const requestEvents = defineSubject({
   kind: 'stream',
   stream: 'events',
   subject: 'events.{requestId}',
-  // The union built from the payload map is typed wider than AgentEvent; this is the same schema, typed exactly.
-  schema: AgentEventSchema as unknown as z.ZodType<AgentEvent>,
+  schema: eventSchema,
   description: 'Every event of one request, in causal order; followed by the gateway, stored by the logger.',
 });
 
@@ -21,7 +23,7 @@ export const requestEnded = defineSubject({
   kind: 'stream',
   stream: 'events',
   subject: 'events.{requestId}.end',
-  schema: AgentEventSchema as unknown as z.ZodType<AgentEvent>,
+  schema: eventSchema,
   description: "The message holding a request's `complete` or `error` (the end of its events).",
 });
 
