@@ -436,6 +436,38 @@ export const processLabels = (reports: ScenarioReport[]) => [
   ...new Set(reports.flatMap((r) => Object.keys(r.cpu)).filter((l) => !PROCESS_ORDER.includes(l))),
 ];
 
+/** The throughput this system is built to reach on two cores, by scenario (issue 33). */
+const GOALS: Record<string, { answersPerSecond: number; p99Ms?: number; cpuMsPerAnswer?: number }> = {
+  'fast path': { answersPerSecond: 200, p99Ms: 500, cpuMsPerAnswer: 10 },
+  cached: { answersPerSecond: 500 },
+  'mixed r/w': { answersPerSecond: 100 },
+};
+
+/** Each scenario against its goal: met or missed, by how much. */
+function goalLines(reports: ScenarioReport[]): string[] {
+  const lines: string[] = [];
+  for (const r of reports) {
+    const goal = GOALS[r.name];
+    if (!goal) continue;
+    const checks = [
+      `${fmt(r.answersPerSecond, 1)} answers/s (goal ≥ ${goal.answersPerSecond})`,
+      ...(goal.p99Ms === undefined ? [] : [`p99 ${fmt(r.latencyMs.p99)} ms (goal ≤ ${goal.p99Ms})`]),
+      ...(goal.cpuMsPerAnswer === undefined
+        ? []
+        : [`${fmt(r.cpuMsPerAnswer, 1)} ms CPU/answer (goal ≤ ${goal.cpuMsPerAnswer})`]),
+      r.events ? `events stored ${r.events.stored} of ${r.events.sent} sent` : 'events not checked',
+    ];
+    const met =
+      r.answersPerSecond >= goal.answersPerSecond &&
+      (goal.p99Ms === undefined || r.latencyMs.p99 <= goal.p99Ms) &&
+      (goal.cpuMsPerAnswer === undefined || r.cpuMsPerAnswer <= goal.cpuMsPerAnswer) &&
+      r.events !== null &&
+      r.events.missing === 0;
+    lines.push(`goal, ${r.name}: ${met ? 'met' : 'MISSED'}: ${checks.join('; ')}`);
+  }
+  return lines;
+}
+
 function printTable(reports: ScenarioReport[]): void {
   const table: Record<string, Record<string, string>> = {};
   const row = (name: string, value: (r: ScenarioReport) => string) => {
@@ -590,6 +622,7 @@ export const loadSuite: Suite = {
       "SQL statements and NATS messages per answer: the window's, as counted in each service process (every pg query, begin/commit included; NATS client's messages in and out, JetStream API and acks included) ÷ answers; JetStream: messages each stream stored in the window ÷ answers",
     );
     printTable(reports);
+    for (const line of goalLines(reports)) console.log(line);
     for (const r of reports) {
       if (Object.keys(r.steps).length > 1)
         console.log(
