@@ -42,6 +42,10 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
       }
     }
 
+    // Answered from the cache: the router recorded no route for it, so there is nothing to settle,
+    // count or cache (and a write it could have invalidated for has no cached answer).
+    if (event.type === 'complete' && event.payload.path === 'cached') return;
+
     await store.transaction(async (tx) => {
       const route = await tx.settleRoute(requestId);
       if (!route) return;
