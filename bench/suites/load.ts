@@ -436,7 +436,7 @@ export const processLabels = (reports: ScenarioReport[]) => [
   ...new Set(reports.flatMap((r) => Object.keys(r.cpu)).filter((l) => !PROCESS_ORDER.includes(l))),
 ];
 
-/** The throughput this system is built to reach on two cores, by scenario (issue 33). */
+/** The throughput this system is built to reach on two cores, by scenario. */
 const GOALS: Record<string, { answersPerSecond: number; p99Ms?: number; cpuMsPerAnswer?: number }> = {
   'fast path': { answersPerSecond: 200, p99Ms: 500, cpuMsPerAnswer: 10 },
   cached: { answersPerSecond: 500 },
