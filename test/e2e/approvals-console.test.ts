@@ -244,10 +244,22 @@ describe('the approvals inbox', () => {
       };
       expect(theirs.approvals.map((a) => a.approvalId)).toContain(mine.approvalId);
 
+      // The list the tab loads answers after the refusal (as on a loaded gateway): its summary must
+      // not hide the refusal.
+      let listed = 0;
+      await page.route('**/v1/approvals/standing?*', async (route) => {
+        if (route.request().method() !== 'GET') return route.continue();
+        await new Promise((r) => setTimeout(r, 1_500));
+        listed += 1;
+        return route.continue();
+      });
       await page.getByRole('tab', { name: 'Standing approvals' }).click();
       await page.getByRole('button', { name: 'Grant' }).click();
       // The refusal comes back from the gateway: on a loaded machine it takes a moment to show.
       await page.getByRole('alert').waitFor({ timeout: 20_000 });
+      await expect.poll(() => listed, { timeout: 10_000 }).toBe(1);
+      // The late list is shown (the maker has none), and the refusal is still what the page says.
+      await page.locator('#no-grants').waitFor({ timeout: 10_000 });
       await expect
         .poll(() => page.getByRole('alert').textContent(), { timeout: 10_000 })
         .toMatch(/^Could not grant: Granting a standing approval .* needs the approver or owner role/);

@@ -58,17 +58,29 @@ function grantRow(g) {
   return row;
 }
 
+/**
+ * Loads started, and actions the page has reported on: a load answered late (a slow gateway) neither
+ * replaces a newer load's table nor hides what the person was told after it started.
+ */
+let loads = 0;
+let actions = 0;
+
 export async function loadGrants() {
+  const load = ++loads;
+  const before = actions;
   const answer = await call('GET', `/v1/approvals/standing?${tenantQuery()}`);
+  if (load !== loads) return;
+  const mayTell = before === actions;
   if (!answer.ok) {
     $('#grants tbody').replaceChildren();
-    return say(`Could not load the standing approvals: ${answer.message}`, true);
+    if (mayTell) say(`Could not load the standing approvals: ${answer.message}`, true);
+    return;
   }
   const { grants } = answer.data;
   $('#grants tbody').replaceChildren(...grants.map(grantRow));
   $('#no-grants').hidden = grants.length > 0;
   const active = grants.filter((g) => g.status === 'active').length;
-  say(`${active} active standing approval${active === 1 ? '' : 's'}, ${grants.length} in all.`);
+  if (mayTell) say(`${active} active standing approval${active === 1 ? '' : 's'}, ${grants.length} in all.`);
 }
 
 async function revokeGrant(g) {
@@ -76,6 +88,7 @@ async function revokeGrant(g) {
     !confirm(`Revoke the standing approval for ${covers(g)}? Writes it covered need approval again at once.`)
   )
     return;
+  actions += 1;
   const answer = await call(
     'DELETE',
     `/v1/approvals/standing/${encodeURIComponent(g.grantId)}?${tenantQuery()}`,
@@ -94,6 +107,7 @@ function localInput(days) {
 
 async function grantOne(event) {
   event.preventDefault();
+  actions += 1;
   const text = (selector) => $(selector).value.trim();
   const number = (selector) => (text(selector) === '' ? undefined : Number(text(selector)));
   const body = {
