@@ -77,6 +77,15 @@ async function testDatabaseNamed(name: string): Promise<TestDatabase> {
     name,
     drop: () =>
       asAdmin(async (admin) => {
+        // A pool's end() resolves before its connections have closed (pg-pool ends them without
+        // waiting): they are given a moment to close on their own, since a forced drop turns each
+        // into an error event on a client whose pool no longer listens. What is left is ended.
+        for (let tries = 0; tries < 40; tries += 1) {
+          const { rows } = await sql<{ open: number }>`
+            select count(*)::int as open from pg_stat_activity where datname = ${name}`.execute(admin);
+          if (rows[0]?.open === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await sql`drop database if exists ${sql.id(name)} with (force)`.execute(admin);
       }),
   };
