@@ -39,6 +39,9 @@ export interface Served {
   stop(): Promise<void>;
 }
 
+/** When requests still waiting go again after a server left the cluster (ms after the news). */
+const RESEND_AFTER_SERVER_LOSS_MS = [1_000, 3_000, 7_000];
+
 /** How long a reply that may have been lost waits for the connection to come back to go again. */
 const RESEND_WAIT_MS = 30_000;
 
@@ -286,23 +289,36 @@ export class RequestReply {
     const { nc, log } = this.bus;
     void (async () => {
       for await (const status of nc.status()) {
+        // A server that left the cluster may have held a request, or its reply, on its way between
+        // two connections that both live on: sent again a few times while the responders that
+        // were connected to it come back (every handler allows a repeat; the first answer wins).
+        if (status.type === 'update' && status.deleted?.length) {
+          for (const delayMs of RESEND_AFTER_SERVER_LOSS_MS)
+            setTimeout(() => this.resendPending('a server left the cluster'), delayMs).unref();
+          continue;
+        }
         if (status.type !== 'reconnect') continue;
         for (const waiter of [...this.reconnectWaiters]) waiter(true);
-        if (this.pending.size === 0) continue;
-        log?.warn({ requests: this.pending.size }, 'requests sent again after a reconnect');
-        for (const r of this.pending) {
-          try {
-            nc.publish(r.subject, r.bytes, { reply: r.inbox, headers: r.headers });
-          } catch {
-            // Closed meanwhile: the request times out.
-          }
-        }
+        this.resendPending('reconnected');
       }
     })()
       .catch(() => undefined)
       .finally(() => {
         for (const waiter of [...this.reconnectWaiters]) waiter(false);
       });
+  }
+
+  /** Sends every request still waiting for its reply again, to the same inbox. */
+  private resendPending(why: string): void {
+    if (this.pending.size === 0 || this.bus.nc.isClosed()) return;
+    this.bus.log?.warn({ requests: this.pending.size, why }, 'requests sent again');
+    for (const r of this.pending) {
+      try {
+        this.bus.nc.publish(r.subject, r.bytes, { reply: r.inbox, headers: r.headers });
+      } catch {
+        // Closed meanwhile: the request times out.
+      }
+    }
   }
 
   /** Resolves true at the connection's next reconnect, false after `timeoutMs` or when it closes. */

@@ -206,4 +206,32 @@ describe('a three-node JetStream cluster', () => {
     await following.stop();
     await consumer.stop();
   }, 150_000);
+  it('sends a request still waiting again when a server leaves the cluster (it may have held the request)', async () => {
+    // The test before killed a server: all three are needed here.
+    for (const [i, node] of cluster.nodes.entries()) if (!node.running()) await cluster.restart(i);
+    await cluster.waitForMetaLeader();
+    const prefix = `t${randomUUID().slice(0, 8)}`;
+    const [a, b] = cluster.nodes;
+    const responder = await bus({ servers: a!.url, prefix, service: 'mcp-executor' });
+    const requester = await bus({ servers: b!.url, prefix, service: 'agent' });
+    let calls = 0;
+    // The first copy is lost on its way (as with a server that dies holding it): never answered.
+    responder.serve('toolsList', async () => {
+      calls += 1;
+      if (calls === 1) return new Promise<never>(() => {});
+      return { tools: [] };
+    });
+    await responder.flush();
+    const asked = requester.request('toolsList', scope(), {}, { timeoutMs: 30_000 });
+    await expect.poll(() => calls).toBe(1);
+    // Another server leaves: the requester's server tells it, and what it still waits for goes again.
+    const third = cluster.nodes.findIndex((n) => n !== a && n !== b);
+    await cluster.kill(third);
+    try {
+      await expect(asked).resolves.toEqual({ tools: [] });
+      expect(calls).toBeGreaterThanOrEqual(2);
+    } finally {
+      await cluster.restart(third);
+    }
+  }, 60_000);
 });
