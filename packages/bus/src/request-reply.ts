@@ -286,7 +286,7 @@ export class RequestReply {
   private watchConnection(): void {
     if (this.watching) return;
     this.watching = true;
-    const { nc, log } = this.bus;
+    const { nc } = this.bus;
     void (async () => {
       for await (const status of nc.status()) {
         // A server that left the cluster may have held a request, or its reply, on its way between
