@@ -21,12 +21,27 @@ export function saveAccess(apiKey, entityId, orgId) {
 export const tenantQuery = (extra = {}) =>
   new URLSearchParams({ ...extra, entityId: access.entityId, orgId: access.orgId }).toString();
 
+/** How many things the status line has said: what an answer that comes late checks against. */
+let said = 0;
+
 /** Says something on the page's status line; an error is announced at once. */
 export function say(text, error = false) {
+  said += 1;
   const status = $('#status');
   status.textContent = text;
   status.classList.toggle('error', error);
   status.setAttribute('role', error ? 'alert' : 'status');
+}
+
+/**
+ * A `say` for what a load will report when its answer comes: it stays quiet when the page has said
+ * anything since (a slow list must not hide the refusal or the decision told meanwhile).
+ */
+export function sayUnlessSaid() {
+  const at = said;
+  return (text, error = false) => {
+    if (at === said) say(text, error);
+  };
 }
 
 /**

@@ -1,7 +1,18 @@
 // The approvals inbox: writes waiting for this person's decision, each as its card in words, to
 // approve, reject or edit and approve; what was decided; and the standing approvals. The person
 // is whoever the chat's key, entity and organisation name (the API decides what they may see).
-import { access, anyOf, call, fromNow, person, saveAccess, say, tenantQuery, when } from './access.js';
+import {
+  access,
+  anyOf,
+  call,
+  fromNow,
+  person,
+  saveAccess,
+  say,
+  sayUnlessSaid,
+  tenantQuery,
+  when,
+} from './access.js';
 import { callEditor, fieldWords } from './approval-edit.js';
 import { $, el } from './dom.js';
 import { loadGrants, wireGrants } from './standing.js';
@@ -174,18 +185,19 @@ function countWaiting(change) {
 }
 
 async function loadPending() {
+  const tell = sayUnlessSaid();
   const answer = await call('GET', `/v1/approvals?${tenantQuery({ status: 'pending' })}`);
   if (!answer.ok) {
     $('#pending-list').replaceChildren();
     $('#pending-count').textContent = '';
-    return say(`Could not load the approvals: ${answer.message}`, true);
+    return tell(`Could not load the approvals: ${answer.message}`, true);
   }
   const items = answer.data.approvals;
   $('#pending-list').replaceChildren(...items.map(pendingCard));
   $('#no-pending').hidden = items.length > 0;
   waiting = 0;
   countWaiting(items.length);
-  say(
+  tell(
     items.length === 0
       ? `Nothing waits for your decision in ${access.entityId}.`
       : `${approvals(items.length)} ${items.length === 1 ? 'waits' : 'wait'} for your decision in ${access.entityId}.`,
@@ -208,12 +220,13 @@ function decidedCard(item) {
 }
 
 async function loadDecided() {
+  const tell = sayUnlessSaid();
   const answer = await call('GET', `/v1/approvals?${tenantQuery({ status: 'decided' })}`);
-  if (!answer.ok) return say(`Could not load the decided approvals: ${answer.message}`, true);
+  if (!answer.ok) return tell(`Could not load the decided approvals: ${answer.message}`, true);
   const items = answer.data.approvals;
   $('#decided-list').replaceChildren(...items.map(decidedCard));
   $('#no-decided').hidden = items.length > 0;
-  say(`${approvals(items.length)} decided in ${access.entityId}.`);
+  tell(`${approvals(items.length)} decided in ${access.entityId}.`);
 }
 
 // ---- tabs ----------------------------------------------------------------------------------

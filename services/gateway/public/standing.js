@@ -1,7 +1,7 @@
 // Standing approvals on the approvals page: the entity's grants with what is left of each, a form
 // to grant one (a kind of write or a tool, a party, amounts, uses, an expiry), and revoking.
 // Amounts are shown as the API gives them, in the business's currency.
-import { call, person, say, tenantQuery, when } from './access.js';
+import { call, person, say, sayUnlessSaid, tenantQuery, when } from './access.js';
 import { $, el } from './dom.js';
 
 const CLASS_WORDS = {
@@ -58,29 +58,23 @@ function grantRow(g) {
   return row;
 }
 
-/**
- * Loads started, and actions the page has reported on: a load answered late (a slow gateway) neither
- * replaces a newer load's table nor hides what the person was told after it started.
- */
+/** Loads started: a load answered late (a slow gateway) does not replace a newer load's table. */
 let loads = 0;
-let actions = 0;
 
 export async function loadGrants() {
   const load = ++loads;
-  const before = actions;
+  const tell = sayUnlessSaid();
   const answer = await call('GET', `/v1/approvals/standing?${tenantQuery()}`);
   if (load !== loads) return;
-  const mayTell = before === actions;
   if (!answer.ok) {
     $('#grants tbody').replaceChildren();
-    if (mayTell) say(`Could not load the standing approvals: ${answer.message}`, true);
-    return;
+    return tell(`Could not load the standing approvals: ${answer.message}`, true);
   }
   const { grants } = answer.data;
   $('#grants tbody').replaceChildren(...grants.map(grantRow));
   $('#no-grants').hidden = grants.length > 0;
   const active = grants.filter((g) => g.status === 'active').length;
-  if (mayTell) say(`${active} active standing approval${active === 1 ? '' : 's'}, ${grants.length} in all.`);
+  tell(`${active} active standing approval${active === 1 ? '' : 's'}, ${grants.length} in all.`);
 }
 
 async function revokeGrant(g) {
@@ -88,7 +82,6 @@ async function revokeGrant(g) {
     !confirm(`Revoke the standing approval for ${covers(g)}? Writes it covered need approval again at once.`)
   )
     return;
-  actions += 1;
   const answer = await call(
     'DELETE',
     `/v1/approvals/standing/${encodeURIComponent(g.grantId)}?${tenantQuery()}`,
@@ -107,7 +100,6 @@ function localInput(days) {
 
 async function grantOne(event) {
   event.preventDefault();
-  actions += 1;
   const text = (selector) => $(selector).value.trim();
   const number = (selector) => (text(selector) === '' ? undefined : Number(text(selector)));
   const body = {

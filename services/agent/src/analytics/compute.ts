@@ -81,14 +81,7 @@ function measure(
     case 'payables.total':
     case 'payables.overdue': {
       const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
-      const { docs, byDocument } = openDocs(
-        of(
-          side === 'receivables' ? 'aged_receivables' : 'aged_payables',
-          side === 'receivables' ? 'invoices' : 'bills',
-        ),
-        side,
-        today,
-      );
+      const { docs, byDocument } = sideDocs(of, side, today);
       const filtered = forParty(docs, request.party, side, SIDE_WORDS[side].docs);
       return {
         kind: 'owed',
@@ -194,14 +187,9 @@ function partySales(request: AnalyticRequest, input: AnalyticResultIn | undefine
   };
 }
 
-/** What falls due in the window asked (the next 7 days by default). */
-function dueOf(
-  request: AnalyticRequest,
-  of: (...roles: BookRole[]) => AnalyticResultIn | undefined,
-): Computed {
-  const { today, measure: m } = request;
-  const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
-  const { docs, byDocument } = openDocs(
+/** A side's open documents: from its aged report, else from its list of invoices or bills. */
+function sideDocs(of: (...roles: BookRole[]) => AnalyticResultIn | undefined, side: Side, today: string) {
+  return openDocs(
     of(
       side === 'receivables' ? 'aged_receivables' : 'aged_payables',
       side === 'receivables' ? 'invoices' : 'bills',
@@ -209,6 +197,15 @@ function dueOf(
     side,
     today,
   );
+}
+/** What falls due in the window asked (the next 7 days by default). */
+function dueOf(
+  request: AnalyticRequest,
+  of: (...roles: BookRole[]) => AnalyticResultIn | undefined,
+): Computed {
+  const { today, measure: m } = request;
+  const side: Side = m.startsWith('receivables') ? 'receivables' : 'payables';
+  const { docs, byDocument } = sideDocs(of, side, today);
   if (!byDocument)
     throw new Decline(
       `Your books' aged report gives what is owed by age, not by due date, so I can't tell what falls due in ${request.period?.label ?? 'the next 7 days'}.`,
@@ -238,14 +235,7 @@ function daysOutstanding(
 ): Computed {
   const { today, measure: m } = request;
   const side: Side = m === 'kpi.dso' ? 'receivables' : 'payables';
-  const { docs } = openDocs(
-    of(
-      side === 'receivables' ? 'aged_receivables' : 'aged_payables',
-      side === 'receivables' ? 'invoices' : 'bills',
-    ),
-    side,
-    today,
-  );
+  const { docs } = sideDocs(of, side, today);
   const pnl = of('profit_and_loss');
   if (!pnl) return unreadable('profit_and_loss');
   const totals = totalsOf(pnlOf(pnl));
