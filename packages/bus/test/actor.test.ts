@@ -45,6 +45,8 @@ describe('the actor of a request', () => {
         events.push(...(Array.isArray(body) ? body : [body]));
       },
     });
+    // The subscription is the server's before the router's events are published on its own connection.
+    await gateway.nc.flush();
     const answer: AgentEvent = { type: 'response_chunk', payload: { text: 'ok' } };
     await router.emit(scope, answer);
     await router.emitAll(scope, [answer, answer]);
