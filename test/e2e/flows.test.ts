@@ -112,7 +112,8 @@ describe('one query through all six services', () => {
       'tools_filtered',
     ];
     expect(new Set(routing.map(messageOf)).size).toBe(1);
-    expect(messageOf('understanding_started')).toBeLessThan(messageOf('route_started'));
+    // With them when routing is quick, alone before them when it is slow.
+    expect(messageOf('understanding_started')).toBeLessThanOrEqual(messageOf('route_started'));
   });
 
   test("keeps the tools' full results in the stored answer only when a caller asked to debug", async () => {

@@ -7,6 +7,13 @@ import type { IntentSource } from './intents.ts';
 import type { RouterStore } from './store.ts';
 import type { ToolStrategy } from './tool-groups.ts';
 
+/**
+ * Routing slower than this announces `understanding_started` on its own. Quicker routing sends it
+ * with the routing steps, one stream message instead of two: well under what a person notices
+ * between two steps, and the gateway's `connected` already said the question was taken.
+ */
+export const ANNOUNCE_UNDERSTANDING_AFTER_MS = 100;
+
 /** The router's settings, from the environment. */
 export interface RouterConfig {
   fastPathThreshold: number;
@@ -20,6 +27,11 @@ export interface RouterConfig {
   cacheTtls: CacheTtls;
   /** Open routes older than this (their request never ended) are dropped. */
   routeMaxAgeMs: number;
+  /**
+   * Routing slower than this announces `understanding_started` on its own message; quicker routing
+   * sends it with the routing steps (default {@link ANNOUNCE_UNDERSTANDING_AFTER_MS}).
+   */
+  announceUnderstandingAfterMs?: number;
 }
 
 /** What `buildRouter` is given. */

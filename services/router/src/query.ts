@@ -2,11 +2,33 @@ import type { MessageContext } from '@munim/bus';
 import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
 import { CONVERSATION_STRATEGIES, cachedComplete, cacheKey, cacheQuery, expressesWrite } from './cache.ts';
-import type { RouterDeps } from './context.ts';
+import { ANNOUNCE_UNDERSTANDING_AFTER_MS, type RouterDeps } from './context.ts';
 import type { IntentRefresh } from './intent-refresh.ts';
 import { NO_CONVERSATION, type RouteResult, routeQuery } from './route.ts';
 
 const routes = lazyCounter('munim.routes', 'Routed queries by path and category');
+
+/**
+ * An event sent on its own once `afterMs` pass, or else with the next events: `take()` returns it
+ * to send with them, or nothing once it went alone (resolving when the stream has it).
+ */
+function deferred(send: () => Promise<unknown>, event: AgentEvent, afterMs: number) {
+  let sent: Promise<unknown> | undefined;
+  const timer = setTimeout(() => {
+    // Kept to be awaited by `take`, which throws the failure where the handler can nak.
+    sent = send();
+    sent.catch(() => {});
+  }, afterMs);
+  return {
+    async take(): Promise<AgentEvent[]> {
+      clearTimeout(timer);
+      if (!sent) return [event];
+      await sent;
+      return [];
+    },
+    cancel: () => clearTimeout(timer),
+  };
+}
 
 /**
  * The handler of `querySubmitted`: routes every submitted query without calling an LLM and hands it
@@ -48,117 +70,127 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
       return;
     }
 
-    await emit({ type: 'understanding_started', payload: { query } });
-    const registry = await deps.tools.list(scope, ctx.traceparent).catch((error: unknown) => {
-      log.warn(
-        { err: error, requestId: scope.requestId },
-        'tool registry unavailable; routing without tools',
-      );
-      return [];
-    });
-    const conversation = await deps.conversations.load(scope, registry).catch((error: unknown) => {
-      log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
-      return NO_CONVERSATION;
-    });
-    const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
-      log.warn(
-        { err: error, requestId: scope.requestId },
-        'business calendar unavailable; no figures by code',
-      );
-      return undefined;
-    });
-    const started: AgentEvent = {
-      type: 'route_started',
-      payload: { intentCount: matcher.size, toolCount: registry.length },
-    };
-
-    const result = routeQuery({
-      query,
-      matcher,
-      registry,
-      thresholdFor,
-      strategy: config.toolStrategy,
-      conversation,
-      attachments,
-      calendar,
-    });
-    const { decision, order } = result;
-    const queryNormalized = cacheQuery(query);
-    // Conversation-dependent queries mean something else in every conversation, and a change
-    // must reach the agent even when the last answer to the same words was a question back.
-    const cacheable =
-      !attachments &&
-      decision.category === 'unified' &&
-      decision.path !== 'cached' &&
-      !CONVERSATION_STRATEGIES.has(decision.strategy) &&
-      !expressesWrite(queryNormalized) &&
-      !order;
-
-    if (config.cacheEnabled && cacheable) {
-      const cached = await store
-        .cached(scope, cacheKey(queryNormalized, decision.path))
-        .catch((error: unknown) => {
-          log.warn({ err: error, requestId: scope.requestId }, 'response cache unavailable; routing');
-          return undefined;
-        });
-      if (cached) {
-        routes().add(1, { 'munim.path': 'cached', 'munim.category': decision.category });
-        await emitAll(
-          [
-            started,
-            {
-              type: 'route_classified',
-              payload: {
-                path: 'cached',
-                category: decision.category,
-                confidence: decision.confidence,
-                tier: decision.tier,
-                reasoning: `cached answer of ${cached.answeredAt}`,
-              },
-            },
-            { type: 'response_generating', payload: {} },
-            { type: 'response_chunk', payload: { text: cached.response } },
-            { type: 'complete', payload: cachedComplete(query, cached) },
-          ],
-          'cached',
-        );
-        log.debug({ requestId: scope.requestId, from: cached.requestId }, 'answered from the cache');
-        return;
-      }
-    }
-
-    routes().add(1, { 'munim.path': decision.path, 'munim.category': decision.category });
-    await emitAll([started, ...routedSteps(result, matcher.size)], 'routed');
-    // Recorded before the agent can finish, so the outcome always finds its route.
-    await store
-      .recordRoute({
-        request_id: scope.requestId,
-        entity_id: scope.entityId,
-        org_id: scope.orgId,
-        query_normalized: queryNormalized,
-        path: decision.path,
-        category: decision.category,
-        strategy: decision.strategy,
-        cacheable,
-        intent_id: decision.path === 'fast' ? (decision.intent?.id ?? null) : null,
-        confidence: decision.path === 'fast' ? (decision.intent?.confidence ?? null) : null,
-      })
-      .catch((error: unknown) =>
+    const understanding: AgentEvent = { type: 'understanding_started', payload: { query } };
+    const announced = deferred(
+      () => emit(understanding),
+      understanding,
+      config.announceUnderstandingAfterMs ?? ANNOUNCE_UNDERSTANDING_AFTER_MS,
+    );
+    try {
+      const registry = await deps.tools.list(scope, ctx.traceparent).catch((error: unknown) => {
         log.warn(
           { err: error, requestId: scope.requestId },
-          'could not record the route; nothing learnt from it',
-        ),
+          'tool registry unavailable; routing without tools',
+        );
+        return [];
+      });
+      const conversation = await deps.conversations.load(scope, registry).catch((error: unknown) => {
+        log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
+        return NO_CONVERSATION;
+      });
+      const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
+        log.warn(
+          { err: error, requestId: scope.requestId },
+          'business calendar unavailable; no figures by code',
+        );
+        return undefined;
+      });
+      const started: AgentEvent = {
+        type: 'route_started',
+        payload: { intentCount: matcher.size, toolCount: registry.length },
+      };
+
+      const result = routeQuery({
+        query,
+        matcher,
+        registry,
+        thresholdFor,
+        strategy: config.toolStrategy,
+        conversation,
+        attachments,
+        calendar,
+      });
+      const { decision, order } = result;
+      const queryNormalized = cacheQuery(query);
+      // Conversation-dependent queries mean something else in every conversation, and a change
+      // must reach the agent even when the last answer to the same words was a question back.
+      const cacheable =
+        !attachments &&
+        decision.category === 'unified' &&
+        decision.path !== 'cached' &&
+        !CONVERSATION_STRATEGIES.has(decision.strategy) &&
+        !expressesWrite(queryNormalized) &&
+        !order;
+
+      if (config.cacheEnabled && cacheable) {
+        const cached = await store
+          .cached(scope, cacheKey(queryNormalized, decision.path))
+          .catch((error: unknown) => {
+            log.warn({ err: error, requestId: scope.requestId }, 'response cache unavailable; routing');
+            return undefined;
+          });
+        if (cached) {
+          routes().add(1, { 'munim.path': 'cached', 'munim.category': decision.category });
+          await emitAll(
+            [
+              ...(await announced.take()),
+              started,
+              {
+                type: 'route_classified',
+                payload: {
+                  path: 'cached',
+                  category: decision.category,
+                  confidence: decision.confidence,
+                  tier: decision.tier,
+                  reasoning: `cached answer of ${cached.answeredAt}`,
+                },
+              },
+              { type: 'response_generating', payload: {} },
+              { type: 'response_chunk', payload: { text: cached.response } },
+              { type: 'complete', payload: cachedComplete(query, cached) },
+            ],
+            'cached',
+          );
+          log.debug({ requestId: scope.requestId, from: cached.requestId }, 'answered from the cache');
+          return;
+        }
+      }
+
+      routes().add(1, { 'munim.path': decision.path, 'munim.category': decision.category });
+      await emitAll([...(await announced.take()), started, ...routedSteps(result, matcher.size)], 'routed');
+      // Recorded before the agent can finish, so the outcome always finds its route.
+      await store
+        .recordRoute({
+          request_id: scope.requestId,
+          entity_id: scope.entityId,
+          org_id: scope.orgId,
+          query_normalized: queryNormalized,
+          path: decision.path,
+          category: decision.category,
+          strategy: decision.strategy,
+          cacheable,
+          intent_id: decision.path === 'fast' ? (decision.intent?.id ?? null) : null,
+          confidence: decision.path === 'fast' ? (decision.intent?.confidence ?? null) : null,
+        })
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, requestId: scope.requestId },
+            'could not record the route; nothing learnt from it',
+          ),
+        );
+      await bus.publish(
+        'queryRouted',
+        scope,
+        { query, route: decision, ...(attachments ? { attachmentIds } : {}), ...passed },
+        { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
       );
-    await bus.publish(
-      'queryRouted',
-      scope,
-      { query, route: decision, ...(attachments ? { attachmentIds } : {}), ...passed },
-      { msgID: `${scope.requestId}:routed`, traceparent: ctx.traceparent },
-    );
-    log.debug(
-      { requestId: scope.requestId, path: decision.path, intent: result.match?.intent.name },
-      'routed',
-    );
+      log.debug(
+        { requestId: scope.requestId, path: decision.path, intent: result.match?.intent.name },
+        'routed',
+      );
+    } finally {
+      announced.cancel();
+    }
   };
 }
 

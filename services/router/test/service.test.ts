@@ -16,8 +16,14 @@ import { buildTestRouter } from './test-router.ts';
 
 let nats: TestNats;
 const registry = demoRegistry();
+/** Tenants whose tool registry answers only after this many ms. */
+const slowTools = new Map<string, number>();
 const tools: ToolCatalog = {
-  list: async () => registry,
+  list: async (scope) => {
+    const delay = slowTools.get(scope.entityId);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    return registry;
+  },
   find: async (name) => registry.find((t) => t.name === name),
   invalidate: () => {},
 };
@@ -74,7 +80,7 @@ function testRouter(load: () => Promise<ReturnType<typeof seededIntents>>, concu
       conversations: fakeConversations,
       store: new RouterStore(db),
     },
-    { concurrency },
+    { concurrency, announceUnderstandingAfterMs: 1_000 },
   );
 }
 
@@ -145,6 +151,43 @@ const cacheRows = (entityId: string) =>
     .execute();
 const classified = (events: AgentEvent[]) => events.find((e) => e.type === 'route_classified')?.payload;
 const last = (events: AgentEvent[]) => events.at(-1);
+
+describe('understanding_started', () => {
+  /** The request's stream messages before its end, each as the types of the events it carried. */
+  async function messagesOf(scope: RequestScope, query: string): Promise<string[][]> {
+    const messages: string[][] = [];
+    const sub = gateway.nc.subscribe(gateway.subject('requestEvents', { requestId: scope.requestId }), {
+      callback: (_err, msg) => {
+        const body = JSON.parse(new TextDecoder().decode(msg.data));
+        messages.push([body].flat().map((m: { data: AgentEvent }) => m.data.type));
+      },
+    });
+    await gateway.nc.flush();
+    try {
+      await ask(scope, query);
+    } finally {
+      sub.unsubscribe();
+    }
+    return messages;
+  }
+
+  test('goes with the routing steps when routing is quick: one stream message for both', async () => {
+    const messages = await messagesOf(scopeOf('ent-understand-quick'), 'show all invoices');
+    const routing = messages.filter((types) => types.includes('route_started'));
+    expect(routing).toHaveLength(1);
+    expect(routing[0]!.slice(0, 2)).toEqual(['understanding_started', 'route_started']);
+    expect(messages.flat().filter((t) => t === 'understanding_started')).toHaveLength(1);
+  });
+
+  test('goes alone, first, when routing takes longer than the announcement allows', async () => {
+    slowTools.set('ent-understand-slow', 2_500);
+    const messages = await messagesOf(scopeOf('ent-understand-slow'), 'show all invoices');
+    const routed = messages.filter((types) => types.some((t) => t !== 'connected'));
+    expect(routed[0]).toEqual(['understanding_started']);
+    expect(routed[1]?.[0]).toBe('route_started');
+    expect(messages.flat().filter((t) => t === 'understanding_started')).toHaveLength(1);
+  });
+});
 
 describe('response cache', () => {
   test('serves a repeated read from the cache: no routed message, no tool, the cached answer', async () => {
