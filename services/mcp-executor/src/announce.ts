@@ -8,12 +8,14 @@ import { recordCount } from './result.ts';
  * announced together with its result, in one socket write: well under what a person notices, and
  * each write to NATS wakes the server on another CPU.
  */
-const ANNOUNCE_READ_AFTER_MS = 20;
+export const ANNOUNCE_READ_AFTER_MS = 20;
 
 /** Settings of a {@link CallAnnouncement}. */
 export interface CallAnnouncementOptions {
   /** Publishes an event of the call's request. */
   emit: Emit;
+  /** Publishes events of the call's request, in order, as one stream message. */
+  emitAll: (events: AgentEvent[]) => Promise<unknown>;
   log: Logger;
   requestId: string;
   call: Pick<ExecuteRequest, 'tool' | 'callId' | 'args'>;
@@ -53,15 +55,14 @@ export class CallAnnouncement {
   };
 
   /**
-   * Publishes the announcement (if due and not yet out) and `tool_result` now, without waiting for
-   * the stream's acks; resolves once the stream has both. A reply sent in the same tick leaves on
+   * Publishes the announcement (if due and not yet out) and `tool_result` now, as one stream message
+   * when both go, without waiting for the stream's ack; resolves once the stream has them. A reply sent in the same tick leaves on
    * the same socket write, after both events.
    */
   finish(outcome: Outcome, durationMs: number): Promise<unknown> {
     const { tool, callId } = this.#opts.call;
     clearTimeout(this.#readTimer);
-    this.#announce();
-    const reported = this.#emitAfter({
+    const result: AgentEvent = {
       type: 'tool_result',
       payload: {
         tool,
@@ -75,24 +76,40 @@ export class CallAnnouncement {
         duration_ms: durationMs,
         truncated: outcome.truncated,
       },
-    });
-    return Promise.all([this.#announced, reported]);
+    };
+    // A call not announced yet is announced with its result: one stream message for both.
+    if (this.#calling && !this.#announced) {
+      const events = [this.#announcement(), result];
+      this.#announced = this.#report(events, () => this.#opts.emitAll(events));
+      return this.#announced;
+    }
+    return Promise.all([this.#announced, this.#emitAfter(result)]);
+  }
+
+  #announcement(): AgentEvent {
+    const { tool, callId, args } = this.#opts.call;
+    return { type: 'executing_tool', payload: { tool, callId, args } };
   }
 
   #announce(): void {
-    const { tool, callId, args } = this.#opts.call;
-    if (this.#calling)
-      this.#announced ??= this.#emitAfter({ type: 'executing_tool', payload: { tool, callId, args } });
+    if (this.#calling) this.#announced ??= this.#emitAfter(this.#announcement());
   }
 
   #emitAfter(event: AgentEvent): Promise<unknown> {
-    return this.#opts
-      .emit(event)
-      .catch((error: unknown) =>
-        this.#opts.log.error(
-          { err: error, requestId: this.#opts.requestId, tool: this.#opts.call.tool, event: event.type },
-          'could not emit event',
-        ),
-      );
+    return this.#report([event], () => this.#opts.emit(event));
+  }
+
+  #report(events: AgentEvent[], send: () => Promise<unknown>): Promise<unknown> {
+    return send().catch((error: unknown) =>
+      this.#opts.log.error(
+        {
+          err: error,
+          requestId: this.#opts.requestId,
+          tool: this.#opts.call.tool,
+          event: events.map((e) => e.type).join(','),
+        },
+        'could not emit event',
+      ),
+    );
   }
 }

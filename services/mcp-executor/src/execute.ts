@@ -41,6 +41,7 @@ export async function executeCall(
   };
   const announcement = new CallAnnouncement({
     emit: (event) => bus.emit(scope, event, traceparent),
+    emitAll: (events) => bus.emitAll(scope, events, traceparent),
     log,
     requestId: scope.requestId,
     call: message.data,

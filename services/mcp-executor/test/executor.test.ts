@@ -3,6 +3,7 @@ import type { ExecutionResult } from '@munim/contracts';
 import { createDemoBooks, type DemoBooks, TOOLS } from '@munim/demo-books';
 import { type FixtureNats, test } from '@munim/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
+import { ANNOUNCE_READ_AFTER_MS } from '../src/announce.ts';
 import { buildMcpExecutor, type McpExecutor, type McpExecutorConfig } from '../src/app.ts';
 import { log, newScope, recordEvents, WRITES_EXEMPT, waitFor } from './helpers.ts';
 
@@ -114,6 +115,16 @@ describe('mcp-executor against the demo books', () => {
     expect(recorder.events[1]?.payload).not.toHaveProperty('result');
     expect(recorder.events[1]?.payload).toHaveProperty('recordCount', 5);
     expect((await main.bus.lastEvent(scope.requestId))?.message.data.type).toBe('tool_result');
+    // A read answered before its announcement was due goes out with it, one stream message.
+    const stored = await main.bus.jsm.streams.getMessage(main.bus.streamName('events'), {
+      last_by_subj: main.bus.subject('requestEvents', { requestId: scope.requestId }),
+    });
+    const body = [stored!.json<unknown>()].flat() as { data: { type: string } }[];
+    // (One that took about as long as the announcement allows may have been announced alone.)
+    const types = body.map((m) => m.data.type);
+    if (reply.durationMs < ANNOUNCE_READ_AFTER_MS - 1)
+      expect(types).toEqual(['executing_tool', 'tool_result']);
+    else expect([['tool_result'], ['executing_tool', 'tool_result']]).toContainEqual(types);
   });
 
   test('announces a slow read and any write while the call is still running', async () => {
