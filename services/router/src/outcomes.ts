@@ -46,11 +46,32 @@ export function outcomeHandler(store: RouterStore, log: Logger, config: OutcomeC
     // count or cache (and a write it could have invalidated for has no cached answer).
     if (event.type === 'complete' && event.payload.path === 'cached') return;
 
+    const answered = event.type === 'complete' && event.payload.status === 'answered';
+    // Most routes are settled and counted in one statement; an LLM-path one (a pattern to count)
+    // and a repeat (nothing to settle) go on to the transaction.
+    if (event.type === 'error' || event.payload.path !== 'llm') {
+      const route = await store.settleFastRoute(requestId, tenant, {
+        answered,
+        counts: answered || event.type === 'error',
+      });
+      if (route) {
+        if (
+          event.type === 'complete' &&
+          route.cacheable &&
+          config.cacheEnabled &&
+          isCacheableAnswer(event.payload)
+        )
+          await store.transaction((tx) =>
+            cacheAnswer(tx, { tenant, route, requestId }, event.payload, config.ttls),
+          );
+        return;
+      }
+    }
+
     await store.transaction(async (tx) => {
       const route = await tx.settleRoute(requestId);
       if (!route) return;
       const ms = Math.max(0, Date.now() - route.created_at.getTime());
-      const answered = event.type === 'complete' && event.payload.status === 'answered';
       const counted: CountedOutcome = { requestId, tenant, answered, intent: null, patternHash: null };
       if (route.path === 'fast' && route.intent_id !== null && route.confidence !== null) {
         if (answered || event.type === 'error')

@@ -65,6 +65,49 @@ export class RouterStore {
       .executeTakeFirst();
   }
 
+  /**
+   * Removes and returns the open route of a request not on the LLM path, counting in the same
+   * statement its intent's outcome when `counts` (the intent answered it, or it ended in an error)
+   * and it was routed to one: what {@link recordOutcome} and {@link recordIntentOutcome} do, in one
+   * round trip. Undefined when there is no such route (an LLM-path one is left for the transaction).
+   * The bucket is {@link confidenceBucket}'s, computed in SQL.
+   */
+  async settleFastRoute(
+    requestId: string,
+    tenant: Tenant,
+    outcome: { answered: boolean; counts: boolean },
+  ): Promise<RouteRow | undefined> {
+    const ok = outcome.answered ? 1 : 0;
+    const { rows } = await sql<RouteRow>`
+      with settled as (
+        delete from router_routes where request_id = ${requestId} and path <> 'llm' returning *
+      ), counted as (
+        select intent_id,
+          (floor(least(1, greatest(0, confidence)) * 20 + 1e-9) * 5 / 100)::numeric(3, 2) as bucket,
+          greatest(0, extract(epoch from now() - created_at) * 1000)::double precision as ms
+        from settled
+        where ${outcome.counts} and path = 'fast' and intent_id is not null and confidence is not null
+      ), outcome as (
+        insert into routing_outcomes (request_id, entity_id, org_id, intent_id, confidence_bucket, answered)
+        select ${requestId}, ${tenant.entityId}, ${tenant.orgId}, intent_id, bucket, ${outcome.answered}
+        from counted
+        on conflict (request_id) do nothing
+      ), stats as (
+        insert into intent_routing_stats
+          (intent_id, confidence_bucket, total_attempts, successful_attempts, failed_attempts, avg_response_ms)
+        select intent_id, bucket, 1, ${ok}, ${1 - ok}, ms from counted
+        on conflict (intent_id, confidence_bucket) do update set
+          total_attempts = intent_routing_stats.total_attempts + 1,
+          successful_attempts = intent_routing_stats.successful_attempts + excluded.successful_attempts,
+          failed_attempts = intent_routing_stats.failed_attempts + excluded.failed_attempts,
+          avg_response_ms = (intent_routing_stats.avg_response_ms * intent_routing_stats.total_attempts
+            + excluded.avg_response_ms) / (intent_routing_stats.total_attempts + 1),
+          updated_at = now()
+      )
+      select * from settled`.execute(this.db);
+    return rows[0];
+  }
+
   /** The fresh cached answer for a tenant and key, if any. */
   async cached(tenant: Tenant, key: string): Promise<CachedAnswer | undefined> {
     const row = await this.db

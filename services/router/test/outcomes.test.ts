@@ -49,6 +49,10 @@ function recordingStore() {
       calls.push('settleRoute');
       return undefined;
     },
+    settleFastRoute: async () => {
+      calls.push('settleFastRoute');
+      return undefined;
+    },
     invalidateTenant: async () => {
       calls.push('invalidateTenant');
       return 0;
@@ -78,7 +82,9 @@ describe('what the router learns when a request ends', () => {
     ] as AgentEvent[]) {
       const { store, calls } = recordingStore();
       await outcomeHandler(store, createLogger('router', 'silent'), config)(message(data));
-      expect(calls).toEqual(['transaction', 'settleRoute']);
+      // One statement settles any route but an LLM-path one; finding none, the transaction looks.
+      const llm = data.type === 'complete' && data.payload.path === 'llm';
+      expect(calls).toEqual([...(llm ? [] : ['settleFastRoute']), 'transaction', 'settleRoute']);
     }
   });
 });
