@@ -87,6 +87,7 @@ export async function submitQuery(bus: Bus, input: QueryInput): Promise<Submissi
         ...(input.attachmentIds?.length ? { attachmentIds: input.attachmentIds } : {}),
         ...(input.channel ? { channel: input.channel } : {}),
         ...(input.debug ? { debug: true } : {}),
+        ...(input.conversationId === undefined ? { newConversation: true as const } : {}),
       },
       { msgID: scope.requestId, traceparent },
     );

@@ -140,6 +140,43 @@ describe('chat numbers under concurrent first turns', () => {
   });
 });
 
+describe('a turn of a conversation the gateway has just named (fresh)', () => {
+  test('is numbered as any first turn, and saved once when its request saves it again', async () => {
+    const tenant = tenantOf();
+    const scopes = Array.from({ length: 12 }, () => scopeOf(tenant));
+    const saved = await Promise.allSettled(
+      scopes.map((s, i) => store.appendTurn(s, turnOf(s, `question ${i}`), { fresh: true })),
+    );
+    expect(saved.filter((r) => r.status === 'rejected')).toEqual([]);
+    // A redelivered request saves its turn again, still marked fresh: nothing is added.
+    await store.appendTurn(scopes[0]!, turnOf(scopes[0]!, 'question 0'), { fresh: true });
+    const rows = await rowsOf(tenant);
+    expect(rows.map((r) => r.chat_number)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(rows.every((r) => r.message_count === 2 && r.messages.length === 2)).toBe(true);
+  });
+
+  test("added to a conversation that exists after all, or never to another tenant's", async () => {
+    const tenant = tenantOf();
+    const first = scopeOf(tenant);
+    await store.appendTurn(first, turnOf(first, 'show all invoices'));
+    // Marked fresh wrongly (a message forged or replayed on the bus): appended all the same.
+    const again = scopeOf(tenant, first.conversationId);
+    await store.appendTurn(again, turnOf(again, 'and bills?'), { fresh: true });
+    const [row] = await rowsOf(tenant);
+    expect(row?.messages.map((m) => m.content)).toEqual([
+      'show all invoices',
+      'answer to show all invoices',
+      'and bills?',
+      'answer to and bills?',
+    ]);
+    const other = scopeOf(tenantOf(), first.conversationId);
+    await store.appendTurn(other, turnOf(other, 'steal'), { fresh: true });
+    const [after] = await rowsOf(tenant);
+    expect(after?.messages).toHaveLength(4);
+    expect(await rowsOf({ entityId: other.entityId, orgId: other.orgId })).toEqual([]);
+  });
+});
+
 describe('a turn saved while its database connection dies', () => {
   test('is saved on a new connection, not dropped', async () => {
     const tenant = tenantOf();

@@ -89,6 +89,16 @@ describe('POST /v1/query', () => {
       data: { query: 'list unpaid bills' },
     });
     expect(traceIdOf(got?.traceparent)).toMatch(/^[0-9a-f]{32}$/);
+    // The caller named the conversation: it may exist, so readers look it up.
+    expect(got?.message.data).not.toHaveProperty('newConversation');
+  });
+
+  test('marks a query whose conversation it named itself as the start of a new conversation', async () => {
+    const response = await postQuery(url, { query: 'list unpaid bills', entityId: 'ent-7', orgId: 'org-9' });
+    const connected = connectedOf((await readSse(response)).events);
+    const got = backend.received.find((r) => r.message.requestId === connected.requestId);
+    expect(got?.message.conversationId).toBe(connected.conversationId);
+    expect(got?.message.data).toMatchObject({ query: 'list unpaid bills', newConversation: true });
   });
 
   test('forwards an mcqResponse for a conversation', async () => {

@@ -40,8 +40,13 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
 
   return async (message: Message<QuerySubmitted>, ctx: MessageContext) => {
     const scope: RequestScope = message;
-    const { query, mcqResponse, approvalDecision, attachmentIds, channel, debug } = message.data;
-    const passed = { ...(channel ? { channel } : {}), ...(debug ? { debug } : {}) };
+    const { query, mcqResponse, approvalDecision, attachmentIds, channel, debug, newConversation } =
+      message.data;
+    const passed = {
+      ...(channel ? { channel } : {}),
+      ...(debug ? { debug } : {}),
+      ...(newConversation ? { newConversation } : {}),
+    };
     const attachments = (attachmentIds?.length ?? 0) > 0;
     const emit = (event: AgentEvent) =>
       bus.emit(scope, event, ctx.traceparent, `${scope.requestId}:router:${event.type}`);
@@ -84,10 +89,16 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
         );
         return [];
       });
-      const conversation = await deps.conversations.load(scope, registry).catch((error: unknown) => {
-        log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
-        return NO_CONVERSATION;
-      });
+      // A conversation the gateway has just named has nothing stored to read.
+      const conversation = newConversation
+        ? NO_CONVERSATION
+        : await deps.conversations.load(scope, registry).catch((error: unknown) => {
+            log.warn(
+              { err: error, requestId: scope.requestId },
+              'conversation unavailable; routing without it',
+            );
+            return NO_CONVERSATION;
+          });
       const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
         log.warn(
           { err: error, requestId: scope.requestId },

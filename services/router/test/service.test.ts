@@ -28,8 +28,13 @@ const tools: ToolCatalog = {
   invalidate: () => {},
 };
 const conversations = new Map<string, ConversationContext>();
+/** The conversations the router read, in order. */
+const conversationLoads: string[] = [];
 const fakeConversations: ConversationSource = {
-  load: async (scope) => conversations.get(scope.conversationId) ?? NO_CONVERSATION,
+  load: async (scope) => {
+    conversationLoads.push(scope.conversationId);
+    return conversations.get(scope.conversationId) ?? NO_CONVERSATION;
+  },
 };
 
 /** How the stand-in agent ends a request, by query; default: answered from the routed tools. */
@@ -151,6 +156,23 @@ const cacheRows = (entityId: string) =>
     .execute();
 const classified = (events: AgentEvent[]) => events.find((e) => e.type === 'route_classified')?.payload;
 const last = (events: AgentEvent[]) => events.at(-1);
+
+describe('a new conversation', () => {
+  test('is not looked up, and the agent is told it is new; a named one is looked up', async () => {
+    const fresh = scopeOf('ent-new-conversation');
+    const recorder = recordEvents(gateway, fresh.requestId);
+    await gateway.publish('querySubmitted', fresh, { query: 'show all invoices', newConversation: true });
+    await expect.poll(() => recorder.events.some((e) => e.type === 'complete')).toBe(true);
+    recorder.stop();
+    expect(routed.get(fresh.requestId)?.newConversation).toBe(true);
+    expect(conversationLoads).not.toContain(fresh.conversationId);
+
+    const named = scopeOf('ent-named-conversation');
+    await ask(named, 'show all invoices');
+    expect(routed.get(named.requestId)).not.toHaveProperty('newConversation');
+    expect(conversationLoads).toContain(named.conversationId);
+  });
+});
 
 describe('understanding_started', () => {
   /** The request's stream messages before its end, each as the types of the events it carried. */

@@ -62,6 +62,11 @@ export const QuerySubmittedSchema = z.object({
    * full result. Otherwise it names the tools and their outcomes only.
    */
   debug: z.boolean().optional(),
+  /**
+   * The gateway made this query's conversation id (the caller named none): nothing of the
+   * conversation is stored yet, so no service looks it up. Absent: it may exist.
+   */
+  newConversation: z.literal(true).optional(),
 });
 export type QuerySubmitted = z.infer<typeof QuerySubmittedSchema>;
 
@@ -96,6 +101,8 @@ export const QueryRoutedSchema = z.object({
   attachmentIds: AttachmentIdsSchema.optional(),
   /** See {@link QuerySubmittedSchema}. */
   debug: z.boolean().optional(),
+  /** See {@link QuerySubmittedSchema}. */
+  newConversation: z.literal(true).optional(),
 });
 export type QueryRouted = z.infer<typeof QueryRoutedSchema>;
 

@@ -84,7 +84,7 @@ export async function complete(
   if (run.shown !== response)
     await new AnswerStream((event) => run.emit(event), { shown: run.shown }).finish(response);
   await store
-    .appendTurn(run.scope, turn)
+    .appendTurn(run.scope, turn, { fresh: run.newConversation })
     .catch((error: unknown) =>
       log.warn({ err: error, requestId: run.scope.requestId }, 'could not save turn'),
     );

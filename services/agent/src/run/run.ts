@@ -38,6 +38,8 @@ export class Run {
   iterations = 0;
   /** `<provider>/<model>` of the model that answered the last call (a fallback, when the default failed). */
   answeredBy: string | undefined;
+  /** The gateway named the conversation for this request: nothing of it is stored yet. */
+  newConversation = false;
   /** Files attached to this request, kept with its user message in the conversation. */
   attachments: AttachmentRef[] = [];
   private businessContext: Promise<BusinessContext> | undefined;

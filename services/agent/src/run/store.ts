@@ -103,10 +103,14 @@ export class AgentStore {
    * Appends a user turn and the answer, once per request (a redelivered request saving its turn
    * again adds nothing); a new conversation gets its tenant's (entity + org) next chat number.
    */
-  async appendTurn(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
+  async appendTurn(
+    scope: RequestScope,
+    turn: ConversationMessage[],
+    { fresh = false }: { fresh?: boolean } = {},
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.appendTurnOnce(scope, turn);
+        return await this.appendTurnOnce(scope, turn, fresh);
       } catch (error) {
         // A connection lost or a transaction PostgreSQL gave up: the same save on a new one
         // succeeds, and a turn saved already is not added again.
@@ -116,24 +120,31 @@ export class AgentStore {
     }
   }
 
-  private async appendTurnOnce(scope: RequestScope, turn: ConversationMessage[]): Promise<void> {
+  /** `fresh`: the conversation is new, so it is inserted without first trying to append to it. */
+  private async appendTurnOnce(
+    scope: RequestScope,
+    turn: ConversationMessage[],
+    fresh: boolean,
+  ): Promise<void> {
     const requestId = turn.find((m) => m.requestId !== undefined)?.requestId;
     const notYetSaved = requestId
       ? sql<boolean>`not (unified_conversations.messages @> ${JSON.stringify([{ requestId }])}::jsonb)`
       : sql<boolean>`true`;
-    const added = await this.db
-      .updateTable('unified_conversations')
-      .set({
-        messages: sql`messages || ${JSON.stringify(turn)}::jsonb`,
-        message_count: sql`message_count + ${turn.length}`,
-        last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', scope.conversationId)
-      .where('entity_id', '=', scope.entityId)
-      .where('org_id', '=', scope.orgId)
-      .where(notYetSaved)
-      .executeTakeFirst();
+    const added = fresh
+      ? { numUpdatedRows: 0n }
+      : await this.db
+          .updateTable('unified_conversations')
+          .set({
+            messages: sql`messages || ${JSON.stringify(turn)}::jsonb`,
+            message_count: sql`message_count + ${turn.length}`,
+            last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', scope.conversationId)
+          .where('entity_id', '=', scope.entityId)
+          .where('org_id', '=', scope.orgId)
+          .where(notYetSaved)
+          .executeTakeFirst();
     if (Number(added.numUpdatedRows) === 1) return;
     for (let attempt = 0; ; attempt++) {
       try {

@@ -97,6 +97,7 @@ async function summarized(
  * created in it (for "show that invoice", "send it"), and the recent messages.
  */
 export async function history(run: Run): Promise<ChatCompletionMessageParam[]> {
+  if (run.newConversation) return [];
   const conversation = await run.ctx.store.conversation(run.scope);
   if (!conversation) return [];
   const { messages } = conversation;

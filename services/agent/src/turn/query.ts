@@ -30,6 +30,7 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
   const { log, store } = agent;
   const run = new Run(agent, message, ctx.traceparent, ctx.deliveryCount);
   const data = message.data;
+  run.newConversation = data.newConversation === true;
   try {
     // Again, though it ended (its instance died after the end, before acknowledging it): done.
     if (ctx.deliveryCount > 1 && (await ended(agent, run.scope.requestId))) {
@@ -72,7 +73,8 @@ export async function handleQuery(agent: AgentContext, message: Message<QueryRou
     }
     if (await answerPlainYes(run, data)) return;
     if (await answerYesWithChanges(run, data)) return;
-    await supersede(run);
+    // A new conversation has no change awaiting an answer.
+    if (!data.newConversation) await supersede(run);
     if (data.route.path === 'fast') await runFastPath(run, data);
     else await runLlmPath(run, data);
   } catch (error) {
