@@ -34,6 +34,7 @@ import * as routerBusiness from './migrations/0033_router_business.ts';
 import * as grantAudit from './migrations/0034_grant_audit.ts';
 import * as messagingReplies from './migrations/0035_messaging_replies.ts';
 import * as llmFallbacks from './migrations/0036_llm_fallbacks.ts';
+import * as chatNumbers from './migrations/0037_chat_numbers.ts';
 import type { MigrationDb } from './migrations/types.ts';
 
 /** Advisory lock key held while migrating (any constant unique to munim). */
@@ -81,6 +82,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0034_grant_audit': grantAudit,
   '0035_messaging_replies': messagingReplies,
   '0036_llm_fallbacks': llmFallbacks,
+  '0037_chat_numbers': chatNumbers,
 };
 
 /** Migrating the database failed; `cause` is the database's error, `results` what ran. */

@@ -10,6 +10,7 @@ import { LOCK_DATE_GRANTS } from './migrations/0030_lock_dates.ts';
 import { MESSAGING_GRANTS } from './migrations/0032_messaging.ts';
 import { ROUTER_BUSINESS_GRANTS } from './migrations/0033_router_business.ts';
 import { MESSAGING_REPLY_GRANTS } from './migrations/0035_messaging_replies.ts';
+import { CHAT_NUMBER_GRANTS } from './migrations/0037_chat_numbers.ts';
 import type { Access, Grants } from './migrations/grants.ts';
 
 export { SERVICE_ROLES };
@@ -53,6 +54,7 @@ export const SERVICE_GRANTS = Object.fromEntries(
         MESSAGING_GRANTS[s],
         ROUTER_BUSINESS_GRANTS[s],
         MESSAGING_REPLY_GRANTS[s],
+        CHAT_NUMBER_GRANTS[s],
       ),
     ];
   }),

@@ -6,6 +6,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type {
   ApprovalDecisionsTable,
   AuditLogTable,
+  ConversationChatNumbersTable,
   LlmUsageLogsTable,
   PendingActionsTable,
   StandingApprovalUsesTable,
@@ -95,6 +96,7 @@ export interface Database {
   messaging_refusals: MessagingRefusalsTable;
   messaging_notices: MessagingNoticesTable;
   messaging_replies: MessagingRepliesTable;
+  conversation_chat_numbers: ConversationChatNumbersTable;
 }
 
 /** Every table the migrations create. */
@@ -138,6 +140,7 @@ export const TABLE_NAMES = [
   'messaging_refusals',
   'messaging_notices',
   'messaging_replies',
+  'conversation_chat_numbers',
 ] as const satisfies readonly (keyof Database)[];
 
 export type RequestEventRow = Selectable<RequestEventsTable>;

@@ -140,6 +140,36 @@ describe('chat numbers under concurrent first turns', () => {
   });
 });
 
+describe('chats numbered before the counter existed', () => {
+  test('keep their numbers, and the next chat continues after the highest', async () => {
+    const tenant = tenantOf();
+    // Chats an agent from before the counter numbered (no counter row for the tenant yet).
+    for (const n of [1, 2, 5]) {
+      await db
+        .insertInto('unified_conversations')
+        .values({
+          id: randomUUID(),
+          ...{ entity_id: tenant.entityId, org_id: tenant.orgId },
+          chat_number: n,
+          chat_name: `old ${n}`,
+          messages: '[]',
+        })
+        .execute();
+    }
+    const scopes = Array.from({ length: 4 }, () => scopeOf(tenant));
+    await Promise.all(
+      scopes.map((s, i) => store.appendTurn(s, turnOf(s, `new ${i}`), { fresh: i % 2 === 0 })),
+    );
+    const rows = await rowsOf(tenant);
+    expect(rows.map((r) => r.chat_number)).toEqual([1, 2, 5, 6, 7, 8, 9]);
+    // Another tenant's numbering is its own.
+    const other = tenantOf();
+    const first = scopeOf(other);
+    await store.appendTurn(first, turnOf(first, 'hello'), { fresh: true });
+    expect((await rowsOf(other)).map((r) => r.chat_number)).toEqual([1]);
+  });
+});
+
 describe('a turn of a conversation the gateway has just named (fresh)', () => {
   test('is numbered as any first turn, and saved once when its request saves it again', async () => {
     const tenant = tenantOf();
@@ -181,12 +211,11 @@ describe('a turn saved while its database connection dies', () => {
   test('is saved on a new connection, not dropped', async () => {
     const tenant = tenantOf();
     const scope = scopeOf(tenant);
-    // Hold the tenant's numbering lock, so the save waits on a connection the test can then cut.
+    // Hold the tenant's chat number, so the save waits on a connection the test can then cut.
     const holder = await db.connection().execute(async (conn) => {
       await sql`begin`.execute(conn);
-      await sql`select pg_advisory_xact_lock(hashtext('unified_conversations.chat_number'), hashtext(${tenant.entityId} || chr(31) || ${tenant.orgId}))`.execute(
-        conn,
-      );
+      await sql`insert into conversation_chat_numbers (entity_id, org_id, last_number)
+        values (${tenant.entityId}, ${tenant.orgId}, 1)`.execute(conn);
       const saving = store.appendTurn(scope, turnOf(scope, 'show all bills')).then(
         () => 'saved',
         (error: unknown) => error,
@@ -194,14 +223,12 @@ describe('a turn saved while its database connection dies', () => {
       const waiting = async () =>
         (
           await sql<{ pid: number }>`select pid from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`.execute(
-            db,
-          )
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
         ).rows.map((r) => r.pid);
       await expect.poll(waiting, { timeout: 5_000, interval: 50 }).toHaveLength(1);
       const [pid] = await waiting();
       await sql`select pg_terminate_backend(${pid}::int)`.execute(db);
-      await sql`commit`.execute(conn);
+      await sql`rollback`.execute(conn);
       return saving;
     });
     expect(await holder).toBe('saved');

@@ -39,6 +39,16 @@ export interface UnifiedConversationsTable {
 }
 
 /**
+ * The last chat number given in each tenant (entity + org), taken by the statement that inserts
+ * a conversation. Written by the agent only.
+ */
+export interface ConversationChatNumbersTable {
+  entity_id: string;
+  org_id: string;
+  last_number: number;
+}
+
+/**
  * Token usage and latency per LLM call site.
  * Written by the agent (inserts only); no service updates or deletes a row.
  */

@@ -11,7 +11,7 @@ import {
   type PendingActionsTable,
   readLockDate,
 } from '@munim/db';
-import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { transient } from './transient.ts';
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
@@ -130,31 +130,31 @@ export class AgentStore {
     const notYetSaved = requestId
       ? sql<boolean>`not (unified_conversations.messages @> ${JSON.stringify([{ requestId }])}::jsonb)`
       : sql<boolean>`true`;
-    const added = fresh
-      ? { numUpdatedRows: 0n }
-      : await this.db
-          .updateTable('unified_conversations')
-          .set({
-            messages: sql`messages || ${JSON.stringify(turn)}::jsonb`,
-            message_count: sql`message_count + ${turn.length}`,
-            last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
-            updated_at: sql`now()`,
-          })
-          .where('id', '=', scope.conversationId)
-          .where('entity_id', '=', scope.entityId)
-          .where('org_id', '=', scope.orgId)
-          .where(notYetSaved)
-          .executeTakeFirst();
-    if (Number(added.numUpdatedRows) === 1) return;
+    const append = async () => {
+      const added = await this.db
+        .updateTable('unified_conversations')
+        .set({
+          messages: sql`messages || ${JSON.stringify(turn)}::jsonb`,
+          message_count: sql`message_count + ${turn.length}`,
+          last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', scope.conversationId)
+        .where('entity_id', '=', scope.entityId)
+        .where('org_id', '=', scope.orgId)
+        .where(notYetSaved)
+        .executeTakeFirst();
+      return Number(added.numUpdatedRows) === 1;
+    };
+    // A conversation the gateway has just named is inserted first; any other is appended to first.
+    if (!fresh && (await append())) return;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.db.transaction().execute(async (trx) => {
-          await lockChatNumbers(trx, scope);
-          await insertConversation(trx, scope, turn, notYetSaved);
-        });
+        // It exists after all (a racing first turn, or a turn saved again): the turn goes on it.
+        if (!(await insertConversation(this.db, scope, turn, notYetSaved))) await append();
         return;
       } catch (error) {
-        // Only a writer that skipped the lock can take the number first: take the next one.
+        // An agent from before the chat number counter took the number at the same time: the next one.
         if ((error as { constraint?: unknown }).constraint !== CHAT_NUMBER_KEY || attempt === 2) throw error;
       }
     }
@@ -309,46 +309,42 @@ export class AgentStore {
  * Serialises the new conversations of one tenant until the transaction ends: each computes its
  * number after the last one committed, where two reading the same maximum at once would collide.
  */
-async function lockChatNumbers(trx: Transaction<Database>, scope: RequestScope): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext('unified_conversations.chat_number'), hashtext(${scope.entityId} || chr(31) || ${scope.orgId}))`.execute(
-    trx,
-  );
-}
-
-/** Inserts a conversation with the tenant's next number; an existing one (a racing first turn) gets the turn. */
+/**
+ * Inserts a conversation with its tenant's next chat number, in one statement: the tenant's
+ * counter row, locked by the update, orders first turns arriving together, and starts from the
+ * highest number given so far. False when the conversation exists already (nothing is numbered):
+ * but a first turn racing this one for the same id gets the turn appended, as the conflict's update.
+ */
 async function insertConversation(
-  trx: Transaction<Database>,
+  db: Kysely<Database>,
   scope: RequestScope,
   turn: ConversationMessage[],
   notYetSaved: RawBuilder<boolean>,
-): Promise<void> {
+): Promise<boolean> {
   const firstUser = turn.find((m) => m.role === 'user')?.content ?? 'New chat';
-  await trx
-    .insertInto('unified_conversations')
-    .values({
-      id: scope.conversationId,
-      entity_id: scope.entityId,
-      org_id: scope.orgId,
-      chat_number: sql<number>`(select coalesce(max(chat_number), 0) + 1 from unified_conversations where entity_id = ${scope.entityId} and org_id = ${scope.orgId})`,
-      chat_name: firstUser.slice(0, 60),
-      messages: JSON.stringify(turn),
-      message_count: turn.length,
-      last_message_preview: (turn.at(-1)?.content ?? '').slice(0, 140),
-    })
-    .onConflict((oc) =>
-      oc
-        .column('id')
-        .doUpdateSet({
-          messages: sql`unified_conversations.messages || excluded.messages`,
-          message_count: sql`unified_conversations.message_count + excluded.message_count`,
-          last_message_preview: sql`excluded.last_message_preview`,
-          updated_at: sql`now()`,
-        })
-        .where('unified_conversations.entity_id', '=', scope.entityId)
-        .where('unified_conversations.org_id', '=', scope.orgId)
-        .where(notYetSaved),
+  const { entityId, orgId, conversationId } = scope;
+  const highest = sql`(select coalesce(max(chat_number), 0) from unified_conversations where entity_id = ${entityId} and org_id = ${orgId})`;
+  const result = await sql`
+    with numbered as (
+      insert into conversation_chat_numbers as n (entity_id, org_id, last_number)
+      select ${entityId}, ${orgId}, ${highest} + 1
+      where not exists (select 1 from unified_conversations where id = ${conversationId})
+      on conflict (entity_id, org_id) do update set last_number = greatest(n.last_number, ${highest}) + 1
+      returning last_number
     )
-    .execute();
+    insert into unified_conversations
+      (id, entity_id, org_id, chat_number, chat_name, messages, message_count, last_message_preview)
+    select ${conversationId}, ${entityId}, ${orgId}, last_number, ${firstUser.slice(0, 60)},
+      ${JSON.stringify(turn)}::jsonb, ${turn.length}, ${(turn.at(-1)?.content ?? '').slice(0, 140)}
+    from numbered
+    on conflict (id) do update set
+      messages = unified_conversations.messages || excluded.messages,
+      message_count = unified_conversations.message_count + excluded.message_count,
+      last_message_preview = excluded.last_message_preview,
+      updated_at = now()
+    where unified_conversations.entity_id = ${entityId} and unified_conversations.org_id = ${orgId}
+      and ${notYetSaved}`.execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 function toPending(row: {
