@@ -125,6 +125,33 @@ export async function loadBusinessContext(
     .where('b.entity_id', '=', tenant.entityId)
     .where('b.org_id', '=', tenant.orgId)
     .executeTakeFirst();
+  return businessOf(row);
+}
+
+/** The columns of a business context row over its country's, as {@link loadBusinessContext} reads them. */
+export interface BusinessContextRow {
+  company_name: string | null;
+  country_code: string;
+  country_name: string;
+  own_currency: string | null;
+  country_currency: string;
+  currency_symbol: string;
+  own_locale: string | null;
+  country_locale: string;
+  own_number_system: NumberSystem | null;
+  country_number_system: NumberSystem;
+  date_format: string;
+  own_fy_start_month: number | null;
+  country_fy_start_month: number;
+  tax_name: string;
+  own_timezone: string | null;
+  country_timezone: string;
+  industry: string | null;
+  entity_size: string | null;
+}
+
+/** A tenant's business context from its row; the Indian default without one. */
+export function businessOf(row: BusinessContextRow | undefined): BusinessContext {
   if (!row) return { ...DEFAULT_BUSINESS_CONTEXT };
   const ownLocale = validLocale(row.own_locale);
   const locale = ownLocale ?? validLocale(row.country_locale) ?? DEFAULT_BUSINESS_CONTEXT.locale;

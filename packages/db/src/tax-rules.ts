@@ -1,4 +1,10 @@
 import { type Kysely, sql } from 'kysely';
+import {
+  type BusinessContext,
+  type BusinessContextRow,
+  businessOf,
+  DEFAULT_BUSINESS_CONTEXT,
+} from './business-context.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -40,48 +46,55 @@ export async function loadTaxRegistration(
 }
 
 /**
- * A country's tax rules (as {@link loadTaxRules}), a tenant's registration (as
- * {@link loadTaxRegistration}) and its lock date (`YYYY-MM-DD`, null when none) in one statement:
- * what a write's validation needs of the books.
+ * A tenant's business context (as {@link loadBusinessContext}), its country's tax rules (as
+ * {@link loadTaxRules}), its registration (as {@link loadTaxRegistration}) and its lock date
+ * (`YYYY-MM-DD`, null when none), in one statement: what a request needs to answer in the
+ * business's terms and to have a write validated against its books.
  */
-export async function loadTaxBooks(
+export async function loadBusinessBooks(
   db: Kysely<Database>,
-  countryCode: string,
   tenant: { entityId: string; orgId: string },
 ): Promise<{
+  business: BusinessContext;
   rules: TaxRuleRow[];
   registration: { state: string | null; taxId: string | null };
   lockDate: string | null;
 }> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('business_contexts')
-        .select('state')
-        .where('entity_id', '=', tenant.entityId)
-        .where('org_id', '=', tenant.orgId)
-        .as('state'),
-      eb
-        .selectFrom('business_contexts')
-        .select('gstin')
-        .where('entity_id', '=', tenant.entityId)
-        .where('org_id', '=', tenant.orgId)
-        .as('gstin'),
-      eb
-        .selectFrom('lock_dates')
-        .select(sql<string | null>`lock_date::text`.as('lock_date'))
-        .where('entity_id', '=', tenant.entityId)
-        .where('org_id', '=', tenant.orgId)
-        .as('lock_date'),
-      sql<TaxRuleRow[]>`coalesce((
+  const { rows } = await sql<
+    Partial<BusinessContextRow> & {
+      configured: boolean;
+      state: string | null;
+      gstin: string | null;
+      lock_date: string | null;
+      rules: TaxRuleRow[];
+    }
+  >`
+    select
+      b.company_name, b.country_code, c.country_name,
+      b.currency_code as own_currency, c.currency_code as country_currency, c.currency_symbol,
+      b.locale as own_locale, c.locale as country_locale,
+      b.number_system as own_number_system, c.number_system as country_number_system,
+      c.date_format, b.fy_start_month as own_fy_start_month, c.fy_start_month as country_fy_start_month,
+      c.tax_name, b.timezone as own_timezone, c.timezone as country_timezone,
+      b.industry, b.entity_size,
+      c.country_code is not null as configured,
+      b.state, b.gstin,
+      (select lock_date::text from lock_dates where entity_id = ${tenant.entityId} and org_id = ${tenant.orgId})
+        as lock_date,
+      coalesce((
         select jsonb_agg(
           rule || jsonb_build_object('kind', kind, 'from', effective_from::text)
             || case when effective_to is null then '{}'::jsonb else jsonb_build_object('to', effective_to::text) end
           order by effective_from, kind, key)
-        from tax_rules where country_code = ${countryCode}), '[]'::jsonb)`.as('rules'),
-    ])
-    .executeTakeFirstOrThrow();
+        from tax_rules where country_code = coalesce(c.country_code, ${DEFAULT_BUSINESS_CONTEXT.countryCode})
+      ), '[]'::jsonb) as rules
+    from (select) as one
+    left join business_contexts b on b.entity_id = ${tenant.entityId} and b.org_id = ${tenant.orgId}
+    left join country_configs c on c.country_code = b.country_code`.execute(db);
+  const row = rows[0]!;
   return {
+    // A business whose country has no configuration is answered as the default, as before.
+    business: businessOf(row.configured ? (row as BusinessContextRow) : undefined),
     rules: row.rules,
     registration: { state: row.state ?? null, taxId: row.gstin ?? null },
     lockDate: row.lock_date ?? null,

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDb,
   type Database,
-  loadTaxBooks,
+  loadBusinessBooks,
+  loadBusinessContext,
   loadTaxRegistration,
   loadTaxRules,
   migrateToLatest,
@@ -128,7 +129,7 @@ describe('tax rules in the database', () => {
     });
   });
 
-  it('reads the rules, the registration and the lock date in one statement, as their own reads do', async () => {
+  it('reads the business, its rules, registration and lock date in one statement, as their own reads do', async () => {
     await db
       .insertInto('business_contexts')
       .values({ entity_id: 'e-books', org_id: 'o-tax', country_code: 'AE', state: null, gstin: null })
@@ -137,21 +138,43 @@ describe('tax rules in the database', () => {
       .insertInto('lock_dates')
       .values({ entity_id: 'e-books', org_id: 'o-tax', lock_date: '2026-03-31', updated_by: 'test' })
       .execute();
+    // A business in a country with no tax rules, and a lock date without a business row.
+    await db
+      .insertInto('business_contexts')
+      .values({
+        entity_id: 'e-nowhere',
+        org_id: 'o-tax',
+        country_code: 'US',
+        state: 'Texas',
+        gstin: null,
+      })
+      .execute();
+    await db
+      .insertInto('lock_dates')
+      .values({ entity_id: 'e-none', org_id: 'o-tax', lock_date: '2025-12-31', updated_by: 'test' })
+      .execute();
     const tenants = [
       { entityId: 'e-tax', orgId: 'o-tax' },
       { entityId: 'e-books', orgId: 'o-tax' },
       { entityId: 'e-none', orgId: 'o-tax' },
+      { entityId: 'e-nowhere', orgId: 'o-tax' },
+      { entityId: 'e-tax', orgId: 'o-other' },
     ];
-    for (const country of ['IN', 'AE', 'US', 'XX'])
-      for (const tenant of tenants) {
-        const books = await loadTaxBooks(db, country, tenant);
-        expect(books).toEqual({
-          rules: await loadTaxRules(db, country),
-          registration: await loadTaxRegistration(db, tenant),
-          lockDate: (await readLockDate(db, tenant)).lockDate,
-        });
-      }
-    expect((await loadTaxBooks(db, 'IN', tenants[0] as (typeof tenants)[0])).rules.length).toBeGreaterThan(0);
-    expect((await loadTaxBooks(db, 'AE', tenants[1] as (typeof tenants)[1])).lockDate).toBe('2026-03-31');
+    for (const tenant of tenants) {
+      const business = await loadBusinessContext(db, tenant);
+      expect(await loadBusinessBooks(db, tenant), JSON.stringify(tenant)).toEqual({
+        business,
+        rules: await loadTaxRules(db, business.countryCode),
+        registration: await loadTaxRegistration(db, tenant),
+        lockDate: (await readLockDate(db, tenant)).lockDate,
+      });
+    }
+    const books = await loadBusinessBooks(db, { entityId: 'e-books', orgId: 'o-tax' });
+    expect([books.business.countryCode, books.lockDate, books.rules.length > 0]).toEqual([
+      'AE',
+      '2026-03-31',
+      true,
+    ]);
+    expect((await loadBusinessBooks(db, { entityId: 'e-none', orgId: 'o-tax' })).lockDate).toBe('2025-12-31');
   });
 });

@@ -150,6 +150,24 @@ describe('the books context of a validation', () => {
     expect((await validationBooks(run)).closed).toBeUndefined();
   });
 
+  test('a request that read its business before its first validation reads the lock again for it', async () => {
+    const run = runOf('e-ae');
+    // Read at the start of the request (formatting an answer, a model call in between)…
+    expect((await run.business()).countryCode).toBe('AE');
+    await ownerDb
+      .insertInto('lock_dates')
+      .values({ entity_id: 'e-ae', org_id: 'o-tax', lock_date: '2026-06-30', updated_by: 'test' })
+      .execute();
+    try {
+      // …the lock set since then holds for the first validation.
+      const first = await validationBooks(run);
+      expect(first.books).toMatchObject({ country: 'AE' });
+      expect(first.closed).toMatchObject({ date: '2026-06-30' });
+    } finally {
+      await ownerDb.deleteFrom('lock_dates').where('entity_id', '=', 'e-ae').execute();
+    }
+  });
+
   test('a lock date that cannot be read fails the validation, though the books may go without', async () => {
     const unreachable = createDb('postgres://nobody@127.0.0.1:1/none', { max: 1, connectionTimeoutMs: 500 });
     try {

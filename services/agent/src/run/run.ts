@@ -5,6 +5,7 @@ import type { AttachmentRef } from '../model/attachments.ts';
 import type { Enrichment } from '../render/enrichments.ts';
 import { type Formats, formatsFor } from '../render/locale.ts';
 import type { AgentContext } from './context.ts';
+import type { BusinessBooks } from './store.ts';
 
 /** A write the turn attempted, and what became of it. */
 export interface WriteOutcome {
@@ -43,6 +44,7 @@ export class Run {
   /** Files attached to this request, kept with its user message in the conversation. */
   attachments: AttachmentRef[] = [];
   private businessContext: Promise<BusinessContext> | undefined;
+  private booksRead: Promise<BusinessBooks> | undefined;
   private formatsOf: Promise<Formats> | undefined;
   private emitted = 0;
   /** What a client rendering the stream shows: the `response_chunk`s since the last `response_replace`. */
@@ -133,8 +135,8 @@ export class Run {
    * unreadable one is the default, so a database hiccup costs the formatting, not the answer.
    */
   business(): Promise<BusinessContext> {
-    this.businessContext ??= Promise.resolve()
-      .then(() => this.ctx.store.businessContext(this.scope))
+    this.businessContext ??= this.businessBooks()
+      .then((books) => books.business)
       .catch((error: unknown) => {
         this.ctx.log.warn(
           { err: error, requestId: this.scope.requestId },
@@ -143,6 +145,20 @@ export class Run {
         return { ...DEFAULT_BUSINESS_CONTEXT };
       });
     return this.businessContext;
+  }
+
+  /**
+   * The business context with its books (tax rules, registration, lock date), read once per
+   * request in one statement.
+   */
+  businessBooks(): Promise<BusinessBooks> {
+    this.booksRead ??= Promise.resolve().then(() => this.ctx.store.businessBooks(this.scope));
+    return this.booksRead;
+  }
+
+  /** Whether the business and its books have been asked for in this request. */
+  get businessBooksAsked(): boolean {
+    return this.booksRead !== undefined;
   }
 
   /** Money, numbers and dates as the tenant's business writes them. */

@@ -7,12 +7,16 @@ import {
   type BusinessContext,
   type ConversationMessage,
   type Database,
+  loadBusinessBooks,
   loadBusinessContext,
   type PendingActionsTable,
   readLockDate,
 } from '@munim/db';
 import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely';
 import { transient } from './transient.ts';
+
+/** What {@link AgentStore.businessBooks} reads. */
+export type BusinessBooks = Awaited<ReturnType<typeof loadBusinessBooks>>;
 
 /** The unique key that numbers a tenant's chats (migration 0017). */
 const CHAT_NUMBER_KEY = 'unified_conversations_tenant_chat_number_key';
@@ -63,6 +67,11 @@ export class AgentStore {
   /** The tenant's business context: currency, locale, number system, financial year. */
   businessContext(scope: RequestScope): Promise<BusinessContext> {
     return loadBusinessContext(this.db, scope);
+  }
+
+  /** The business context, its country's tax rules, its registration and lock date, in one statement. */
+  businessBooks(scope: RequestScope): Promise<BusinessBooks> {
+    return loadBusinessBooks(this.db, scope);
   }
 
   /** The last day of the tenant's closed books (`YYYY-MM-DD`), or null when none is closed. */

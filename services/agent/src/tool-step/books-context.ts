@@ -5,8 +5,9 @@ import {
   type TaxRule,
   TaxRuleSchema,
 } from '@munim/contracts';
-import { loadTaxBooks, todayIn } from '@munim/db';
+import { todayIn } from '@munim/db';
 import type { Run } from '../run/run.ts';
+import type { BusinessBooks } from '../run/store.ts';
 import { closedPeriodOf, closedUpTo } from './closed-period.ts';
 
 /**
@@ -17,22 +18,21 @@ import { closedPeriodOf, closedUpTo } from './closed-period.ts';
  */
 const read = new WeakMap<Run, Promise<BooksContext | undefined>>();
 
-/** The books, and the lock date read in the same statement. */
-async function load(run: Run): Promise<{ books: BooksContext | undefined; lockDate: string | null }> {
-  const business = await run.business();
-  const {
-    rules: rows,
-    registration,
-    lockDate,
-  } = await loadTaxBooks(run.ctx.store.db, business.countryCode, run.scope);
-  return { books: booksOf(run, business, rows, registration), lockDate };
+/**
+ * The books, and the lock date read in the same statement when this validation is what read them
+ * (undefined when the request read them earlier: its lock date may be stale by now).
+ */
+async function load(run: Run): Promise<{ books: BooksContext | undefined; lockDate?: string | null }> {
+  const fresh = !run.businessBooksAsked;
+  const { business, rules, registration, lockDate } = await run.businessBooks();
+  return { books: booksOf(run, business, rules, registration), ...(fresh ? { lockDate } : {}) };
 }
 
 function booksOf(
   run: Run,
-  business: Awaited<ReturnType<Run['business']>>,
-  rows: Awaited<ReturnType<typeof loadTaxBooks>>['rules'],
-  registration: Awaited<ReturnType<typeof loadTaxBooks>>['registration'],
+  business: BusinessBooks['business'],
+  rows: BusinessBooks['rules'],
+  registration: BusinessBooks['registration'],
 ): BooksContext | undefined {
   const rules: TaxRule[] = [];
   for (const row of rows) {
@@ -75,7 +75,7 @@ export function booksContext(run: Run): Promise<BooksContext | undefined> {
 }
 
 /** Reads the books for the run, once; undefined (said in a warning) when they cannot be read. */
-function start(run: Run): Promise<{ books: BooksContext | undefined; lockDate: string | null } | undefined> {
+function start(run: Run): Promise<{ books: BooksContext | undefined; lockDate?: string | null } | undefined> {
   const loading = load(run).catch((error: unknown) => {
     run.ctx.log.warn(
       { err: error, requestId: run.scope.requestId },
@@ -101,7 +101,8 @@ export async function validationBooks(
   const known = read.get(run);
   if (known) return { books: await known, closed: await closedUpTo(run) };
   const loaded = await start(run);
-  // Not read with the books: read on its own, and a failure fails the call (closed).
-  if (!loaded) return { books: undefined, closed: await closedUpTo(run) };
+  // Not read with the books (or read before this validation): read on its own, and a failure
+  // fails the call (closed).
+  if (loaded?.lockDate === undefined) return { books: loaded?.books, closed: await closedUpTo(run) };
   return { books: loaded.books, closed: await closedPeriodOf(run, loaded.lockDate) };
 }
