@@ -56,21 +56,51 @@ export async function streamEvents(
     if (!reply.sse.isConnected) gone.abort(DISCONNECTED);
     reply.sse.sendHeaders(200);
     reply.raw.flushHeaders();
-    const ended = await relay({
-      following,
-      signal: AbortSignal.any([shutdown, gone.signal]),
-      timeoutMs: ctx.config.STREAM_TIMEOUT_MS,
-      idleTimeoutMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
-      onEvent: async ({ seq, message }) => {
-        if (!reply.sse.isConnected) return gone.abort(DISCONNECTED);
-        await reply.sse.send({
-          id: String(seq),
-          event: message.data.type,
-          data: forClient(message.data.type, message.data.payload, view),
-        });
-      },
-    });
+    const coalesce = coalescer(reply);
+    let ended: Awaited<ReturnType<typeof relay>>;
+    try {
+      ended = await relay({
+        following,
+        signal: AbortSignal.any([shutdown, gone.signal]),
+        timeoutMs: ctx.config.STREAM_TIMEOUT_MS,
+        idleTimeoutMs: ctx.config.STREAM_IDLE_TIMEOUT_MS,
+        onEvent: async ({ seq, message }) => {
+          if (!reply.sse.isConnected) return gone.abort(DISCONNECTED);
+          coalesce.hold();
+          await reply.sse.send({
+            id: String(seq),
+            event: message.data.type,
+            data: forClient(message.data.type, message.data.payload, view),
+          });
+        },
+      });
+    } finally {
+      coalesce.release();
+    }
     // A gateway-side end has no id: the client's Last-Event-ID stays on the last real event.
     if (ended && reply.sse.isConnected) await reply.sse.send({ event: 'error', data: ended });
   });
+}
+
+/**
+ * Holds a reply's writes until the end of the event loop's turn: the events that arrived together
+ * (one stream message often carries several) leave in one socket write, not one each. `release`
+ * lets them go at once (the stream is ending: the response must not end with them held).
+ */
+function coalescer(reply: FastifyReply): { hold(): void; release(): void } {
+  let held: NodeJS.Immediate | undefined;
+  const release = () => {
+    if (!held) return;
+    clearImmediate(held);
+    held = undefined;
+    reply.raw.uncork();
+  };
+  return {
+    hold() {
+      if (held) return;
+      reply.raw.cork();
+      held = setImmediate(release);
+    },
+    release,
+  };
 }
