@@ -16,6 +16,7 @@ import { freePort } from '@munim/testkit/ports';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { migrateWithBase } from './base.ts';
+import type { CpuLimits } from './cgroup.ts';
 import { forkScriptedLlm } from './llm.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -79,6 +80,11 @@ export async function startLoadSystem(opts: {
   root?: string | undefined;
   /** Instances per service (one each when not given); each gateway gets a port of its own. */
   scale?: Partial<Record<ServiceName, number>>;
+  /**
+   * A CPU limit for every service instance, as its pod would have (not the demo books: they stand
+   * in for a customer's MCP server, outside the system). None when not given.
+   */
+  cpuLimits?: CpuLimits | undefined;
 }): Promise<LoadSystem> {
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const prefix = `bench${randomBytes(4).toString('hex')}`;
@@ -133,6 +139,7 @@ export async function startLoadSystem(opts: {
     const gatewayPorts = await Promise.all(
       Array.from({ length: Math.max(0, (opts.scale?.gateway ?? 1) - 1) }, () => freePort()),
     );
+    const limitFailures: string[] = [];
     const stack: RunningStack = await startStack({
       env: {
         NATS_URL: natsUrl,
@@ -154,9 +161,18 @@ export async function startLoadSystem(opts: {
       instanceEnv: (service, index) =>
         service === 'gateway' && index >= 2 ? { PORT: String(gatewayPorts[index - 2]) } : undefined,
       onLine,
+      onSpawn: ({ child, name, service }) => {
+        if (!opts.cpuLimits || !child.pid) return;
+        try {
+          opts.cpuLimits.limit(child.pid, name, service);
+        } catch (error) {
+          limitFailures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
       ...(opts.root ? { root: opts.root } : {}),
     });
     cleanup.push(() => stack.stop());
+    if (limitFailures.length > 0) throw new Error(`could not put a CPU limit on ${limitFailures.join(', ')}`);
     return {
       gatewayUrl: stack.gatewayUrl,
       gatewayUrls: stack.gatewayUrls,

@@ -5,6 +5,7 @@ import type { ServiceName } from '@munim/devstack';
 import pg from 'pg';
 import { forkAnchor } from '../load/anchor.ts';
 import { type BaseCheckout, checkoutBase } from '../load/base.ts';
+import { type CpuLimits, type Throttling, throttledBetween } from '../load/cgroup.ts';
 import { Counts, type CountsPerAnswer, perAnswer, type Snapshot } from '../load/counts.ts';
 import { CpuMeter, type CpuTimes, childrenOf, cmdline, pidListeningOn } from '../load/cpu.ts';
 import { type Footprint, FootprintMeter } from '../load/footprint.ts';
@@ -99,6 +100,8 @@ export interface ScenarioReport {
   counts?: CountsPerAnswer;
   /** What the whole run cost NATS storage and PostgreSQL (not for the anchor). */
   footprint?: Footprint;
+  /** Under per-instance CPU limits: how often each service's instances used all of theirs, in the window. */
+  throttling?: Record<string, Throttling>;
 }
 
 /** The machine's NATS and PostgreSQL: the processes listening on their ports (shared, measured anyway). */
@@ -178,6 +181,10 @@ interface Target {
   databaseName?: string;
   /** Whether the clients' events go to the events check (not for the anchor). */
   record: boolean;
+  /** The warm-up before the window, when not WARMUP_MS. */
+  warmupMs?: number | undefined;
+  /** Called as the window opens and as it closes. */
+  onEdge?: (edge: 'window-open' | 'window-close') => void;
   /** Where the services count statements and messages, and the system's streams (not for the anchor). */
   counts?: { reader: Counts; natsUrl: string; prefix: string };
 }
@@ -203,7 +210,7 @@ async function measure(target: Target, infra: ReturnType<typeof infrastructure>)
     {
       url: target.url,
       concurrency: CONCURRENCY,
-      warmupMs: WARMUP_MS,
+      warmupMs: target.warmupMs ?? WARMUP_MS,
       durationMs: DURATION_MS,
       flow: target.flow,
       record: target.record,
@@ -216,6 +223,7 @@ async function measure(target: Target, infra: ReturnType<typeof infrastructure>)
         if (edge === 'window-open') meter.start();
         else cpu = meter.stop();
         snapshot();
+        target.onEdge?.(edge);
       },
     },
   );
@@ -287,6 +295,10 @@ interface ScenarioSpec {
   flow: LoadPlan['flow'];
   /** Instances per service (one each when not given); the clients spread round-robin over the gateways. */
   scale?: Partial<Record<ServiceName, number>>;
+  /** A CPU limit on every service instance (the scale suite's); none when not given. */
+  cpuLimits?: CpuLimits | undefined;
+  /** The warm-up before the window, when not WARMUP_MS. */
+  warmupMs?: number | undefined;
 }
 
 /**
@@ -328,9 +340,11 @@ export async function runScenario(
     env: { ...UNLIMITED, ...profile, ...spec.env },
     root,
     ...(spec.scale ? { scale: spec.scale } : {}),
+    cpuLimits: spec.cpuLimits,
   });
   try {
     console.log(`${spec.name}: system up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const throttling: Map<string, Throttling>[] = [];
     const extra = await before?.(system);
     const target: Target = {
       name: spec.name,
@@ -340,6 +354,10 @@ export async function runScenario(
       processes: system.processes,
       databaseName: system.databaseName,
       record: true,
+      warmupMs: spec.warmupMs,
+      onEdge: (edge) => {
+        if (spec.cpuLimits) throttling[edge === 'window-open' ? 0 : 1] = spec.cpuLimits.throttling();
+      },
       counts: {
         reader: counts,
         natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
@@ -356,10 +374,12 @@ export async function runScenario(
     await footprint.start();
     const measured = await measure(target, infra);
     const events = await checkEvents(system.databaseUrl, measured.result.received);
+    const [open, close] = throttling;
     const report = {
       ...summarise(target, measured, events, system),
       ...extra,
       footprint: await footprint.read(measured.result.completed),
+      ...(open && close ? { throttling: throttledBetween(open, close) } : {}),
     };
     if (report.answers === 0 || report.problems.length > 0)
       console.log(

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
-import type { ServiceName } from '@munim/devstack';
+import { SERVICES, type ServiceName } from '@munim/devstack';
+import { CpuLimits } from '../load/cgroup.ts';
 import type { CountsPerAnswer } from '../load/counts.ts';
 import { FAST_QUERY } from '../load/llm.ts';
 import type { Suite } from '../run.ts';
@@ -33,11 +34,36 @@ const SHAPES: Shape[] = [
 
 const DESCRIPTION = `"${FAST_QUERY}", RESPONSE_CACHE=off, no model; the clients spread round-robin over the gateways`;
 
+/**
+ * Cores each service instance may use, as a pod's CPU limit (`0` or `off`: none). The default keeps
+ * one instance of each service well inside this machine's two cores, and two gateways and two
+ * agents too, with NATS, PostgreSQL, the demo books and the load generator beside them.
+ */
+const INSTANCE_CPU = (() => {
+  const text = process.env.BENCH_SCALE_INSTANCE_CPU ?? '0.1';
+  return text === 'off' ? 0 : Number(text);
+})();
+
+/**
+ * The warm-up under a limit: a service's first answers cost it several times what later ones do
+ * (V8 compiles its hot code meanwhile, in the same CPU quota), and at a tenth of a core they come
+ * slowly, so the load suite's few seconds would put that compiling in the measured window.
+ */
+const LIMITED_WARMUP_MS = Number(process.env.BENCH_SCALE_WARMUP_MS ?? 30_000);
+
+/** The services the suite starts, each instance of which gets the limit. */
+const LIMITED = SERVICES.filter((s) => s !== 'messaging');
+
 interface ShapeReport extends ScenarioReport {
   scale: Shape['scale'];
 }
 
-const runShape = async (shape: Shape, infra: ReturnType<typeof infrastructure>): Promise<ShapeReport> => ({
+const runShape = async (
+  shape: Shape,
+  infra: ReturnType<typeof infrastructure>,
+  cpuLimits: CpuLimits | undefined,
+  warmupMs: number,
+): Promise<ShapeReport> => ({
   ...(await runScenario(
     {
       name: shape.name,
@@ -46,6 +72,8 @@ const runShape = async (shape: Shape, infra: ReturnType<typeof infrastructure>):
       env: { RESPONSE_CACHE: 'off' },
       flow: { kind: 'repeat', body: { query: FAST_QUERY, ...tenant } },
       scale: shape.scale,
+      cpuLimits,
+      warmupMs,
     },
     infra,
     undefined,
@@ -55,13 +83,44 @@ const runShape = async (shape: Shape, infra: ReturnType<typeof infrastructure>):
 
 const ratio = (value: number, anchor: number) => (anchor > 0 ? `× ${fmt(value / anchor, 2)}` : '—');
 
-function printTable(reports: ShapeReport[]): void {
+const instances = (r: ShapeReport, service: ServiceName) => r.scale[service] ?? 1;
+
+/** Cores a service's instances kept busy over the window, together. */
+const busy = (r: ShapeReport, service: ServiceName) => (r.cpu[service]?.ms ?? 0) / r.windowMs;
+
+/** The share of the CFS periods in which a service's instances used their whole quota and waited. */
+const throttled = (r: ShapeReport, service: ServiceName) => {
+  const t = r.throttling?.[service];
+  return t && t.periods > 0 ? t.throttled / t.periods : 0;
+};
+
+/** Below this share of periods held back, a service's limit is taken as not what bound the shape. */
+const HELD_BACK = 0.05;
+
+/**
+ * What bound a shape: the service whose limit held it back most often (the kernel's count of
+ * throttled periods, in the window), with the cores it used of its limit.
+ */
+const boundBy = (r: ShapeReport, cores: number) => {
+  const [top] = LIMITED.map((service) => ({ service, held: throttled(r, service) })).sort(
+    (a, b) => b.held - a.held,
+  );
+  if (!top) return '—';
+  const used = (service: ServiceName) =>
+    `${fmt(busy(r, service), 3)} of ${fmt(cores * instances(r, service), 2)} cores`;
+  return top.held >= HELD_BACK
+    ? `${top.service} (at its limit in ${fmt(top.held * 100)} % of periods; ${used(top.service)})`
+    : `no service's limit (none at it in ${fmt(HELD_BACK * 100)} % of periods): the machine, NATS or PostgreSQL`;
+};
+
+function printTable(reports: ShapeReport[], limit: number): void {
   const anchor = reports[0];
   if (!anchor) return;
   const table: Record<string, Record<string, string>> = {};
   const row = (name: string, value: (r: ShapeReport) => string) => {
     table[name] = Object.fromEntries(reports.map((r) => [r.name, value(r)]));
   };
+  row('CPU limit per service instance', () => (limit > 0 ? `${limit} cores` : 'none'));
   row('answers/s', (r) => fmt(r.answersPerSecond, 1));
   row('answers/s ÷ one instance', (r) =>
     r === anchor ? 'anchor' : ratio(r.answersPerSecond, anchor.answersPerSecond),
@@ -75,6 +134,20 @@ function printTable(reports: ShapeReport[]): void {
   row('p99 ms to complete', (r) => fmt(r.latencyMs.p99, 1));
   row('p99 ÷ one instance', (r) => (r === anchor ? 'anchor' : ratio(r.latencyMs.p99, anchor.latencyMs.p99)));
   row('events stored/sent', eventsStored);
+  for (const service of LIMITED)
+    row(`cores busy: ${service}${limit > 0 ? ' (of its limit × instances)' : ''}`, (r) =>
+      limit > 0
+        ? `${fmt(busy(r, service), 3)} of ${fmt(limit * instances(r, service), 2)} (${fmt((100 * busy(r, service)) / (limit * instances(r, service)))} %)`
+        : fmt(busy(r, service), 3),
+    );
+  if (limit > 0) {
+    for (const service of LIMITED)
+      row(`throttled: ${service} (periods at its limit; time waited)`, (r) => {
+        const t = r.throttling?.[service];
+        return t ? `${fmt(throttled(r, service) * 100)} %; ${fmt(t.waitedMs / 1000, 1)} s` : '—';
+      });
+    row('bound by', (r) => boundBy(r, limit));
+  }
   const labels = processLabels(reports).filter(
     (label) => reports.some((r) => r.cpu[label]) && !OUTSIDE.includes(label),
   );
@@ -151,23 +224,37 @@ function printSizing(reports: ShapeReport[]): void {
   console.table(table);
 }
 
-/** Says what the comparison means on this machine: whether its cores had room for more instances. */
-function verdict(reports: ShapeReport[]): string {
+/** Says what the comparison means: whether answers/s grew, and what bound each shape. */
+function verdict(reports: ShapeReport[], limit: number, unlimitedWhy: string | undefined): string {
   const [one, ...more] = reports;
   if (!one) return '';
   const cores = availableParallelism();
   // What kept the machine busy: the system and its load generator, and anything else running on it.
-  const busy = (r: ShapeReport) =>
+  const machine = (r: ShapeReport) =>
     `${fmt(r.machineCoresBusy, 2)} of ${cores} cores busy (the system and its load generator ${fmt(r.coresBusy, 2)}, other work on the machine ${fmt(Math.max(0, r.machineCoresBusy - r.coresBusy), 2)})`;
-  const lines = more.map(
-    (r) =>
-      `${r.name}: answers/s ${ratio(r.answersPerSecond, one.answersPerSecond)} the one-instance run's, CPU per answer ${ratio(r.cpuMsPerAnswer, one.cpuMsPerAnswer)}; ${busy(r)}`,
-  );
-  lines.push(
-    one.machineCoresBusy >= 0.9 * cores
-      ? `With one instance of each service the machine was already saturated: ${busy(one)}. The second gateway and agent had no idle core to run on; what they add here is what they take from the others (and from whatever else ran meanwhile), and growth needs cores to spare (a bigger machine, or another one).`
-      : `With one instance of each service: ${busy(one)}. There were cores to spare, so the ratios above are what the second instances gave.`,
-  );
+  const lines: string[] = [];
+  for (const r of more) {
+    const ratio = one.answersPerSecond > 0 ? r.answersPerSecond / one.answersPerSecond : Number.NaN;
+    lines.push(
+      `growth: × ${fmt(ratio, 2)} with ${r.name} (${fmt(one.answersPerSecond, 1)} → ${fmt(r.answersPerSecond, 1)} answers/s: ${ratio > 1 ? 'grew' : 'did not grow'})${limit > 0 ? `, bound by ${boundBy(r, limit)}; one instance each was bound by ${boundBy(one, limit)}` : ''}`,
+    );
+  }
+  for (const r of reports) lines.push(`${r.name}: ${machine(r)}`);
+  const saturated = reports.filter((r) => r.machineCoresBusy >= 0.9 * cores);
+  if (limit > 0)
+    lines.push(
+      saturated.length === 0
+        ? `Each service instance had ${limit} cores (a cgroup CPU limit, as a pod's), and the machine had cores to spare in every shape (under 90 % busy): the ratio is what the added instances gave within their limits, and "bound by" names the service whose limit held each shape back most often.`
+        : `The machine was 90 % busy or more with ${saturated.map((r) => r.name).join(', ')} (other work on it included): besides their limits, the services may have waited for a core there, so those figures are less clean. Lower BENCH_SCALE_INSTANCE_CPU (now ${limit}) or measure on a quieter machine.`,
+    );
+  else
+    lines.push(
+      `No CPU limit per instance (${unlimitedWhy}): every instance shares this machine's ${cores} cores. ${
+        one.machineCoresBusy >= 0.9 * cores
+          ? 'With one instance of each service the machine was already saturated, so a second gateway and agent could only take time from the others: growth cannot be shown here without per-instance limits or cores to spare.'
+          : 'There were cores to spare, so the ratios above are what the second instances gave.'
+      }`,
+    );
   const top = Object.entries(one.cpu)
     .filter(([label]) => !OUTSIDE.includes(label))
     .sort(([, a], [, b]) => b.msPerAnswer - a.msPerAnswer)
@@ -181,29 +268,52 @@ function verdict(reports: ShapeReport[]): string {
  * Whether the system answers more with more instances: the fast path under the load suite's
  * clients, with one instance of each service, then with two gateways and two agents (the clients
  * spread round-robin over both gateways), each on a fresh system in the same run. The
- * one-instance run is the anchor. Also what each answer cost NATS and PostgreSQL, for sizing them.
+ * one-instance run is the anchor. Every service instance runs under a CPU limit of its own (a
+ * cgroup, as a pod's `resources.limits.cpu`), so that a small machine has cores to spare and an
+ * added instance adds capacity rather than taking it from the others; the kernel's throttling
+ * counts say which service's limit bound each shape. Also what each answer cost NATS and
+ * PostgreSQL, for sizing them.
  */
 export const scaleSuite: Suite = {
   name: 'scale',
   async run() {
     const started = performance.now();
-    console.log(
-      `${CONCURRENCY} SSE clients, ${WARMUP_MS / 1000} s warm-up, ${DURATION_MS / 1000} s measured per shape, ${availableParallelism()} cores`,
-    );
     const infra = infrastructure(process.env.TEST_DATABASE_ADMIN_URL ?? 'postgres://127.0.0.1:5432/postgres');
     for (const note of infra.notes) console.log(`note: ${note}`);
+    const opened = CpuLimits.open(INSTANCE_CPU);
+    const cpuLimits = opened instanceof CpuLimits ? opened : undefined;
+    const unlimitedWhy = opened instanceof CpuLimits ? undefined : opened.unavailable;
+    console.log(
+      cpuLimits
+        ? `CPU limit: ${cpuLimits.cores} cores for each instance of ${LIMITED.join(', ')}, in ${cpuLimits.where}; NATS, PostgreSQL, the demo books and the load generator unlimited`
+        : `CPU limit: none (${unlimitedWhy}); growth needs cores to spare`,
+    );
+    const limit = cpuLimits?.cores ?? 0;
+    const warmupMs = cpuLimits ? LIMITED_WARMUP_MS : WARMUP_MS;
+    console.log(
+      `${CONCURRENCY} SSE clients, ${warmupMs / 1000} s warm-up, ${DURATION_MS / 1000} s measured per shape, ${availableParallelism()} cores`,
+    );
     const reports: ShapeReport[] = [];
-    for (const shape of SHAPES) reports.push(await runShape(shape, infra));
+    try {
+      for (const shape of SHAPES) reports.push(await runShape(shape, infra, cpuLimits, warmupMs));
+    } finally {
+      cpuLimits?.close();
+    }
     console.log(`every shape: ${DESCRIPTION}`);
-    printTable(reports);
+    printTable(reports, limit);
     printSizing(reports);
-    console.log(verdict(reports));
+    console.log(verdict(reports, limit, unlimitedWhy));
     for (const r of reports)
       if (r.events?.missing)
         console.log(
           `${r.name}: events missing from request_events, e.g. ${r.events.missingExamples.join(', ')}`,
         );
-    const file = await saveFigures('scale', { notes: infra.notes, shapes: reports });
+    const file = await saveFigures('scale', {
+      notes: infra.notes,
+      warmupMs,
+      cpuLimitPerInstance: cpuLimits ? { cores: limit, where: cpuLimits.where } : { none: unlimitedWhy },
+      shapes: reports,
+    });
     console.log(`figures: ${file} (whole suite ${((performance.now() - started) / 1000).toFixed(0)} s)`);
   },
 };

@@ -34,6 +34,8 @@ export interface StackOptions {
   instanceEnv?: (service: ServiceName, index: number) => Record<string, string | undefined> | undefined;
   /** Instances per service; 1 when not given (messaging: 0). */
   scale?: Partial<Record<ServiceName, number>> | undefined;
+  /** Called with each instance right after it is spawned (e.g. to put it under a CPU limit). */
+  onSpawn?: (instance: ServiceProcess) => void;
   /** Every output line of every instance. */
   onLine?: (instance: string, line: string, stream: 'stdout' | 'stderr') => void;
   /** How long to wait for /readyz, in ms. */
@@ -112,6 +114,7 @@ export async function startStack(opts: StackOptions): Promise<RunningStack> {
     const url = service === 'gateway' ? `http://127.0.0.1:${env.PORT ?? '8080'}` : undefined;
     const proc = { service, index, name, child, ownEnv, url };
     processes.push(proc);
+    opts.onSpawn?.(proc);
     return proc;
   };
 
