@@ -14,9 +14,9 @@ describe('logger env', () => {
     expect(() => loadEnv({ DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);
   });
 
-  it('defaults LOGGER_CONCURRENCY to 4 and rejects a bad one', () => {
+  it('defaults LOGGER_CONCURRENCY to 2 and rejects a bad one', () => {
     const env = loadEnv({ DATABASE_URL: 'postgresql://u@h:5432/d' });
-    expect(env.LOGGER_CONCURRENCY).toBe(4);
+    expect(env.LOGGER_CONCURRENCY).toBe(2);
     expect(loadEnv({ DATABASE_URL: 'postgres://h/d', LOGGER_CONCURRENCY: '4' }).LOGGER_CONCURRENCY).toBe(4);
     expect(() => loadEnv({ DATABASE_URL: 'postgres://h/d', LOGGER_CONCURRENCY: '0' })).toThrow(
       /LOGGER_CONCURRENCY/,
