@@ -38,6 +38,9 @@ const turnOf = (scope: RequestScope, text: string) => [
   { role: 'assistant' as const, content: `answer to ${text}`, requestId: scope.requestId },
 ];
 
+/** A chat's messages after "show all invoices" and its follow-up "and bills?". */
+const TWO_TURNS = ['show all invoices', 'answer to show all invoices', 'and bills?', 'answer to and bills?'];
+
 const rowsOf = (tenant: { entityId: string; orgId: string }) =>
   db
     .selectFrom('unified_conversations')
@@ -130,12 +133,7 @@ describe('chat numbers under concurrent first turns', () => {
     const follow = scopeOf(tenant, scope.conversationId);
     await store.appendTurn(follow, turnOf(follow, 'and bills?'));
     const [row] = await rowsOf(tenant);
-    expect(row?.messages.map((m) => m.content)).toEqual([
-      'show all invoices',
-      'answer to show all invoices',
-      'and bills?',
-      'answer to and bills?',
-    ]);
+    expect(row?.messages.map((m) => m.content)).toEqual(TWO_TURNS);
     expect(row?.message_count).toBe(4);
   });
 });
@@ -193,12 +191,7 @@ describe('a turn of a conversation the gateway has just named (fresh)', () => {
     const again = scopeOf(tenant, first.conversationId);
     await store.appendTurn(again, turnOf(again, 'and bills?'), { fresh: true });
     const [row] = await rowsOf(tenant);
-    expect(row?.messages.map((m) => m.content)).toEqual([
-      'show all invoices',
-      'answer to show all invoices',
-      'and bills?',
-      'answer to and bills?',
-    ]);
+    expect(row?.messages.map((m) => m.content)).toEqual(TWO_TURNS);
     const other = scopeOf(tenantOf(), first.conversationId);
     await store.appendTurn(other, turnOf(other, 'steal'), { fresh: true });
     const [after] = await rowsOf(tenant);
