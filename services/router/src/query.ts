@@ -1,7 +1,14 @@
 import type { MessageContext } from '@munim/bus';
 import type { AgentEvent, Message, QuerySubmitted, RequestScope, RouteDecision } from '@munim/contracts';
 import { lazyCounter } from '@munim/kit';
-import { CONVERSATION_STRATEGIES, cachedComplete, cacheKey, cacheQuery, expressesWrite } from './cache.ts';
+import {
+  type CachedAnswer,
+  CONVERSATION_STRATEGIES,
+  cachedComplete,
+  cacheKey,
+  cacheQuery,
+  expressesWrite,
+} from './cache.ts';
 import { ANNOUNCE_UNDERSTANDING_AFTER_MS, type RouterDeps } from './context.ts';
 import type { IntentRefresh } from './intent-refresh.ts';
 import { NO_CONVERSATION, type RouteResult, routeQuery } from './route.ts';
@@ -82,30 +89,12 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
       config.announceUnderstandingAfterMs ?? ANNOUNCE_UNDERSTANDING_AFTER_MS,
     );
     try {
-      const registry = await deps.tools.list(scope, ctx.traceparent).catch((error: unknown) => {
-        log.warn(
-          { err: error, requestId: scope.requestId },
-          'tool registry unavailable; routing without tools',
-        );
-        return [];
-      });
-      // A conversation the gateway has just named has nothing stored to read.
-      const conversation = newConversation
-        ? NO_CONVERSATION
-        : await deps.conversations.load(scope, registry).catch((error: unknown) => {
-            log.warn(
-              { err: error, requestId: scope.requestId },
-              'conversation unavailable; routing without it',
-            );
-            return NO_CONVERSATION;
-          });
-      const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
-        log.warn(
-          { err: error, requestId: scope.requestId },
-          'business calendar unavailable; no figures by code',
-        );
-        return undefined;
-      });
+      const { registry, conversation, calendar } = await routingInputs(
+        deps,
+        scope,
+        newConversation === true,
+        ctx.traceparent,
+      );
       const started: AgentEvent = {
         type: 'route_started',
         payload: { intentCount: matcher.size, toolCount: registry.length },
@@ -143,23 +132,7 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
         if (cached) {
           routes().add(1, { 'munim.path': 'cached', 'munim.category': decision.category });
           await emitAll(
-            [
-              ...(await announced.take()),
-              started,
-              {
-                type: 'route_classified',
-                payload: {
-                  path: 'cached',
-                  category: decision.category,
-                  confidence: decision.confidence,
-                  tier: decision.tier,
-                  reasoning: `cached answer of ${cached.answeredAt}`,
-                },
-              },
-              { type: 'response_generating', payload: {} },
-              { type: 'response_chunk', payload: { text: cached.response } },
-              { type: 'complete', payload: cachedComplete(query, cached) },
-            ],
+            [...(await announced.take()), started, ...cachedSteps(query, decision, cached)],
             'cached',
           );
           log.debug({ requestId: scope.requestId, from: cached.requestId }, 'answered from the cache');
@@ -203,6 +176,51 @@ export function queryHandler(deps: RouterDeps, intents: IntentRefresh) {
       announced.cancel();
     }
   };
+}
+
+/** What routing reads besides the query; each, unreadable, is routed without (and said). */
+async function routingInputs(
+  deps: RouterDeps,
+  scope: RequestScope,
+  newConversation: boolean,
+  traceparent: string | undefined,
+) {
+  const { log } = deps;
+  const registry = await deps.tools.list(scope, traceparent).catch((error: unknown) => {
+    log.warn({ err: error, requestId: scope.requestId }, 'tool registry unavailable; routing without tools');
+    return [];
+  });
+  // A conversation the gateway has just named has nothing stored to read.
+  const conversation = newConversation
+    ? NO_CONVERSATION
+    : await deps.conversations.load(scope, registry).catch((error: unknown) => {
+        log.warn({ err: error, requestId: scope.requestId }, 'conversation unavailable; routing without it');
+        return NO_CONVERSATION;
+      });
+  const calendar = await deps.calendar?.(scope).catch((error: unknown) => {
+    log.warn({ err: error, requestId: scope.requestId }, 'business calendar unavailable; no figures by code');
+    return undefined;
+  });
+  return { registry, conversation, calendar };
+}
+
+/** The steps of an answer from the cache after `route_started`, as the client sees them. */
+function cachedSteps(query: string, decision: RouteDecision, cached: CachedAnswer): AgentEvent[] {
+  return [
+    {
+      type: 'route_classified',
+      payload: {
+        path: 'cached',
+        category: decision.category,
+        confidence: decision.confidence,
+        tier: decision.tier,
+        reasoning: `cached answer of ${cached.answeredAt}`,
+      },
+    },
+    { type: 'response_generating', payload: {} },
+    { type: 'response_chunk', payload: { text: cached.response } },
+    { type: 'complete', payload: cachedComplete(query, cached) },
+  ];
 }
 
 /** The steps of a routed query after `route_started`, as the client sees them. */
