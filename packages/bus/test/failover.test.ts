@@ -221,7 +221,25 @@ describe('a three-node JetStream cluster', () => {
       if (calls === 1) return new Promise<never>(() => {});
       return { tools: [] };
     });
+    // The requester's server must know the responder first: interest crosses the cluster's routes in
+    // the order it was made, so once a subscription made after the responder's is heard there, so is it.
+    const probe = `${prefix}.probe`;
+    responder.nc.subscribe(probe, {
+      callback: (_err, msg) => {
+        msg.respond();
+      },
+    });
     await responder.flush();
+    await expect
+      .poll(
+        () =>
+          requester.nc.request(probe, undefined, { timeout: 500 }).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 20_000, interval: 100 },
+      )
+      .toBe(true);
     const asked = requester.request('toolsList', scope(), {}, { timeoutMs: 30_000 });
     await expect.poll(() => calls).toBe(1);
     // Another server leaves: the requester's server tells it, and what it still waits for goes again.
