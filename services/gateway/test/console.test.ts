@@ -288,8 +288,11 @@ describe('web console', () => {
     const first = page.locator('article.msg.assistant').first();
     await first.getByRole('button', { name: 'Debug' }).click();
     const steps = page.locator('#steps .step');
-    await expect.poll(() => steps.count()).toBeGreaterThan(5);
-    const types = await steps.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+    // The debugger shows the steps as its stream brings them: read them once the last has come.
+    const typesShown = () =>
+      steps.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+    await expect.poll(async () => (await typesShown()).at(-1), { timeout: 10_000 }).toBe('complete');
+    const types = await typesShown();
     expect(types.slice(0, 5)).toEqual([
       'connected',
       'understanding_started',
