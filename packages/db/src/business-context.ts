@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, NumberSystem } from './schema.ts';
 
 /** How a tenant's business writes money, numbers and dates, and when its financial year starts. */
@@ -92,6 +92,26 @@ function currencySymbol(locale: string, currency: string): string {
 }
 
 /**
+ * The columns of {@link BusinessContextRow} over a tenant's `b` (business_contexts) and `c`
+ * (country_configs), with `configured`: whether the tenant has a row, over a configured country.
+ */
+export const BUSINESS_COLUMNS = sql`
+  b.company_name, b.country_code, c.country_name,
+  b.currency_code as own_currency, c.currency_code as country_currency, c.currency_symbol,
+  b.locale as own_locale, c.locale as country_locale,
+  b.number_system as own_number_system, c.number_system as country_number_system,
+  c.date_format, b.fy_start_month as own_fy_start_month, c.fy_start_month as country_fy_start_month,
+  c.tax_name, b.timezone as own_timezone, c.timezone as country_timezone,
+  b.industry, b.entity_size,
+  c.country_code is not null as configured`;
+
+/** A tenant's `b` and `c` as one row, always (their columns null when it has no business context). */
+export const businessFrom = (tenant: { entityId: string; orgId: string }) => sql`
+  (select) as one
+  left join business_contexts b on b.entity_id = ${tenant.entityId} and b.org_id = ${tenant.orgId}
+  left join country_configs c on c.country_code = b.country_code`;
+
+/**
  * The business context of a tenant (entity + org): its row in `business_contexts` over its
  * country's `country_configs`, or the Indian default when it has none.
  */
@@ -99,33 +119,9 @@ export async function loadBusinessContext(
   db: Kysely<Database>,
   tenant: { entityId: string; orgId: string },
 ): Promise<BusinessContext> {
-  const row = await db
-    .selectFrom('business_contexts as b')
-    .innerJoin('country_configs as c', 'c.country_code', 'b.country_code')
-    .select([
-      'b.company_name',
-      'b.country_code',
-      'c.country_name',
-      'b.currency_code as own_currency',
-      'c.currency_code as country_currency',
-      'c.currency_symbol',
-      'b.locale as own_locale',
-      'c.locale as country_locale',
-      'b.number_system as own_number_system',
-      'c.number_system as country_number_system',
-      'c.date_format',
-      'b.fy_start_month as own_fy_start_month',
-      'c.fy_start_month as country_fy_start_month',
-      'c.tax_name',
-      'b.timezone as own_timezone',
-      'c.timezone as country_timezone',
-      'b.industry',
-      'b.entity_size',
-    ])
-    .where('b.entity_id', '=', tenant.entityId)
-    .where('b.org_id', '=', tenant.orgId)
-    .executeTakeFirst();
-  return businessOf(row);
+  const { rows } = await sql<Partial<BusinessContextRow> & { configured: boolean }>`
+    select ${BUSINESS_COLUMNS} from ${businessFrom(tenant)}`.execute(db);
+  return businessOf(rows[0]?.configured ? (rows[0] as BusinessContextRow) : undefined);
 }
 
 /** The columns of a business context row over its country's, as {@link loadBusinessContext} reads them. */

@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import {
+  BUSINESS_COLUMNS,
   type BusinessContext,
   type BusinessContextRow,
+  businessFrom,
   businessOf,
   DEFAULT_BUSINESS_CONTEXT,
 } from './business-context.ts';
@@ -70,14 +72,7 @@ export async function loadBusinessBooks(
     }
   >`
     select
-      b.company_name, b.country_code, c.country_name,
-      b.currency_code as own_currency, c.currency_code as country_currency, c.currency_symbol,
-      b.locale as own_locale, c.locale as country_locale,
-      b.number_system as own_number_system, c.number_system as country_number_system,
-      c.date_format, b.fy_start_month as own_fy_start_month, c.fy_start_month as country_fy_start_month,
-      c.tax_name, b.timezone as own_timezone, c.timezone as country_timezone,
-      b.industry, b.entity_size,
-      c.country_code is not null as configured,
+      ${BUSINESS_COLUMNS},
       b.state, b.gstin,
       (select lock_date::text from lock_dates where entity_id = ${tenant.entityId} and org_id = ${tenant.orgId})
         as lock_date,
@@ -88,9 +83,7 @@ export async function loadBusinessBooks(
           order by effective_from, kind, key)
         from tax_rules where country_code = coalesce(c.country_code, ${DEFAULT_BUSINESS_CONTEXT.countryCode})
       ), '[]'::jsonb) as rules
-    from (select) as one
-    left join business_contexts b on b.entity_id = ${tenant.entityId} and b.org_id = ${tenant.orgId}
-    left join country_configs c on c.country_code = b.country_code`.execute(db);
+    from ${businessFrom(tenant)}`.execute(db);
   const row = rows[0]!;
   return {
     // A business whose country has no configuration is answered as the default, as before.
