@@ -159,9 +159,9 @@ describe('the services on the shipped NATS permissions', () => {
     expect(validator.output).toContain(
       'stream MUNIM_WORK is missing, and the NATS user of validator may not create or update streams: run the migration job first',
     );
-    expect(nats.output()).toContain(
-      'Publish Violation - User "validator", Subject "$JS.API.STREAM.CREATE.MUNIM_WORK"',
-    );
+    await expect
+      .poll(() => nats.output())
+      .toContain('Publish Violation - User "validator", Subject "$JS.API.STREAM.CREATE.MUNIM_WORK"');
   });
 
   test("the image's migration job (SERVICE=migrate) brings the schema up to date and makes the streams as the migrate user", async () => {
