@@ -167,17 +167,31 @@ function entryPlan(readers: Reader[], call: EntryCall): Planned[] {
     const same = (p: string) => keyWords(p).join('_') === keyWords(number.key).join('_');
     const byNumber = readers.find((r) => r.byNumber && same(r.byNumber));
     if (byNumber?.byNumber) plan.push({ tool: byNumber.tool, args: { [byNumber.byNumber]: number.text } });
-    for (const r of readers) {
-      if (r.search) plan.push({ tool: r.tool, args: { [r.search]: number.text } });
-      else if (r.list && r.filter)
-        plan.push({ tool: r.tool, args: { ...pageArgs(r.tool), [r.filter]: number.text } });
-    }
+    for (const term of searchTerms(number.text))
+      for (const r of readers) {
+        if (r.search) plan.push({ tool: r.tool, args: { [r.search]: term } });
+        else if (r.list && r.filter)
+          plan.push({ tool: r.tool, args: { ...pageArgs(r.tool), [r.filter]: term } });
+      }
   }
-  // No way to ask by number: the lists without their date range.
+  // A search may not look at references: the party's lists without their date range.
   if (call.numbers.length > 0)
     for (const r of lists)
-      if (!r.filter) plan.push({ tool: r.tool, args: { ...pageArgs(r.tool), ...partyArgs(r.tool, call) } });
+      plan.push({ tool: r.tool, args: { ...pageArgs(r.tool), ...partyArgs(r.tool, call) } });
   return plan;
+}
+
+/**
+ * What a server's text search is given for a number: the number as sent and, where the books may
+ * write it with other spaces, punctuation or case ("MEW / 9334", "mew9334" for "MEW/9334"), its
+ * serial — the last run of three or more digits, else its longest run of letters or digits. What a
+ * search returns is matched by the number's normal form, so a wider search finds no wrong record.
+ */
+export function searchTerms(text: string): string[] {
+  const digits = text.match(/\p{N}{3,}/gu)?.at(-1);
+  const runs = text.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const serial = digits ?? runs.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return serial && serial !== text ? [text, serial] : [text];
 }
 
 /** Runs the planned reads (each once, a few at most) until a record matches. */

@@ -1,0 +1,220 @@
+// A document's own number found in the books however it is written: generated references
+// ("MEW/9334", "2025-26/INV/0042", "GW 114") typed again with other separators, spaces and case,
+// on servers that search every way a server may (case-insensitive, case-sensitive, only by name,
+// not at all), the book's record dated months before the new one so no date window finds it.
+// A reference whose serial differs is never taken for it.
+import type { ToolDefinition } from '@munim/contracts';
+import { describe, expect, it } from 'vitest';
+import { findDuplicate, searchTerms } from '../src/confirmation/duplicates.ts';
+import { fakeAgent } from './fake-agent.ts';
+
+type Args = Record<string, unknown>;
+
+/** A small seeded PRNG, so a failure names a case that can be run again. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+  return { int, pick: <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)] as T };
+}
+
+/** A reference as vendors write them: a few letters, a year or financial year, a serial. */
+function reference(r: ReturnType<typeof prng>): { parts: string[]; serial: string } {
+  const letters = 'ABCDEFGHJKMNPRSTVWXY';
+  const parts: string[] = [];
+  if (r.int(0, 3) > 0) parts.push(Array.from({ length: r.int(1, 4) }, () => r.pick([...letters])).join(''));
+  if (r.int(0, 1)) parts.push(r.pick(['2025', '2026', '25-26', '2025-26']));
+  const serial = String(r.int(1, 99_999)).padStart(r.int(3, 5), '0');
+  parts.push(serial);
+  return { parts: r.int(0, 2) ? parts : parts.reverse(), serial };
+}
+
+const written = (r: ReturnType<typeof prng>, parts: string[]) => {
+  const joined = parts.join(r.pick(['/', '-', ' ', '.', ' / ', ' - ', '']));
+  return r.pick([joined, joined.toLowerCase(), ` ${joined} `]);
+};
+
+const today = new Date().toISOString().slice(0, 10);
+const MONTHS_AGO = new Date(Date.now() - 150 * 86_400_000).toISOString().slice(0, 10);
+
+interface Style {
+  name: string;
+  create: string;
+  /** The read tools of the server, and how they answer. */
+  tools: ToolDefinition[];
+  read: (tool: string, args: Args, bills: Args[]) => unknown;
+  /** A record of the books: the vendor's bill with this reference, months ago. */
+  record: (vendor: string, ref: string) => Args;
+  /** The call creating a bill for the vendor with this reference (undated: dated today). */
+  call: (vendor: string, ref: string) => Args;
+}
+
+const str = { type: 'string' };
+const def = (
+  name: string,
+  properties: Args,
+  extra: Partial<ToolDefinition> & { required?: string[] } = {},
+) => {
+  const { required, ...rest } = extra;
+  return {
+    name,
+    inputSchema: { type: 'object', properties, ...(required ? { required } : {}) },
+    isWrite: false,
+    ...rest,
+  } as ToolDefinition;
+};
+const lines = [{ description: 'Copper cable', quantity: 2, rate: 950 }];
+
+const STYLES: Style[] = [
+  {
+    name: 'PascalCase, a case-insensitive Search on the list',
+    create: 'create_bill',
+    tools: [
+      def('get_bills', {
+        ContactId: str,
+        FromDate: str,
+        ToDate: str,
+        Search: str,
+        PageSize: { type: 'integer' },
+      }),
+      def('create_bill', { ContactId: str, Reference: str, Lines: { type: 'array' } }, { isWrite: true }),
+    ],
+    read: (_tool, args, bills) =>
+      bills.filter(
+        (b) =>
+          (!args.ContactId || b.ContactId === args.ContactId) &&
+          (!args.FromDate || String(b.Date) >= String(args.FromDate)) &&
+          (!args.Search || String(b.Reference).toLowerCase().includes(String(args.Search).toLowerCase())),
+      ),
+    record: (vendor, ref) => ({
+      BillId: `b-${ref}`,
+      ContactId: vendor,
+      Reference: ref,
+      Date: MONTHS_AGO,
+      Total: 2242,
+    }),
+    call: (vendor, ref) => ({ ContactId: vendor, Reference: ref, Lines: lines }),
+  },
+  {
+    name: 'snake_case, a case-sensitive search tool',
+    create: 'create_purchase_bill',
+    tools: [
+      def('search_purchase_bills', { q: str }, { required: ['q'] }),
+      def('list_purchase_bills', { vendor_id: str, from_date: str, to_date: str }),
+      def(
+        'create_purchase_bill',
+        { vendor_id: str, reference: str, line_items: { type: 'array' } },
+        { isWrite: true },
+      ),
+    ],
+    read: (tool, args, bills) =>
+      tool === 'search_purchase_bills'
+        ? { results: bills.filter((b) => String(b.reference).includes(String(args.q))) }
+        : {
+            bills: bills.filter(
+              (b) =>
+                (!args.vendor_id || b.vendor_id === args.vendor_id) &&
+                (!args.from_date || String(b.bill_date) >= String(args.from_date)),
+            ),
+          },
+    record: (vendor, ref) => ({
+      id: `b-${ref}`,
+      vendor_id: vendor,
+      reference: ref,
+      bill_date: MONTHS_AGO,
+      total: 2242,
+    }),
+    call: (vendor, ref) => ({ vendor_id: vendor, reference: ref, line_items: lines }),
+  },
+  {
+    name: 'camelCase, a search that looks only at names',
+    create: 'createBill',
+    tools: [
+      def('searchBills', { query: str }, { required: ['query'] }),
+      def('listBills', { vendorId: str, since: str, until: str }),
+      def('createBill', { vendorId: str, billNumber: str, lines: { type: 'array' } }, { isWrite: true }),
+    ],
+    read: (tool, args, bills) =>
+      tool === 'searchBills'
+        ? { items: bills.filter((b) => String(b.vendorName).includes(String(args.query))) }
+        : {
+            items: bills.filter(
+              (b) =>
+                (!args.vendorId || b.vendorId === args.vendorId) &&
+                (!args.since || String(b.billDate) >= String(args.since)),
+            ),
+          },
+    record: (vendor, ref) => ({
+      id: `b-${ref}`,
+      vendorId: vendor,
+      vendorName: 'Mehta Electricals',
+      billNumber: ref,
+      billDate: MONTHS_AGO,
+      total: { amount: 2242 },
+    }),
+    call: (vendor, ref) => ({ vendorId: vendor, billNumber: ref, lines }),
+  },
+  {
+    name: 'dotted names, a list with no search at all',
+    create: 'bills.create',
+    tools: [
+      def('bills.list', { vendor: str, limit: { type: 'integer', maximum: 100 } }),
+      def('bills.create', { vendor: str, ref_no: str, items: { type: 'array' } }, { isWrite: true }),
+    ],
+    read: (_tool, args, bills) => ({ data: bills.filter((b) => !args.vendor || b.vendor === args.vendor) }),
+    record: (vendor, ref) => ({ id: `b-${ref}`, vendor, ref_no: ref, date: MONTHS_AGO, amount: 2242 }),
+    call: (vendor, ref) => ({ vendor, ref_no: ref, items: lines }),
+  },
+];
+
+async function flagged(style: Style, books: Args[], args: Args) {
+  const server = { tools: style.tools, books: (tool: string, a: Args) => style.read(tool, a, books) };
+  const agent = fakeAgent(server);
+  const found = await findDuplicate(agent.run, style.create, args, new Map());
+  return { found, reads: agent.requests.filter((r) => r.subject === 'toolExecute').length };
+}
+
+describe("a document's own number, written otherwise", () => {
+  it('searches by the number as sent and by its serial', () => {
+    expect(searchTerms('MEW / 9334')).toEqual(['MEW / 9334', '9334']);
+    expect(searchTerms('2025-26/INV/0042')).toEqual(['2025-26/INV/0042', '0042']);
+    expect(searchTerms('mew9334')).toEqual(['mew9334', '9334']);
+    expect(searchTerms('9334')).toEqual(['9334']);
+    expect(searchTerms('AB-CDE')).toEqual(['AB-CDE', 'CDE']);
+  });
+
+  for (const style of STYLES)
+    it(`is found months later on a server with ${style.name}; another serial is not (generated)`, async () => {
+      for (let seed = 1; seed <= 25; seed += 1) {
+        const r = prng(seed * 7919 + style.name.length);
+        const { parts, serial } = reference(r);
+        const stored = written(r, parts).trim();
+        const typed = written(r, parts);
+        const vendor = `v-${r.int(1, 9)}`;
+        // Other bills of the vendor and of others, so the match is made among several.
+        const books = [
+          style.record(vendor, written(r, reference(r).parts).trim()),
+          style.record(`v-${r.int(10, 20)}`, written(r, reference(r).parts).trim()),
+          style.record(vendor, stored),
+          style.record(vendor, written(r, reference(r).parts).trim()),
+        ];
+        const same = await flagged(style, books, style.call(vendor, typed));
+        expect(same.found, `seed ${seed}: "${typed}" against "${stored}" on ${today}`).toBeDefined();
+        expect(same.found?.warning).toMatch(/number or reference/);
+        expect(same.reads).toBeLessThanOrEqual(4);
+        const next = String(Number(serial) + 1).padStart(serial.length, '0');
+        const another = written(
+          r,
+          parts.map((p) => (p === serial ? next : p)),
+        );
+        const distinct = await flagged(style, books, style.call(vendor, another));
+        expect(distinct.found, `seed ${seed}: "${another}" is another bill than "${stored}"`).toBeUndefined();
+      }
+    });
+});
