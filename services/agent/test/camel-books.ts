@@ -8,7 +8,8 @@ import type { ToolDefinition } from '@munim/contracts';
 type Args = Record<string, unknown>;
 
 const prop = (type: string, extra: Args = {}) => ({ type, ...extra });
-function tool(name: string, properties: Args, opts: { write?: boolean; required?: string[] } = {}) {
+/** A tool of a server's registry, its properties as given: a read unless `write` says otherwise. */
+export function tool(name: string, properties: Args, opts: { write?: boolean; required?: string[] } = {}) {
   const def: ToolDefinition = {
     name,
     inputSchema: { type: 'object', properties, ...(opts.required ? { required: opts.required } : {}) },

@@ -7,6 +7,7 @@ import type { ToolDefinition } from '@munim/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findDuplicate, searchTerms } from '../src/confirmation/duplicates.ts';
+import { tool } from './camel-books.ts';
 import { fakeAgent } from './fake-agent.ts';
 
 type Args = Record<string, unknown>;
@@ -56,19 +57,14 @@ interface Style {
 }
 
 const str = { type: 'string' };
-const def = (
-  name: string,
-  properties: Args,
-  extra: Partial<ToolDefinition> & { required?: string[] } = {},
-) => {
-  const { required, ...rest } = extra;
-  return {
-    name,
-    inputSchema: { type: 'object', properties, ...(required ? { required } : {}) },
-    isWrite: false,
-    ...rest,
-  } as ToolDefinition;
-};
+
+/** The bills a list gives: the vendor's and those dated from the date asked for, by `[record field, argument]`. */
+const listed = (bills: Args[], args: Args, vendor: [string, string], from?: [string, string]) =>
+  bills.filter(
+    (b) =>
+      (!args[vendor[1]] || b[vendor[0]] === args[vendor[1]]) &&
+      (!from || !args[from[1]] || String(b[from[0]]) >= String(args[from[1]])),
+  );
 const lines = [{ description: 'Copper cable', quantity: 2, rate: 950 }];
 
 const STYLES: Style[] = [
@@ -76,21 +72,18 @@ const STYLES: Style[] = [
     name: 'PascalCase, a case-insensitive Search on the list',
     create: 'create_bill',
     tools: [
-      def('get_bills', {
+      tool('get_bills', {
         ContactId: str,
         FromDate: str,
         ToDate: str,
         Search: str,
         PageSize: { type: 'integer' },
       }),
-      def('create_bill', { ContactId: str, Reference: str, Lines: { type: 'array' } }, { isWrite: true }),
+      tool('create_bill', { ContactId: str, Reference: str, Lines: { type: 'array' } }, { write: true }),
     ],
     read: (_tool, args, bills) =>
-      bills.filter(
-        (b) =>
-          (!args.ContactId || b.ContactId === args.ContactId) &&
-          (!args.FromDate || String(b.Date) >= String(args.FromDate)) &&
-          (!args.Search || String(b.Reference).toLowerCase().includes(String(args.Search).toLowerCase())),
+      listed(bills, args, ['ContactId', 'ContactId'], ['Date', 'FromDate']).filter(
+        (b) => !args.Search || String(b.Reference).toLowerCase().includes(String(args.Search).toLowerCase()),
       ),
     record: (vendor, ref) => ({
       BillId: `b-${ref}`,
@@ -105,24 +98,18 @@ const STYLES: Style[] = [
     name: 'snake_case, a case-sensitive search tool',
     create: 'create_purchase_bill',
     tools: [
-      def('search_purchase_bills', { q: str }, { required: ['q'] }),
-      def('list_purchase_bills', { vendor_id: str, from_date: str, to_date: str }),
-      def(
+      tool('search_purchase_bills', { q: str }, { required: ['q'] }),
+      tool('list_purchase_bills', { vendor_id: str, from_date: str, to_date: str }),
+      tool(
         'create_purchase_bill',
         { vendor_id: str, reference: str, line_items: { type: 'array' } },
-        { isWrite: true },
+        { write: true },
       ),
     ],
-    read: (tool, args, bills) =>
-      tool === 'search_purchase_bills'
+    read: (name, args, bills) =>
+      name === 'search_purchase_bills'
         ? { results: bills.filter((b) => String(b.reference).includes(String(args.q))) }
-        : {
-            bills: bills.filter(
-              (b) =>
-                (!args.vendor_id || b.vendor_id === args.vendor_id) &&
-                (!args.from_date || String(b.bill_date) >= String(args.from_date)),
-            ),
-          },
+        : { bills: listed(bills, args, ['vendor_id', 'vendor_id'], ['bill_date', 'from_date']) },
     record: (vendor, ref) => ({
       id: `b-${ref}`,
       vendor_id: vendor,
@@ -136,20 +123,14 @@ const STYLES: Style[] = [
     name: 'camelCase, a search that looks only at names',
     create: 'createBill',
     tools: [
-      def('searchBills', { query: str }, { required: ['query'] }),
-      def('listBills', { vendorId: str, since: str, until: str }),
-      def('createBill', { vendorId: str, billNumber: str, lines: { type: 'array' } }, { isWrite: true }),
+      tool('searchBills', { query: str }, { required: ['query'] }),
+      tool('listBills', { vendorId: str, since: str, until: str }),
+      tool('createBill', { vendorId: str, billNumber: str, lines: { type: 'array' } }, { write: true }),
     ],
-    read: (tool, args, bills) =>
-      tool === 'searchBills'
+    read: (name, args, bills) =>
+      name === 'searchBills'
         ? { items: bills.filter((b) => String(b.vendorName).includes(String(args.query))) }
-        : {
-            items: bills.filter(
-              (b) =>
-                (!args.vendorId || b.vendorId === args.vendorId) &&
-                (!args.since || String(b.billDate) >= String(args.since)),
-            ),
-          },
+        : { items: listed(bills, args, ['vendorId', 'vendorId'], ['billDate', 'since']) },
     record: (vendor, ref) => ({
       id: `b-${ref}`,
       vendorId: vendor,
@@ -164,10 +145,10 @@ const STYLES: Style[] = [
     name: 'dotted names, a list with no search at all',
     create: 'bills.create',
     tools: [
-      def('bills.list', { vendor: str, limit: { type: 'integer', maximum: 100 } }),
-      def('bills.create', { vendor: str, ref_no: str, items: { type: 'array' } }, { isWrite: true }),
+      tool('bills.list', { vendor: str, limit: { type: 'integer', maximum: 100 } }),
+      tool('bills.create', { vendor: str, ref_no: str, items: { type: 'array' } }, { write: true }),
     ],
-    read: (_tool, args, bills) => ({ data: bills.filter((b) => !args.vendor || b.vendor === args.vendor) }),
+    read: (_tool, args, bills) => ({ data: listed(bills, args, ['vendor', 'vendor']) }),
     record: (vendor, ref) => ({ id: `b-${ref}`, vendor, ref_no: ref, date: MONTHS_AGO, amount: 2242 }),
     call: (vendor, ref) => ({ vendor, ref_no: ref, items: lines }),
   },
